@@ -1,0 +1,284 @@
+// Named baselines (files) and the comparison of two runs.
+
+import Foundation
+
+/// Where baselines live and how a name on the command line becomes a file.
+///
+/// Exists so `--save-baseline NAME` and `compare NAME` agree on one rule: a NAME
+/// (letters, digits, `.`, `_`, `-`) is `<dir>/NAME.json`, with `<dir>` from
+/// `--baseline-dir` or `Benchmarks/Baselines` in the package that contains the
+/// current directory (the first ancestor holding `Package.swift`); anything with a
+/// `/` or ending in `.json` is a path, relative to the current directory.
+enum BaselineStore {
+    /// Whether `name` may name a baseline file.
+    static func isValidName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".."
+            && name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "." || $0 == "_" || $0 == "-") }
+    }
+
+    /// The first directory at or above `directory` that holds `Package.swift`.
+    static func packageRoot(from directory: String) -> URL? {
+        var url = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL
+        while true {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+            let parent = url.deletingLastPathComponent()
+            if parent.path == url.path { return nil }
+            url = parent
+        }
+    }
+
+    /// The baseline directory for `options`.
+    ///
+    /// - Throws: a usage error when no `--baseline-dir` is given and no package encloses
+    ///   the current directory.
+    static func directory(_ options: Options) throws(ToolError) -> URL {
+        if let dir = options.baselineDirectory { return URL(fileURLWithPath: dir, isDirectory: true) }
+        let cwd = FileManager.default.currentDirectoryPath
+        guard let root = packageRoot(from: cwd) else {
+            throw .usage("No Package.swift at or above '\(cwd)' to hold Benchmarks/Baselines; pass --baseline-dir <dir>.")
+        }
+        return root.appendingPathComponent("Benchmarks/Baselines", isDirectory: true)
+    }
+
+    /// Whether a command-line reference is a path rather than a name.
+    static func isPath(_ reference: String) -> Bool {
+        reference.contains("/") || reference.hasSuffix(".json")
+    }
+
+    /// The file `reference` designates.
+    static func url(of reference: String, options: Options) throws(ToolError) -> URL {
+        if isPath(reference) { return URL(fileURLWithPath: reference) }
+        guard isValidName(reference) else {
+            throw .usage("'\(reference)' is neither a baseline name (letters, digits, '.', '_', '-') nor a .json path.")
+        }
+        return try directory(options).appendingPathComponent(reference + ".json")
+    }
+
+    /// Writes `report` as `<dir>/<name>.json`, creating the directory.
+    ///
+    /// - Returns: the file written.
+    /// - Throws: status 73 if the directory or file cannot be written.
+    @discardableResult
+    static func save(_ report: BenchmarkReport, name: String, options: Options) throws(ToolError) -> URL {
+        let url = try url(of: name, options: options)
+        do {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try report.json().write(to: url, options: .atomic)
+        } catch {
+            throw ToolError("cannot write baseline '\(url.path)': \(error.localizedDescription)", status: .cannotWrite)
+        }
+        return url
+    }
+
+    /// Reads the report `reference` designates.
+    ///
+    /// - Throws: status 66 if the file does not exist or cannot be read (listing the
+    ///   saved baselines), 65 if it is not benchmark JSON.
+    static func load(_ reference: String, options: Options) throws(ToolError) -> BenchmarkReport {
+        let url = try url(of: reference, options: options)
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            var message = "no baseline '\(reference)': cannot read '\(url.path)'."
+            if !isPath(reference) {
+                let saved = (try? FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path))?
+                    .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted() ?? []
+                message += saved.isEmpty ? " No baselines are saved there yet; create one with --save-baseline \(reference)."
+                                         : " Saved baselines: \(saved.joined(separator: ", "))."
+            }
+            throw ToolError(message, status: .missingBaseline)
+        }
+        do { return try BenchmarkReport.decode(data) } catch {
+            throw ToolError("'\(url.path)' is not a benchmark JSON report: \(error)", status: .badBaseline)
+        }
+    }
+}
+
+/// The comparison of a baseline with a contender run, benchmark by benchmark.
+///
+/// Exists to turn two runs into a verdict a CI job can act on (exit 2 on a
+/// regression). The figure compared is `real_time` (the median per pass). A change
+/// `Δ = contender / baseline − 1` is significant only beyond the noise band
+/// `max(threshold, baseline spread, contender spread)`, where a run's spread is its
+/// own `p90 / min − 1`: a benchmark whose samples already scatter by 12 % cannot
+/// show a 6 % regression. Δ above the band is a regression, below −band an
+/// improvement; anything else is unchanged.
+struct Comparison {
+    /// What a benchmark's change means.
+    enum Verdict: String, Codable, Sendable {
+        case regression, improvement, unchanged
+        /// Beyond the threshold but within the runs' own spread.
+        case withinNoise = "within_noise"
+        /// Only in the baseline, or only in the contender.
+        case onlyInBaseline = "only_in_baseline"
+        case onlyInContender = "only_in_contender"
+    }
+
+    /// One benchmark's change.
+    struct Row: Codable, Sendable {
+        var name: String
+        var baselineNanoseconds: Double?
+        var contenderNanoseconds: Double?
+        var changePercent: Double?
+        var noiseBandPercent: Double?
+        var verdict: Verdict
+
+        enum CodingKeys: String, CodingKey {
+            case name
+            case baselineNanoseconds = "baseline_ns"
+            case contenderNanoseconds = "contender_ns"
+            case changePercent = "change_percent"
+            case noiseBandPercent = "noise_band_percent"
+            case verdict
+        }
+    }
+
+    let baselineLabel: String
+    let contenderLabel: String
+    let baseline: BenchmarkReport
+    let contender: BenchmarkReport
+    /// The threshold in percent.
+    let threshold: Double
+    let rows: [Row]
+
+    /// Whether any benchmark regressed: exit status 2.
+    var hasRegression: Bool { rows.contains { $0.verdict == .regression } }
+    /// How many benchmarks both runs share.
+    var commonCount: Int { rows.filter { $0.baselineNanoseconds != nil && $0.contenderNanoseconds != nil }.count }
+
+    /// Compares `contender` with `baseline` at `threshold` percent.
+    ///
+    /// google-benchmark aggregates (`run_type` `"aggregate"`) and errored runs are
+    /// skipped; if a name repeats, the first record counts.
+    init(baseline: BenchmarkReport, baselineLabel: String, contender: BenchmarkReport, contenderLabel: String,
+         threshold: Double) {
+        self.baseline = baseline
+        self.contender = contender
+        self.baselineLabel = baselineLabel
+        self.contenderLabel = contenderLabel
+        self.threshold = threshold
+        func index(_ report: BenchmarkReport) -> (order: [String], records: [String: BenchmarkRecord]) {
+            var order: [String] = [], records: [String: BenchmarkRecord] = [:]
+            for b in report.benchmarks where b.runType != "aggregate" && b.errorOccurred != true && b.realNanoseconds != nil {
+                if records[b.name] == nil { order.append(b.name); records[b.name] = b }
+            }
+            return (order, records)
+        }
+        let old = index(baseline), new = index(contender)
+        var rows: [Row] = []
+        for name in old.order {
+            let a = old.records[name]!
+            guard let b = new.records[name] else {
+                rows.append(Row(name: name, baselineNanoseconds: a.realNanoseconds, verdict: .onlyInBaseline))
+                continue
+            }
+            let before = a.realNanoseconds!, after = b.realNanoseconds!
+            let change = before > 0 ? after / before - 1 : 0
+            let band = Swift.max(threshold / 100, Self.spread(a), Self.spread(b))
+            let verdict: Verdict
+            if change > band { verdict = .regression }
+            else if change < -band { verdict = .improvement }
+            else if abs(change) > threshold / 100 { verdict = .withinNoise }
+            else { verdict = .unchanged }
+            rows.append(Row(name: name, baselineNanoseconds: before, contenderNanoseconds: after,
+                            changePercent: change * 100, noiseBandPercent: band * 100, verdict: verdict))
+        }
+        for name in new.order where old.records[name] == nil {
+            rows.append(Row(name: name, contenderNanoseconds: new.records[name]!.realNanoseconds, verdict: .onlyInContender))
+        }
+        self.rows = rows
+    }
+
+    /// A record's own `p90 / min − 1`, 0 when it lacks either.
+    static func spread(_ record: BenchmarkRecord) -> Double {
+        guard let min = record.minNanoseconds, let p90 = record.p90Nanoseconds, min > 0 else { return 0 }
+        return Swift.max(0, p90 / min - 1)
+    }
+
+    /// Warnings for contexts that make timings incomparable.
+    var contextWarnings: [String] {
+        let a = baseline.context, b = contender.context
+        var warnings: [String] = []
+        func check(_ what: String, _ x: String?, _ y: String?) {
+            if let x, let y, x != y { warnings.append("the runs differ in \(what): \(x) vs \(y)") }
+        }
+        check("build type", a.libraryBuildType, b.libraryBuildType)
+        check("target_cpu", a.targetCPU, b.targetCPU)
+        check("threads", a.threads.map(String.init), b.threads.map(String.init))
+        check("host", a.hostName, b.hostName)
+        check("cpu", a.cpuModel, b.cpuModel)
+        return warnings
+    }
+
+    /// The comparison in `format`.
+    func rendered(_ format: OutputFormat) throws -> String {
+        switch format {
+        case .json:
+            struct Document: Encodable {
+                let baseline: String, contender: String
+                let thresholdPercent: Double
+                let regressions: [String]
+                let rows: [Row]
+                enum CodingKeys: String, CodingKey {
+                    case baseline, contender, rows, regressions
+                    case thresholdPercent = "threshold_percent"
+                }
+            }
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+            let document = Document(baseline: baselineLabel, contender: contenderLabel, thresholdPercent: threshold,
+                                    regressions: rows.filter { $0.verdict == .regression }.map(\.name), rows: rows)
+            return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
+        case .csv:
+            var lines = ["name,verdict,baseline_ns,contender_ns,change_percent,noise_band_percent"]
+            for r in rows {
+                lines.append([csvField(r.name), r.verdict.rawValue, r.baselineNanoseconds.map { String($0) } ?? "",
+                              r.contenderNanoseconds.map { String($0) } ?? "", r.changePercent.map { String($0) } ?? "",
+                              r.noiseBandPercent.map { String($0) } ?? ""].joined(separator: ","))
+            }
+            return lines.joined(separator: "\n") + "\n"
+        case .text, .markdown:
+            return text(markdown: format == .markdown)
+        }
+    }
+
+    private func describe(_ label: String, _ report: BenchmarkReport) -> String {
+        let c = report.context
+        return "'\(label)' (\(c.date), \(c.libraryBuildType ?? "?"), \(c.targetCPU ?? "?"), "
+            + "\(c.threads.map { "\($0) threads" } ?? "? threads"), commit \(c.gitCommit ?? "unknown"))"
+    }
+
+    private func text(markdown: Bool) -> String {
+        var out = markdown ? "### Benchmark comparison\n\n" : ""
+        out += "Baseline:  \(describe(baselineLabel, baseline))\n"
+        out += (markdown ? "\n" : "") + "Contender: \(describe(contenderLabel, contender))\n"
+        out += (markdown ? "\n" : "") + "A change counts beyond max(threshold \(formatted(threshold, digits: 1)) %, "
+            + "p90/min − 1 of either run); the time compared is the median (real_time).\n"
+        let sections: [(String, [Verdict])] = [
+            ("REGRESSIONS", [.regression]), ("IMPROVEMENTS", [.improvement]),
+            ("UNCHANGED", [.unchanged, .withinNoise]),
+            ("ONLY IN BASELINE", [.onlyInBaseline]), ("ONLY IN CONTENDER", [.onlyInContender]),
+        ]
+        for (title, verdicts) in sections {
+            let selected = rows.filter { verdicts.contains($0.verdict) }
+            out += markdown ? "\n#### \(title) (\(selected.count))\n\n" : "\n\(title) (\(selected.count))\n"
+            guard !selected.isEmpty else { continue }
+            var table = Table(headers: ["benchmark", baselineLabel, contenderLabel, "change", "noise band", "verdict"])
+            for r in selected {
+                table.rows.append([
+                    r.name,
+                    r.baselineNanoseconds.map(formatTime) ?? "—",
+                    r.contenderNanoseconds.map(formatTime) ?? "—",
+                    r.changePercent.map { ($0 >= 0 ? "+" : "") + formatted($0, digits: 1) + " %" } ?? "—",
+                    r.noiseBandPercent.map { "±" + formatted($0, digits: 1) + " %" } ?? "—",
+                    r.verdict.rawValue.replacingOccurrences(of: "_", with: " "),
+                ])
+            }
+            out += markdown ? table.markdown() : table.text(indent: "  ")
+        }
+        let count = { (v: Verdict) in rows.filter { $0.verdict == v }.count }
+        out += "\n" + "Summary: \(count(.regression)) regression(s), \(count(.improvement)) improvement(s), "
+            + "\(count(.unchanged) + count(.withinNoise)) unchanged; "
+            + (hasRegression ? "exit status 2.\n" : "exit status 0.\n")
+        return out
+    }
+}

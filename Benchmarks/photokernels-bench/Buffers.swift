@@ -1,0 +1,247 @@
+// The preallocated buffers of one image size, the synthetic photo that fills them,
+// and the parallel memory copy (the roofline, and the untimed restore between samples).
+
+import Foundation
+import Netpbm
+import PhotoKernels
+
+/// A value that crosses into `concurrentPerform` although the compiler cannot prove
+/// it safe: every use below gives each iteration its own disjoint memory.
+struct UncheckedSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Contiguous chunks on several threads — the same split the library's row-band
+/// driver uses, for the copies and the data generation that are ours.
+enum Parallel {
+    /// Runs `body` over `parts` contiguous chunks of `0..<count`, concurrently.
+    static func forEachChunk(count: Int, parts: Int, _ body: (Range<Int>) -> Void) {
+        let parts = max(1, min(parts, count))
+        if parts == 1 {
+            body(0..<count)
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            let box = UncheckedSendable(body)
+            DispatchQueue.concurrentPerform(iterations: parts) { i in
+                box.value(count * i / parts ..< count * (i + 1) / parts)
+            }
+        }
+    }
+
+    /// Copies `byteCount` bytes with `threads` concurrent `memcpy`s
+    /// (`UnsafeMutableRawPointer.copyMemory`), split at 4 KiB boundaries.
+    ///
+    /// This is the roofline: the fastest way to read and write every byte once with
+    /// the same number of threads as the kernels get.
+    static func copy(_ destination: UnsafeMutableRawPointer, from source: UnsafeRawPointer,
+                     byteCount: Int, threads: Int) {
+        let page = 4096
+        let pages = (byteCount + page - 1) / page
+        let pointers = UncheckedSendable((destination, source))
+        forEachChunk(count: pages, parts: threads) { range in
+            let start = range.lowerBound * page
+            let end = min(range.upperBound * page, byteCount)
+            guard start < end else { return }
+            (pointers.value.0 + start).copyMemory(from: pointers.value.1 + start, byteCount: end - start)
+        }
+    }
+}
+
+/// A deterministic, photo-like test image.
+///
+/// Real photos are smooth with fine noise, so a benchmark on random bytes or a flat
+/// colour would mislead (branches in a kernel, denormals, rounding ties). Each
+/// channel is a sum of smooth column and row gradients (low-frequency sines), a
+/// diagonal `u·v` term and uniform noise of ±3 % (alpha ±5 %), clamped to [0, 1];
+/// alpha varies across the frame. The noise comes from SplitMix64 seeded per row, so
+/// the image depends only on the size and the seed, never on the thread count.
+enum PhotoData {
+    /// A `size.width × size.height` image for `seed`, generated on `threads` threads.
+    static func image(_ size: ImageSize, seed: UInt64, threads: Int) -> Image {
+        let w = size.width, h = size.height
+        let tau = 2 * Float.pi
+        let columns: [SIMD4<Float>] = (0..<w).map { x in
+            let u = (Float(x) + 0.5) / Float(w)
+            return SIMD4(0.10 + 0.55 * u + 0.08 * sin(tau * 1.7 * u),
+                         0.05 + 0.25 * u + 0.07 * sin(tau * 2.3 * u + 1),
+                         0.55 - 0.35 * u + 0.06 * cos(tau * 1.1 * u),
+                         0.45 + 0.30 * sin(tau * 0.8 * u))
+        }
+        let rows: [SIMD4<Float>] = (0..<h).map { y in
+            let v = (Float(y) + 0.5) / Float(h)
+            return SIMD4(0.10 * v + 0.05 * cos(tau * 0.9 * v),
+                         0.45 * v + 0.04 * sin(tau * 1.3 * v),
+                         0.10 - 0.15 * v,
+                         0.20 * cos(tau * 0.6 * v))
+        }
+        let diagonal = SIMD4<Float>(0.20, -0.10, 0.15, 0)
+        let noiseAmplitude = SIMD4<Float>(0.06, 0.06, 0.06, 0.10)
+        let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: w * h) { buffer, initialized in
+            let base = UncheckedSendable(buffer.baseAddress!)
+            Parallel.forEachChunk(count: h, parts: threads * 4) { band in
+                for y in band {
+                    var rng = SplitMix64(seed: seed ^ (UInt64(y) &* 0x9E37_79B9_7F4A_7C15))
+                    let v = (Float(y) + 0.5) / Float(h)
+                    let row = base.value + y * w
+                    for x in 0..<w {
+                        let u = (Float(x) + 0.5) / Float(w)
+                        let bits = rng.next()
+                        let noise = SIMD4<Float>(Float(bits & 0xFFFF), Float((bits >> 16) & 0xFFFF),
+                                                 Float((bits >> 32) & 0xFFFF), Float(bits >> 48)) / 65535 - 0.5
+                        var p = columns[x] + rows[y] + diagonal * (u * v) + noise * noiseAmplitude
+                        p = p.clamped(lowerBound: SIMD4(repeating: 0), upperBound: SIMD4(repeating: 1))
+                        (row + x).initialize(to: p)
+                    }
+                }
+            }
+            initialized = w * h
+        }
+        return Image(width: w, height: h, pixels: pixels)
+    }
+}
+
+/// SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number generators",
+/// OOPSLA 2014): one 64-bit state, good enough for test data, trivially seedable.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Every buffer the workloads of one size need, allocated and filled before any
+/// timing, and reused by every sample.
+///
+/// Exists so the timed regions touch only memory that is already allocated and
+/// faulted in: the `Float` input (`pristine`, never written after creation), the
+/// `work` image the kernels write in place, the scalar `reference` output, integer
+/// rasters and Netpbm files. Built lazily: a `--filter` that selects only kernels
+/// never allocates the Netpbm files.
+final class Fixture {
+    let size: ImageSize
+    let seed: UInt64
+    /// Thread count for our own copies (the library gets the same number).
+    let threads: Int
+
+    /// Generates the input photo; the other buffers are allocated on first use.
+    init(size: ImageSize, seed: UInt64, threads: Int) {
+        self.size = size
+        self.seed = seed
+        self.threads = threads
+        pristine = PhotoData.image(size, seed: seed, threads: threads)
+    }
+
+    // The buffers below are plain stored properties, never `lazy`: mutating a lazy
+    // property goes through a getter and a setter, so `work.apply(…)` would run on a
+    // second reference to the storage and copy-on-write all of it inside the timed
+    // region. `Runner` also checks that the base addresses stay put while sampling.
+
+    /// The input photo; read-only.
+    let pristine: Image
+    /// The image kernels run on; restored from `pristine` before every sample.
+    private(set) var work = Image(width: 1, height: 1)
+    /// The scalar output of the entry named `referenceName`.
+    private(set) var reference = Image(width: 1, height: 1)
+    /// Which kernel (or pipeline) `reference` / `sampleReference` currently hold.
+    var referenceName: String?
+    var sampleReferenceName: String?
+
+    /// RGBA samples at each depth, encoded from `pristine` by the library (SPEC §0).
+    private var rasters: [SampleDepth: [UInt16]] = [:]
+    /// The pipeline's output raster (and the samples roofline's destination).
+    var sampleOutput: [UInt16] = []
+    /// A scalar pipeline output to check the other variants against.
+    var sampleReference: [UInt16] = []
+    /// RGB images (depth 3) at each depth, as the Netpbm encoder takes them.
+    private var rgbImages: [SampleDepth: NetpbmImage] = [:]
+    /// Raw P6 files at each depth, written by the Netpbm encoder.
+    private var p6Files: [SampleDepth: [UInt8]] = [:]
+    /// The last decode or encode result, kept so it is freed outside the timed region.
+    var lastDecoded: NetpbmImage?
+    var lastEncoded: [UInt8] = []
+
+    /// Allocates `work` (and, with `reference: true`, `reference`) at full size, once.
+    func allocateFloatBuffers(reference needsReference: Bool = false) {
+        if work.pixelCount != size.pixelCount { work = Image(width: size.width, height: size.height) }
+        if needsReference, reference.pixelCount != size.pixelCount {
+            reference = Image(width: size.width, height: size.height)
+        }
+    }
+
+    /// Allocates `sampleOutput` (and, with `reference: true`, `sampleReference`) once.
+    func allocateSampleBuffers(reference needsReference: Bool = false) {
+        let count = size.pixelCount * 4
+        if sampleOutput.count != count { sampleOutput = [UInt16](repeating: 0, count: count) }
+        if needsReference, sampleReference.count != count { sampleReference = [UInt16](repeating: 0, count: count) }
+    }
+
+    /// Copies `pristine` into `work` (untimed, between samples): the kernels are not
+    /// idempotent, so every sample must start from the same input.
+    func restoreWork() {
+        allocateFloatBuffers()
+        let threads = self.threads
+        pristine.withUnsafePixels { source in
+            work.withUnsafeMutablePixels { destination in
+                Parallel.copy(UnsafeMutableRawPointer(destination.baseAddress!),
+                              from: UnsafeRawPointer(source.baseAddress!),
+                              byteCount: source.count * MemoryLayout<SIMD4<Float>>.stride, threads: threads)
+            }
+        }
+    }
+
+    /// Copies `work` into `reference` (untimed) and records whose output it is.
+    func keepReference(named name: String) {
+        allocateFloatBuffers(reference: true)
+        let threads = self.threads
+        work.withUnsafePixels { source in
+            reference.withUnsafeMutablePixels { destination in
+                Parallel.copy(UnsafeMutableRawPointer(destination.baseAddress!),
+                              from: UnsafeRawPointer(source.baseAddress!),
+                              byteCount: source.count * MemoryLayout<SIMD4<Float>>.stride, threads: threads)
+            }
+        }
+        referenceName = name
+    }
+
+    /// The RGBA raster of `depth` (created on first use).
+    func raster(_ depth: SampleDepth) -> [UInt16] {
+        if let raster = rasters[depth] { return raster }
+        let raster = pristine.samples(layout: .rgba, maxval: depth.maxval)
+        rasters[depth] = raster
+        return raster
+    }
+
+    /// The RGB Netpbm image of `depth` (created on first use).
+    func rgbImage(_ depth: SampleDepth) throws(ToolError) -> NetpbmImage {
+        if let image = rgbImages[depth] { return image }
+        do {
+            let image = try NetpbmImage(width: size.width, height: size.height, depth: 3, maxval: depth.maxval,
+                                        tupleType: .rgb, samples: pristine.samples(layout: .rgb, maxval: depth.maxval),
+                                        format: .rawPPM)
+            rgbImages[depth] = image
+            return image
+        } catch {
+            throw ToolError("cannot build the \(depth.rawValue)-bit RGB test image: \(error)", status: .failure)
+        }
+    }
+
+    /// The raw P6 file of `depth` (created on first use, by the Netpbm writer).
+    func p6File(_ depth: SampleDepth) throws(ToolError) -> [UInt8] {
+        if let file = p6Files[depth] { return file }
+        let image = try rgbImage(depth)
+        do {
+            let file = try NetpbmWriter.encode(image, as: .rawPPM)
+            p6Files[depth] = file
+            return file
+        } catch {
+            throw ToolError("cannot encode the \(depth.rawValue)-bit P6 test file: \(error)", status: .failure)
+        }
+    }
+}

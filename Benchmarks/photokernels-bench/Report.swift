@@ -1,0 +1,314 @@
+// The report in four formats: text, Markdown, CSV and google-benchmark JSON.
+
+import Foundation
+
+/// One benchmark in google-benchmark's JSON layout plus our fields.
+///
+/// Exists as the single record every format prints and every baseline stores, so a
+/// saved baseline is exactly a `--format json` report and `compare` reads both ours
+/// and google-benchmark's files (only `name`, `real_time` and `time_unit` are
+/// required when decoding).
+///
+/// google-benchmark fields: `name`, `run_name`, `run_type` (`"iteration"`),
+/// `repetitions`, `repetition_index`, `threads`, `iterations` (here: the number of
+/// timed samples, each one pass over the image), `real_time` (the median wall time
+/// per pass), `cpu_time` (the median process CPU time per pass, all threads),
+/// `time_unit` (`"ns"` below 1 ms, else `"ms"`), `items_per_second` (pixels),
+/// `bytes_per_second` (bytes read + written).
+/// Ours: `group`, `kernel`, `variant`, `size` (`WxH`), `pixels`,
+/// `bytes_per_iteration`, `megapixels_per_second`, `gigabytes_per_second`, `min`,
+/// `median`, `p90` (in `time_unit`), `ns_per_pixel`, `speedup_over_scalar`,
+/// `roofline` (the copy benchmark it is measured against) and `roofline_multiple`.
+struct BenchmarkRecord: Codable, Sendable {
+    var name: String
+    var runName: String?
+    var runType: String?
+    var repetitions: Int?
+    var repetitionIndex: Int?
+    var threads: Int?
+    var iterations: Int?
+    var realTime: Double
+    var cpuTime: Double?
+    var timeUnit: String
+    var itemsPerSecond: Double?
+    var bytesPerSecond: Double?
+    var errorOccurred: Bool?
+    var errorMessage: String?
+    var group: String?
+    var kernel: String?
+    var variant: String?
+    var size: String?
+    var pixels: Int?
+    var bytesPerIteration: Int?
+    var megapixelsPerSecond: Double?
+    var gigabytesPerSecond: Double?
+    var min: Double?
+    var median: Double?
+    var p90: Double?
+    var nsPerPixel: Double?
+    var speedupOverScalar: Double?
+    var roofline: String?
+    var rooflineMultiple: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case name
+        case runName = "run_name"
+        case runType = "run_type"
+        case repetitions
+        case repetitionIndex = "repetition_index"
+        case threads, iterations
+        case realTime = "real_time"
+        case cpuTime = "cpu_time"
+        case timeUnit = "time_unit"
+        case itemsPerSecond = "items_per_second"
+        case bytesPerSecond = "bytes_per_second"
+        case errorOccurred = "error_occurred"
+        case errorMessage = "error_message"
+        case group, kernel, variant, size, pixels
+        case bytesPerIteration = "bytes_per_iteration"
+        case megapixelsPerSecond = "megapixels_per_second"
+        case gigabytesPerSecond = "gigabytes_per_second"
+        case min, median, p90
+        case nsPerPixel = "ns_per_pixel"
+        case speedupOverScalar = "speedup_over_scalar"
+        case roofline
+        case rooflineMultiple = "roofline_multiple"
+    }
+
+    /// Nanoseconds per `time_unit` (google-benchmark uses ns, us, ms and s).
+    static func nanoseconds(per unit: String) -> Double? {
+        switch unit {
+        case "ns": return 1
+        case "us": return 1e3
+        case "ms": return 1e6
+        case "s": return 1e9
+        default: return nil
+        }
+    }
+
+    /// `real_time` in nanoseconds (nil for an unknown unit).
+    var realNanoseconds: Double? { Self.nanoseconds(per: timeUnit).map { realTime * $0 } }
+    /// `min` in nanoseconds, if present.
+    var minNanoseconds: Double? { min.flatMap { m in Self.nanoseconds(per: timeUnit).map { m * $0 } } }
+    /// `p90` in nanoseconds, if present.
+    var p90Nanoseconds: Double? { p90.flatMap { m in Self.nanoseconds(per: timeUnit).map { m * $0 } } }
+
+    /// The record of a benchmark that failed verification: google-benchmark's
+    /// `error_occurred` / `error_message`, no timings.
+    init(_ failure: Failure, threads: Int) {
+        let w = failure.workload
+        name = w.name
+        runName = w.name
+        runType = "iteration"
+        self.threads = threads
+        iterations = 0
+        realTime = 0
+        cpuTime = 0
+        timeUnit = "ns"
+        errorOccurred = true
+        errorMessage = failure.message
+        group = w.group
+        kernel = w.kernelName
+        variant = w.variant?.rawValue
+        size = w.size.dimensions
+        pixels = w.pixels
+        bytesPerIteration = w.bytesMoved
+    }
+
+    /// The record of `m`, measured with `threads` threads.
+    init(_ m: Measurement, threads: Int) {
+        let w = m.workload
+        let unit = m.wall.median >= 1e6 ? "ms" : "ns"
+        let scale = 1 / Self.nanoseconds(per: unit)!
+        name = w.name
+        runName = w.name
+        runType = "iteration"
+        repetitions = 1
+        repetitionIndex = 0
+        self.threads = threads
+        iterations = m.wall.count
+        realTime = m.wall.median * scale
+        cpuTime = m.cpuMedian * scale
+        timeUnit = unit
+        itemsPerSecond = m.pixelsPerSecond
+        bytesPerSecond = m.bytesPerSecond
+        group = w.group
+        kernel = w.kernelName
+        variant = w.variant?.rawValue
+        size = w.size.dimensions
+        pixels = w.pixels
+        bytesPerIteration = w.bytesMoved
+        megapixelsPerSecond = m.pixelsPerSecond / 1e6
+        gigabytesPerSecond = m.bytesPerSecond / 1e9
+        min = m.wall.min * scale
+        median = m.wall.median * scale
+        p90 = m.wall.p90 * scale
+        nsPerPixel = m.nanosecondsPerPixel
+        speedupOverScalar = m.speedupOverScalar
+        roofline = w.roofline.map { "copy/\($0.rawValue)/\(w.size.label)" }
+        rooflineMultiple = m.rooflineMultiple
+    }
+}
+
+/// A whole run: the context block and the benchmarks, google-benchmark's top level.
+struct BenchmarkReport: Codable, Sendable {
+    var context: RunContext
+    var benchmarks: [BenchmarkRecord]
+
+    /// The report of a run, in the order of `plan`.
+    init(context: RunContext, outcome: RunOutcome, plan: [Workload]) {
+        self.context = context
+        let threads = context.threads ?? 1
+        var records: [String: BenchmarkRecord] = [:]
+        for m in outcome.measurements { records[m.workload.name] = BenchmarkRecord(m, threads: threads) }
+        for f in outcome.failures { records[f.workload.name] = BenchmarkRecord(f, threads: threads) }
+        benchmarks = plan.compactMap { records[$0.name] }
+    }
+
+    /// The benchmarks that failed.
+    var failures: [BenchmarkRecord] { benchmarks.filter { $0.errorOccurred == true } }
+
+    /// Pretty-printed JSON, keys in declaration order, context first.
+    func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        return try encoder.encode(self)
+    }
+
+    /// Decodes a report (ours or google-benchmark's).
+    static func decode(_ data: Data) throws -> BenchmarkReport {
+        try JSONDecoder().decode(BenchmarkReport.self, from: data)
+    }
+
+    /// The report in `format`.
+    func rendered(_ format: OutputFormat, samplingNote: String? = nil) throws -> String {
+        switch format {
+        case .json: return String(decoding: try json(), as: UTF8.self) + "\n"
+        case .csv: return csv()
+        case .text, .markdown: return tables(markdown: format == .markdown, samplingNote: samplingNote)
+        }
+    }
+
+    /// A few lines summarising the context.
+    func contextLines() -> [String] {
+        let c = context
+        var cpu = c.cpuModel ?? "unknown CPU"
+        if let n = c.numCPUs { cpu += ", \(n) CPUs" }
+        if let mhz = c.mhzPerCPU { cpu += " @ \(mhz) MHz" }
+        if let features = c.cpuFeatures, !features.isEmpty { cpu += " (\(features.joined(separator: " ")))" }
+        return [
+            "date: \(c.date); host: \(c.hostName ?? "?"); \(c.os ?? "")",
+            "cpu: \(cpu)",
+            "build: \(c.libraryBuildType ?? "?"), swift \(c.swiftVersion ?? "?"), target_cpu: \(c.targetCPU ?? "?"), "
+                + "threads: \(c.threads.map(String.init) ?? "?"), commit: \(c.gitCommit ?? "unknown")",
+        ] + (c.loadAverage.map { ["load average: " + $0.map { formatted($0, digits: 2) }.joined(separator: " ")] } ?? [])
+    }
+
+    /// One table per size.
+    func tables(markdown: Bool, samplingNote: String?) -> String {
+        var out = markdown ? "### PhotoKernels benchmark\n\n" : "PhotoKernels benchmark\n"
+        for line in contextLines() { out += markdown ? "- \(line)\n" : "  \(line)\n" }
+        if let samplingNote { out += markdown ? "- \(samplingNote)\n" : "  \(samplingNote)\n" }
+        var sizes: [String] = []
+        for b in benchmarks where !sizes.contains(b.size ?? "") { sizes.append(b.size ?? "") }
+        for size in sizes {
+            let rows = benchmarks.filter { ($0.size ?? "") == size }
+            let pixels = rows.first?.pixels.map { " (\(formatted(Double($0) / 1e6, digits: $0 < 1_000_000 ? 2 : 1)) MP)" } ?? ""
+            out += markdown ? "\n#### \(size)\(pixels)\n\n" : "\n\(size)\(pixels)\n"
+            var table = Table(headers: ["benchmark", "min", "median", "p90", "MP/s", "GB/s", "ns/px", "× scalar", "× roofline"])
+            for b in rows {
+                if b.errorOccurred == true {
+                    table.rows.append([b.name, "—", "FAILED", "—", "—", "—", "—", "—", "—"])
+                    continue
+                }
+                let unit = BenchmarkRecord.nanoseconds(per: b.timeUnit) ?? 1
+                table.rows.append([
+                    b.name,
+                    b.min.map { formatTime($0 * unit) } ?? "—",
+                    formatTime(b.realTime * unit),
+                    b.p90.map { formatTime($0 * unit) } ?? "—",
+                    b.megapixelsPerSecond.map { formatted($0, digits: $0 < 100 ? 1 : 0) } ?? "—",
+                    b.gigabytesPerSecond.map { formatted($0, digits: 2) } ?? "—",
+                    b.nsPerPixel.map { formatted($0, digits: $0 < 10 ? 2 : 1) } ?? "—",
+                    b.speedupOverScalar.map { formatted($0, digits: 2) + "×" } ?? "—",
+                    b.rooflineMultiple.map { formatted($0, digits: 2) + "×" } ?? "—",
+                ])
+            }
+            out += markdown ? table.markdown() : table.text(indent: "  ")
+        }
+        if !failures.isEmpty {
+            out += markdown ? "\n#### Failed verification (not timed)\n\n" : "\nFAILED VERIFICATION (not timed)\n"
+            for f in failures { out += (markdown ? "- " : "  ") + (f.errorMessage ?? f.name) + "\n" }
+        }
+        return out
+    }
+
+    /// A header row and one row per benchmark; times in nanoseconds.
+    func csv() -> String {
+        var lines = ["name,group,kernel,variant,size,iterations,min_ns,median_ns,p90_ns,cpu_ns,"
+                     + "megapixels_per_second,gigabytes_per_second,ns_per_pixel,speedup_over_scalar,roofline_multiple"]
+        for b in benchmarks where b.errorOccurred != true {
+            let unit = BenchmarkRecord.nanoseconds(per: b.timeUnit) ?? 1
+            func number(_ x: Double?) -> String { x.map { String($0) } ?? "" }
+            lines.append([
+                csvField(b.name), b.group ?? "", b.kernel ?? "", b.variant ?? "", b.size ?? "",
+                b.iterations.map(String.init) ?? "",
+                number(b.min.map { $0 * unit }), number(b.realTime * unit), number(b.p90.map { $0 * unit }),
+                number(b.cpuTime.map { $0 * unit }), number(b.megapixelsPerSecond), number(b.gigabytesPerSecond),
+                number(b.nsPerPixel), number(b.speedupOverScalar), number(b.rooflineMultiple),
+            ].joined(separator: ","))
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+}
+
+/// A table printed as aligned text or as Markdown.
+///
+/// Exists so the run report and the comparison share one renderer.
+struct Table {
+    var headers: [String]
+    var rows: [[String]] = []
+
+    /// Columns padded to their widest cell; the first column left-aligned, the rest right-aligned.
+    func text(indent: String = "") -> String {
+        var widths = headers.map(\.count)
+        for row in rows { for (i, cell) in row.enumerated() { widths[i] = Swift.max(widths[i], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            indent + cells.enumerated().map { i, cell in
+                let pad = String(repeating: " ", count: widths[i] - cell.count)
+                return i == 0 ? cell + pad : pad + cell
+            }.joined(separator: "  ")
+        }
+        var out = line(headers) + "\n"
+        out += indent + widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
+        for row in rows { out += line(row) + "\n" }
+        return out
+    }
+
+    /// A GitHub-flavoured Markdown table; numeric columns right-aligned.
+    func markdown() -> String {
+        var out = "| " + headers.joined(separator: " | ") + " |\n"
+        out += "|" + headers.indices.map { $0 == 0 ? ":---|" : "---:|" }.joined() + "\n"
+        for row in rows { out += "| " + row.map { $0.replacingOccurrences(of: "|", with: "\\|") }.joined(separator: " | ") + " |\n" }
+        return out
+    }
+}
+
+/// `x` with `digits` decimals.
+func formatted(_ x: Double, digits: Int) -> String {
+    String(format: "%.\(digits)f", x)
+}
+
+/// A duration in nanoseconds with three significant digits and a unit: `812 ns`,
+/// `45.2 µs`, `12.3 ms`, `1.25 s`.
+func formatTime(_ ns: Double) -> String {
+    let (value, unit): (Double, String) =
+        ns < 1e3 ? (ns, "ns") : ns < 1e6 ? (ns / 1e3, "µs") : ns < 1e9 ? (ns / 1e6, "ms") : (ns / 1e9, "s")
+    let digits = value < 10 ? 2 : value < 100 ? 1 : 0
+    return formatted(value, digits: digits) + " " + unit
+}
+
+/// A CSV field, quoted when it contains a comma or a quote.
+func csvField(_ text: String) -> String {
+    text.contains(",") || text.contains("\"") ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+}

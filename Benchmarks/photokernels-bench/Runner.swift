@@ -1,0 +1,323 @@
+// Runs the plan: for each size, build the buffers, then verify, warm up and time
+// every workload.
+
+import Foundation
+import Netpbm
+import PhotoKernels
+
+/// Executes a list of workloads and returns their measurements.
+///
+/// Exists to keep the order of events in one place: buffers are filled before any
+/// timing; every workload gets one untimed warm-up run, which doubles as the
+/// verification run of non-scalar variants; then timed samples, each preceded by an
+/// untimed restore of the input where the workload overwrites it. The timed regions
+/// call only library functions (`Image.apply`, `SamplePipeline.run`,
+/// `NetpbmReader.read`, `NetpbmWriter.encode`) or `memcpy` (the roofline).
+final class Runner {
+    let policy: SamplingPolicy
+    /// What the library is told (`nil` = every core).
+    let libraryThreads: Int?
+    /// The resolved count, for our own copies and for the report.
+    let threads: Int
+    let seed: UInt64
+    let quiet: Bool
+
+    init(options: Options) {
+        policy = options.samplingPolicy
+        libraryThreads = options.threads
+        threads = options.threads ?? ProcessInfo.processInfo.activeProcessorCount
+        seed = options.seed
+        quiet = options.quiet
+    }
+
+    /// Runs `plan` (grouped by size, in order).
+    ///
+    /// A workload whose verification fails (a variant disagrees with the scalar
+    /// reference, a Netpbm round trip is not exact) is not timed: it is recorded as a
+    /// `Failure` and the run goes on, so one run names every broken kernel. The
+    /// caller exits with status 1 if there is any failure.
+    func run(_ plan: [Workload]) -> RunOutcome {
+        planKeys = Set(plan.filter { $0.variant != nil && $0.variant != .scalar }.map(\.scalarKey))
+        let early = preflight(plan)
+        var outcome = RunOutcome()
+        var sizes: [ImageSize] = []
+        for workload in plan where !sizes.contains(workload.size) { sizes.append(workload.size) }
+        var done = 0
+        for size in sizes {
+            let fixture = Fixture(size: size, seed: seed, threads: threads)
+            let start = Clock.wallNanoseconds()
+            _ = fixture.pristine
+            progress("prepared the \(size.label) (\(size.dimensions)) photo in \(formatTime(Double(Clock.wallNanoseconds() - start)))")
+            for workload in plan where workload.size == size {
+                done += 1
+                if let message = early[workload.familyName] {
+                    outcome.failures.append(Failure(workload: workload, message: message))
+                    progress("[\(done)/\(plan.count)] \(workload.name): FAILED verification (preflight), not timed")
+                    continue
+                }
+                do {
+                    let measurement = Measurement(workload: workload, samples: try measure(workload, in: fixture))
+                    outcome.measurements.append(measurement)
+                    progress("[\(done)/\(plan.count)] \(workload.name): median \(formatTime(measurement.wall.median)), "
+                             + "\(measurement.wall.count) samples")
+                } catch {
+                    outcome.failures.append(Failure(workload: workload, message: error.message))
+                    progress("[\(done)/\(plan.count)] \(workload.name): FAILED, not timed")
+                }
+            }
+        }
+        outcome.measurements = Results.derive(outcome.measurements)
+        return outcome
+    }
+
+    /// Checks every selected non-scalar variant against the scalar reference on a
+    /// small image with odd dimensions (259 × 67: exercises any tail loop) before
+    /// anything is timed, so a wrong kernel is known in seconds, not after the 12 MP
+    /// runs. Skipped when every size is at most 1 MP: the warm-up check there is as quick.
+    ///
+    /// - Returns: failure messages by `Workload.familyName`.
+    func preflight(_ plan: [Workload]) -> [String: String] {
+        guard plan.contains(where: { $0.size.pixelCount > 1_000_000 }) else { return [:] }
+        let fixture = Fixture(size: ImageSize(width: 259, height: 67), seed: seed, threads: threads)
+        var checked = Set<String>()
+        var failures: [String: String] = [:]
+        for workload in plan {
+            let small = Workload(kind: workload.kind, size: fixture.size)
+            guard let variant = small.variant, variant != .scalar, checked.insert(small.familyName).inserted else { continue }
+            do { try verify(small, in: fixture) } catch { failures[small.familyName] = error.message }
+        }
+        return failures
+    }
+
+    /// One untimed warm-up run that also verifies, then the timed samples.
+    private func measure(_ workload: Workload, in fixture: Fixture) throws(ToolError) -> SampleSet {
+        let size = workload.size
+        let threads = self.threads, libraryThreads = self.libraryThreads
+        switch workload.kind {
+        case .copy(let buffer):
+            // Copy pristine → work (Float) or raster → output (samples); a copy is idempotent.
+            switch buffer {
+            case .floatRGBA:
+                fixture.allocateFloatBuffers()
+                let source = fixture.pristine
+                return source.withUnsafePixels { src in
+                    fixture.work.withUnsafeMutablePixels { dst in
+                        let from = UnsafeRawPointer(src.baseAddress!), to = UnsafeMutableRawPointer(dst.baseAddress!)
+                        let bytes = src.count * MemoryLayout<SIMD4<Float>>.stride
+                        Parallel.copy(to, from: from, byteCount: bytes, threads: threads)  // warm-up
+                        return Sampler.measure(policy: policy) {
+                            Parallel.copy(to, from: from, byteCount: bytes, threads: threads)
+                        }
+                    }
+                }
+            case .samplesRGBA:
+                fixture.allocateSampleBuffers()
+                let source = fixture.raster(.sixteen)
+                return source.withUnsafeBytes { src in
+                    fixture.sampleOutput.withUnsafeMutableBytes { dst in
+                        Parallel.copy(dst.baseAddress!, from: src.baseAddress!, byteCount: src.count, threads: threads)
+                        return Sampler.measure(policy: policy) {
+                            Parallel.copy(dst.baseAddress!, from: src.baseAddress!, byteCount: src.count, threads: threads)
+                        }
+                    }
+                }
+            }
+
+        case .kernel(let entry, let variant):
+            try verify(workload, in: fixture)  // leaves the warm-up output in `work`
+            if variant == .scalar, hasOtherVariants(of: workload) {
+                fixture.keepReference(named: workload.scalarKey)
+            }
+            let kernels = entry.kernels
+            let buffer = fixture.work.withUnsafePixels { $0.baseAddress }
+            let samples = Sampler.measure(policy: policy, prepare: fixture.restoreWork) {
+                fixture.work.apply(kernels, variant: variant, threads: libraryThreads)
+            }
+            // A moved buffer means a copy-on-write copy ran inside the timed region.
+            guard fixture.work.withUnsafePixels({ $0.baseAddress }) == buffer else {
+                throw ToolError("\(workload.name): the image was copied during timing (copy-on-write); "
+                                + "the timings would include a full copy.", status: .failure)
+            }
+            return samples
+
+        case .pipeline(let depth, let entry, let variant):
+            try verify(workload, in: fixture)
+            let kernels = entry?.kernels ?? []
+            let input = fixture.raster(depth)
+            return input.withUnsafeBufferPointer { input in
+                fixture.sampleOutput.withUnsafeMutableBufferPointer { output in
+                    Sampler.measure(policy: policy) {
+                        SamplePipeline.run(kernels, width: size.width, height: size.height,
+                                           input: input, inputLayout: .rgba, inputMaxval: depth.maxval,
+                                           output: output, outputLayout: .rgba, outputMaxval: depth.maxval,
+                                           variant: variant ?? .scalar, threads: libraryThreads)
+                    }
+                }
+            }
+
+        case .netpbmDecode:
+            try verify(workload, in: fixture)
+            let file = try netpbmInput(workload, in: fixture)
+            do {
+                return try Sampler.measure(policy: policy, prepare: { fixture.lastDecoded = nil }) {
+                    // The reader allocates its result; it is freed in `prepare`, untimed.
+                    fixture.lastDecoded = try NetpbmReader.read(file.bytes)
+                }
+            } catch {
+                throw ToolError("\(workload.name): \(error)", status: .failure)
+            }
+
+        case .netpbmEncode:
+            try verify(workload, in: fixture)
+            let image = try netpbmInput(workload, in: fixture).image
+            do {
+                return try Sampler.measure(policy: policy, prepare: { fixture.lastEncoded = [] }) {
+                    fixture.lastEncoded = try NetpbmWriter.encode(image, as: .rawPPM)
+                }
+            } catch {
+                throw ToolError("\(workload.name): \(error)", status: .failure)
+            }
+        }
+    }
+
+    /// The (kernel or pipeline, size) keys of the plan that have non-scalar variants.
+    private var planKeys: Set<String> = []
+
+    /// Whether the plan holds a non-scalar variant of the same kernel and size (then the
+    /// scalar warm-up output is kept as the reference, saving one scalar run).
+    private func hasOtherVariants(of workload: Workload) -> Bool { planKeys.contains(workload.scalarKey) }
+
+    /// Runs `workload` once, untimed, and checks its output:
+    /// - kernels and kernel pipelines: the non-scalar variants against the scalar
+    ///   reference (computed here if the plan did not time the scalar variant first);
+    /// - the kernel-less pipeline: decode → encode at one depth returns the input
+    ///   unchanged (SPEC §0);
+    /// - Netpbm: decoding returns the samples written, encoding the bytes read.
+    func verify(_ workload: Workload, in fixture: Fixture) throws(ToolError) {
+        let size = workload.size
+        switch workload.kind {
+        case .copy:
+            return
+        case .kernel(let entry, let variant):
+            if variant != .scalar, fixture.referenceName != workload.scalarKey {
+                fixture.restoreWork()
+                fixture.work.apply(entry.kernels, variant: .scalar, threads: libraryThreads)
+                fixture.keepReference(named: workload.scalarKey)
+            }
+            fixture.restoreWork()
+            fixture.work.apply(entry.kernels, variant: variant, threads: libraryThreads)
+            guard variant != .scalar else { return }
+            let report = Verification.compare(reference: fixture.reference, candidate: fixture.work)
+            if !report.passed {
+                throw ToolError(Verification.message(report, workload: workload, width: size.width), status: .failure)
+            }
+
+        case .pipeline(let depth, let entry, let variant):
+            fixture.allocateSampleBuffers(reference: variant != nil && (variant != .scalar || hasOtherVariants(of: workload)))
+            let input = fixture.raster(depth)
+            let kernels = entry?.kernels ?? []
+            func run(_ variant: KernelVariant, into output: inout [UInt16]) {
+                input.withUnsafeBufferPointer { input in
+                    output.withUnsafeMutableBufferPointer { output in
+                        SamplePipeline.run(kernels, width: size.width, height: size.height,
+                                           input: input, inputLayout: .rgba, inputMaxval: depth.maxval,
+                                           output: output, outputLayout: .rgba, outputMaxval: depth.maxval,
+                                           variant: variant, threads: libraryThreads)
+                    }
+                }
+            }
+            guard let variant else {
+                run(.scalar, into: &fixture.sampleOutput)
+                let report = input.withUnsafeBufferPointer { expected in
+                    fixture.sampleOutput.withUnsafeBufferPointer { Verification.compare(reference: expected, candidate: $0) }
+                }
+                if report.differing > 0 {
+                    throw ToolError(Verification.message(report, workload: workload, width: size.width,
+                                                         against: "its input (decode → encode must be exact)"),
+                                    status: .failure)
+                }
+                return
+            }
+            if variant == .scalar {
+                // The scalar warm-up output becomes the reference when other variants follow.
+                if hasOtherVariants(of: workload) {
+                    run(.scalar, into: &fixture.sampleReference)
+                    fixture.sampleReferenceName = workload.scalarKey
+                } else {
+                    run(.scalar, into: &fixture.sampleOutput)
+                }
+                return
+            }
+            if fixture.sampleReferenceName != workload.scalarKey {
+                run(.scalar, into: &fixture.sampleReference)
+                fixture.sampleReferenceName = workload.scalarKey
+            }
+            run(variant, into: &fixture.sampleOutput)
+            let report = fixture.sampleReference.withUnsafeBufferPointer { reference in
+                fixture.sampleOutput.withUnsafeBufferPointer { Verification.compare(reference: reference, candidate: $0) }
+            }
+            if !report.passed {
+                throw ToolError(Verification.message(report, workload: workload, width: size.width,
+                                                     against: "the scalar reference"), status: .failure)
+            }
+
+        case .netpbmDecode:
+            let (file, image) = try netpbmInput(workload, in: fixture)
+            do {
+                let decoded = try NetpbmReader.read(file)
+                guard decoded.width == image.width, decoded.height == image.height,
+                      decoded.maxval == image.maxval, decoded.samples == image.samples else {
+                    throw ToolError("\(workload.name): decoding the P6 file does not return the samples written "
+                                    + "(\(decoded.width)×\(decoded.height) maxval \(decoded.maxval)).", status: .failure)
+                }
+                fixture.lastDecoded = decoded
+            } catch let error as ToolError {
+                throw error
+            } catch {
+                throw ToolError("\(workload.name): \(error)", status: .failure)
+            }
+
+        case .netpbmEncode:
+            let (file, image) = try netpbmInput(workload, in: fixture)
+            do {
+                let encoded = try NetpbmWriter.encode(image, as: .rawPPM)
+                guard encoded == file else {
+                    throw ToolError("\(workload.name): encoding is not deterministic (\(encoded.count) bytes, "
+                                    + "expected \(file.count)).", status: .failure)
+                }
+                fixture.lastEncoded = encoded
+            } catch let error as ToolError {
+                throw error
+            } catch {
+                throw ToolError("\(workload.name): \(error)", status: .failure)
+            }
+        }
+    }
+
+    /// The P6 file and RGB image of a Netpbm workload's depth.
+    private func netpbmInput(_ workload: Workload, in fixture: Fixture) throws(ToolError) -> (bytes: [UInt8], image: NetpbmImage) {
+        let depth: SampleDepth
+        switch workload.kind {
+        case .netpbmDecode(let d), .netpbmEncode(let d): depth = d
+        default: preconditionFailure("not a Netpbm workload")
+        }
+        return (try fixture.p6File(depth), try fixture.rgbImage(depth))
+    }
+
+    private func progress(_ line: String) {
+        guard !quiet else { return }
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+}
+
+/// A benchmark that was not timed, and why (its verification failed).
+struct Failure: Sendable {
+    let workload: Workload
+    let message: String
+}
+
+/// What a run produced: the timed benchmarks and the ones that failed.
+struct RunOutcome: Sendable {
+    var measurements: [Measurement] = []
+    var failures: [Failure] = []
+}

@@ -1,0 +1,201 @@
+// The list of benchmarks: KernelCatalog × KernelVariant, the end-to-end sample
+// pipeline, Netpbm decode/encode, and the memory-copy rooflines.
+
+import PhotoKernels
+
+/// A buffer class whose plain memory copy is the roofline of the workloads that
+/// stream through it.
+enum CopyBuffer: String, Sendable, CaseIterable {
+    /// The `Float` RGBA image: 16 bytes per pixel. Roofline of the in-place kernels.
+    case floatRGBA = "float-rgba"
+    /// An interleaved RGBA raster of `UInt16` samples, 8 bytes per pixel. The library
+    /// stores 8-bit samples (maxval 255) in `UInt16` too, so this is the "8-bit buffer"
+    /// of the integer paths as they exist in memory. Roofline of the pipeline and Netpbm.
+    case samplesRGBA = "samples-rgba16"
+
+    /// Bytes per pixel of the buffer.
+    var bytesPerPixel: Int {
+        switch self {
+        case .floatRGBA: return MemoryLayout<SIMD4<Float>>.stride
+        case .samplesRGBA: return 4 * MemoryLayout<UInt16>.stride
+        }
+    }
+}
+
+/// The integer sample depth of the end-to-end and Netpbm workloads.
+enum SampleDepth: Int, Sendable, CaseIterable {
+    case eight = 8
+    case sixteen = 16
+
+    /// 255 or 65535.
+    var maxval: Int { self == .eight ? 255 : 65535 }
+    /// Bytes per sample in a raw Netpbm file (1 below maxval 256, else 2).
+    var fileBytesPerSample: Int { self == .eight ? 1 : 2 }
+}
+
+/// One benchmark: what runs, on which size, and how many bytes it moves.
+///
+/// Exists so the runner, the reports and `--list` all read one description; the
+/// name is the key baselines are compared by, so it is built in one place (`name`).
+struct Workload: Sendable {
+    /// What is timed.
+    enum Kind: Sendable {
+        /// A parallel `memcpy` of the buffer class: the roofline.
+        case copy(CopyBuffer)
+        /// A catalog entry applied in place to the `Float` image.
+        case kernel(CatalogEntry, KernelVariant)
+        /// `SamplePipeline.run` from RGBA samples to RGBA samples of the same depth;
+        /// a nil entry means no kernels (decode → encode only), where the variant is moot.
+        case pipeline(SampleDepth, CatalogEntry?, KernelVariant?)
+        /// `NetpbmReader.read` of a raw P6 file.
+        case netpbmDecode(SampleDepth)
+        /// `NetpbmWriter.encode` of an RGB `NetpbmImage` as raw P6.
+        case netpbmEncode(SampleDepth)
+    }
+
+    let kind: Kind
+    let size: ImageSize
+
+    /// The benchmark name, `group/…/size`, e.g. `kernel/sepia/simd4/12MP`.
+    var name: String {
+        let parts: [String]
+        switch kind {
+        case .copy(let buffer):
+            parts = ["copy", buffer.rawValue]
+        case .kernel(let entry, let variant):
+            parts = ["kernel", entry.name, variant.rawValue]
+        case .pipeline(let depth, let entry, let variant):
+            parts = ["pipeline", "rgba\(depth.rawValue)", entry?.name ?? "identity"] + (variant.map { [$0.rawValue] } ?? [])
+        case .netpbmDecode(let depth):
+            parts = ["netpbm", "decode", "p6-\(depth.rawValue)bit"]
+        case .netpbmEncode(let depth):
+            parts = ["netpbm", "encode", "p6-\(depth.rawValue)bit"]
+        }
+        return (parts + [size.label]).joined(separator: "/")
+    }
+
+    /// The name without its size: the same benchmark at every size.
+    var familyName: String { String(name.dropLast(size.label.count + 1)) }
+
+    /// `copy`, `kernel`, `pipeline` or `netpbm`.
+    var group: String { String(name.prefix { $0 != "/" }) }
+
+    /// The catalog entry's name (`identity` for the kernel-less pipeline); nil for copies
+    /// and Netpbm.
+    var kernelName: String? {
+        switch kind {
+        case .kernel(let entry, _): return entry.name
+        case .pipeline(_, let entry, _): return entry?.name ?? "identity"
+        default: return nil
+        }
+    }
+
+    /// The variant, for kernels and kernel pipelines.
+    var variant: KernelVariant? {
+        switch kind {
+        case .kernel(_, let variant): return variant
+        case .pipeline(_, _, let variant): return variant
+        default: return nil
+        }
+    }
+
+    /// The name without its variant: the key that pairs a variant with its scalar run.
+    var scalarKey: String {
+        var parts = name.split(separator: "/").map(String.init)
+        if let variant, let i = parts.firstIndex(of: variant.rawValue) { parts.remove(at: i) }
+        return parts.joined(separator: "/")
+    }
+
+    /// Pixels per iteration (items in google-benchmark's terms).
+    var pixels: Int { size.pixelCount }
+
+    /// Bytes read plus bytes written per pixel, counting each buffer once.
+    ///
+    /// - copy: the buffer read and the buffer written (2 × its bytes per pixel);
+    /// - kernel: in place, 16 B read + 16 B written;
+    /// - pipeline: 8 B of samples read + 8 B written (`UInt16` RGBA at either depth);
+    /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
+    var bytesPerPixel: Int {
+        switch kind {
+        case .copy(let buffer): return 2 * buffer.bytesPerPixel
+        case .kernel: return 2 * CopyBuffer.floatRGBA.bytesPerPixel
+        case .pipeline: return 2 * CopyBuffer.samplesRGBA.bytesPerPixel
+        case .netpbmDecode(let depth), .netpbmEncode(let depth):
+            return 3 * depth.fileBytesPerSample + 3 * MemoryLayout<UInt16>.stride
+        }
+    }
+
+    /// Bytes read + written per iteration.
+    var bytesMoved: Int { bytesPerPixel * pixels }
+
+    /// The copy this workload is measured against (nil for the copies themselves,
+    /// whose multiple is 1 by definition — they report it anyway via their own class).
+    var roofline: CopyBuffer? {
+        switch kind {
+        case .copy(let buffer): return buffer
+        case .kernel: return .floatRGBA
+        case .pipeline, .netpbmDecode, .netpbmEncode: return .samplesRGBA
+        }
+    }
+}
+
+/// Builds the benchmark list.
+///
+/// Enumerates `KernelCatalog.entries` × `KernelVariant.allCases` — nothing is listed by
+/// hand, so a new kernel or variant is benchmarked (and verified) without touching
+/// this file. The scalar variant comes first because it is the reference the others
+/// are checked against.
+enum WorkloadPlan {
+    /// The variants in run order: `.scalar` (the reference), then the rest in declaration order.
+    static var variants: [KernelVariant] {
+        KernelVariant.allCases.filter { $0 == .scalar } + KernelVariant.allCases.filter { $0 != .scalar }
+    }
+
+    /// The catalog entry the end-to-end pipeline runs: the full recipe.
+    static var pipelineEntry: CatalogEntry {
+        KernelCatalog.entry(named: "recipe") ?? KernelCatalog.entries[KernelCatalog.entries.count - 1]
+    }
+
+    /// Every workload for `size`, unfiltered, in run order.
+    static func all(for size: ImageSize) -> [Workload] {
+        var kinds: [Workload.Kind] = CopyBuffer.allCases.map { .copy($0) }
+        for entry in KernelCatalog.entries {
+            kinds += variants.map { .kernel(entry, $0) }
+        }
+        for depth in SampleDepth.allCases {
+            kinds.append(.pipeline(depth, nil, nil))
+            kinds += variants.map { .pipeline(depth, pipelineEntry, $0) }
+        }
+        for depth in SampleDepth.allCases {
+            kinds += [.netpbmDecode(depth), .netpbmEncode(depth)]
+        }
+        return kinds.map { Workload(kind: $0, size: size) }
+    }
+
+    /// The workloads selected by `filter` over all `sizes`, plus the roofline copy
+    /// of every buffer class a selected workload streams through (the rooflines always
+    /// run: every other figure is expressed against them).
+    ///
+    /// - Throws: a usage error if the filter selects nothing.
+    static func make(sizes: [ImageSize], filter: String?) throws(ToolError) -> [Workload] {
+        let regex: Regex<AnyRegexOutput>?
+        do { regex = try filter.map { try Regex($0) } } catch {
+            throw .usage("'--filter' is not a valid regular expression: \(error).")
+        }
+        var selected: [Workload] = []
+        for size in sizes {
+            let all = all(for: size)
+            let matching = all.filter { workload in regex.map { workload.name.contains($0) } ?? true }
+            let names = Set(matching.map(\.name))
+            let rooflines = Set(matching.compactMap { $0.roofline?.rawValue })
+            selected += all.filter { workload in
+                if case .copy(let buffer) = workload.kind { return rooflines.contains(buffer.rawValue) }
+                return names.contains(workload.name)
+            }
+        }
+        guard !selected.isEmpty else {
+            throw .usage("'--filter \(filter ?? "")' matches no benchmark; see the names with --list.")
+        }
+        return selected
+    }
+}

@@ -1,0 +1,37 @@
+// swift-tools-version: 6.0
+// PhotoKernels: SIMD photo-adjustment kernels, Netpbm I/O, a CLI and a benchmark.
+// No dependencies and no unsafeFlags, so the package stays usable as a dependency;
+// build for speed with `-Xswiftc -target-cpu -Xswiftc native` (see docs/performance.md).
+import PackageDescription
+
+let package = Package(
+    name: "PhotoKernels",
+    products: [
+        .library(name: "PhotoKernels", targets: ["PhotoKernels"]),
+        .library(name: "Netpbm", targets: ["Netpbm"]),
+        .executable(name: "photokernels", targets: ["PhotoKernelsCLI"]),
+        .executable(name: "photokernels-bench", targets: ["PhotoKernelsBenchmark"]),
+    ],
+    targets: [
+        // Image type, colour matrices, kernels (scalar + SIMD4), recipe and the row-band driver.
+        .target(name: "PhotoKernels"),
+        // Netpbm reader and writer; knows nothing of kernels.
+        .target(name: "Netpbm"),
+        // The command-line tool: parse, read, apply a recipe, write.
+        .executableTarget(
+            name: "PhotoKernelsCLI",
+            dependencies: ["PhotoKernels", "Netpbm"]
+        ),
+        // Times every kernel × variant against a memory-copy roofline; baselines and compare.
+        .executableTarget(
+            name: "PhotoKernelsBenchmark",
+            dependencies: ["PhotoKernels", "Netpbm"],
+            path: "Benchmarks/photokernels-bench"
+        ),
+        .testTarget(name: "PhotoKernelsTests", dependencies: ["PhotoKernels"], exclude: ["Vectors"]),
+        .testTarget(name: "NetpbmTests", dependencies: ["Netpbm"]),
+        .testTarget(name: "PhotoKernelsCLITests", dependencies: ["PhotoKernelsCLI", "PhotoKernels", "Netpbm"]),
+        .testTarget(name: "PhotoKernelsBenchmarkTests", dependencies: ["PhotoKernelsBenchmark"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

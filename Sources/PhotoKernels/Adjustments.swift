@@ -1,0 +1,260 @@
+import Foundation
+
+// The four adjustments of SwiftUI's `.saturation`, `.contrast`, `.brightness` and
+// `.hueRotation` modifiers (SPEC §2), applied in that order. Each has a scalar
+// reference written like its formula and a SIMD4 twin; `Adjustments` fuses the
+// chain into one `ColorMatrix`.
+
+extension ColorMatrix {
+    /// Saturation `s`: `C' = Y + s·(C − Y)`, the W3C `saturate` matrix `(1 − s)·L + s·I`.
+    /// Identity 1; 0 is grey.
+    public static func saturation(_ s: Double) -> ColorMatrix {
+        blend(1 - s, .luma, s, .identity)
+    }
+
+    /// Contrast `c`: `C' = (C − 0.5)·c + 0.5`, i.e. `c·I` with offset `(1 − c)/2`.
+    /// Identity 1; 0 is flat 50 % grey; negative inverts.
+    public static func contrast(_ c: Double) -> ColorMatrix {
+        ColorMatrix(SIMD3(c, 0, 0), SIMD3(0, c, 0), SIMD3(0, 0, c), offset: SIMD3(repeating: (1 - c) / 2))
+    }
+
+    /// Brightness `b`: `C' = C + b` (additive, as SwiftUI and CIColorControls). Identity 0.
+    public static func brightness(_ b: Double) -> ColorMatrix {
+        ColorMatrix(SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1), offset: SIMD3(repeating: b))
+    }
+
+    /// Hue rotation by `degrees`: the W3C `hueRotate` matrix
+    /// `H(θ) = L + cos θ·(I − L) + sin θ·K` (SPEC §2).
+    ///
+    /// Written as `I + (cos θ − 1)·(I − L) + sin θ·K`, the same matrix, so that θ = 0
+    /// gives `I` to the bit; θ is reduced modulo 360 first, so θ = 360·k is exactly
+    /// the identity too. Every row of `H` sums to 1 (up to rounding in `Double`), so
+    /// greys stay grey. Identity 0; positive angles turn red towards yellow.
+    public static func hueRotation(degrees: Double) -> ColorMatrix {
+        let reduced = degrees.truncatingRemainder(dividingBy: 360)
+        if reduced == 0 { return .identity }
+        let radians = reduced * .pi / 180
+        let (c, s) = (cos(radians), sin(radians))
+        let w = Luma.weightsDouble
+        let k = ColorMatrix(SIMD3(-w.x, -w.y, 1 - w.z),
+                            SIMD3(0.143, 0.140, -0.283),
+                            SIMD3(-(1 - w.x), w.y, w.z))
+        let iMinusL = blend(1, .identity, -1, .luma)
+        let turn = blend(c - 1, iMinusL, s, k)
+        return blend(1, .identity, 1, turn)
+    }
+}
+
+/// Saturation: `C' = Y + s·(C − Y)` with `Y` the Rec. 709 luma (SPEC §1–§2).
+///
+/// - `saturation`: unitless; identity 1, 0 is grey, 2 doubles the distance from grey;
+///   the sliders demo offers 0…2. Not clamped.
+/// - Source: W3C Filter Effects 1, `saturate`; SwiftUI `.saturation(_:)`.
+/// - Complexity: 3 multiplies for `Y`, then 3 multiply-adds per pixel.
+public struct Saturation: PixelKernel {
+    /// The saturation factor; identity 1.
+    public var saturation: Float
+    public var name: String { "saturation" }
+
+    /// A saturation kernel; `saturation` 1 leaves colours unchanged.
+    public init(_ saturation: Float) { self.saturation = saturation }
+
+    public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
+        let s = saturation
+        switch variant {
+        case .scalar:
+            for i in row.indices {
+                let (r, g, b) = (row[i].x, row[i].y, row[i].z)
+                let y = Luma.of(r, g, b)
+                row[i].x = y + s * (r - y)
+                row[i].y = y + s * (g - y)
+                row[i].z = y + s * (b - y)
+            }
+        case .simd4:
+            let w = Luma.weights
+            for i in row.indices {
+                let v = row[i]
+                let y = SIMD4(repeating: w.x * v.x + w.y * v.y + w.z * v.z)
+                row[i] = (y + s * (v - y)).replacing(with: v, where: alphaLane)
+            }
+        }
+    }
+}
+
+/// Contrast: `C' = (C − 0.5)·c + 0.5` (SPEC §2), pivoting on 50 % grey.
+///
+/// - `contrast`: unitless; identity 1, 0 is flat grey, negative inverts; the sliders
+///   demo offers 0.5…1.5. Not clamped.
+/// - Source: W3C Filter Effects 1 `contrast`, CIColorControls `inputContrast`,
+///   SwiftUI `.contrast(_:)`.
+/// - Complexity: one subtract, multiply and add per channel.
+public struct Contrast: PixelKernel {
+    /// The contrast factor; identity 1.
+    public var contrast: Float
+    public var name: String { "contrast" }
+
+    /// A contrast kernel; `contrast` 1 leaves colours unchanged.
+    public init(_ contrast: Float) { self.contrast = contrast }
+
+    public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
+        let c = contrast
+        switch variant {
+        case .scalar:
+            for i in row.indices {
+                row[i].x = (row[i].x - 0.5) * c + 0.5
+                row[i].y = (row[i].y - 0.5) * c + 0.5
+                row[i].z = (row[i].z - 0.5) * c + 0.5
+            }
+        case .simd4:
+            let half = SIMD4<Float>(repeating: 0.5), cv = SIMD4<Float>(repeating: c)
+            for i in row.indices {
+                let v = row[i]
+                row[i] = ((v - half) * cv + half).replacing(with: v, where: alphaLane)
+            }
+        }
+    }
+}
+
+/// Brightness: `C' = C + b` (SPEC §2), additive as in SwiftUI and CIColorControls
+/// (not CSS's multiplicative `brightness()`).
+///
+/// - `brightness`: in [0, 1] units of the working range; identity 0; the sliders
+///   demo offers −0.5…0.5. Not clamped.
+/// - Complexity: one add per channel.
+public struct Brightness: PixelKernel {
+    /// The offset added to R, G and B; identity 0.
+    public var brightness: Float
+    public var name: String { "brightness" }
+
+    /// A brightness kernel; `brightness` 0 leaves colours unchanged.
+    public init(_ brightness: Float) { self.brightness = brightness }
+
+    public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
+        let b = brightness
+        switch variant {
+        case .scalar:
+            for i in row.indices {
+                row[i].x = row[i].x + b
+                row[i].y = row[i].y + b
+                row[i].z = row[i].z + b
+            }
+        case .simd4:
+            let bv = SIMD4<Float>(repeating: b)
+            for i in row.indices {
+                let v = row[i]
+                row[i] = (v + bv).replacing(with: v, where: alphaLane)
+            }
+        }
+    }
+}
+
+/// Hue rotation: `C' = H(θ)·C` with the W3C `hueRotate` matrix (SPEC §2).
+///
+/// - `degrees`: the angle θ in degrees; identity 0 (and every multiple of 360); the
+///   sliders demo offers −180…180. The matrix is built in `Double` from θ reduced
+///   modulo 360 and rounded to `Float` once.
+/// - Greys stay grey at every angle (each row of `H` sums to 1).
+/// - Source: W3C Filter Effects 1, `hue-rotate`; SwiftUI `.hueRotation(_:)`.
+/// - Complexity: a 3×3 matrix product per pixel.
+public struct HueRotation: PixelKernel {
+    /// The angle in degrees; identity 0.
+    public let degrees: Double
+    let kernel: ColorMatrixKernel
+    public var name: String { "hue" }
+
+    /// A hue rotation by `degrees`.
+    public init(degrees: Double) {
+        self.degrees = degrees
+        kernel = ColorMatrixKernel(.hueRotation(degrees: degrees), name: "hue")
+    }
+
+    public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
+        kernel.apply(row, at: location, variant: variant)
+    }
+}
+
+/// The four adjustments of a photo editor's sliders, in SwiftUI's order:
+/// saturation → contrast → brightness → hue rotation (SPEC §2).
+///
+/// All four are affine and nothing clamps between them, so the chain is one matrix
+/// and offset, `M = H(θ)·c·S(s)`, `t = ((1 − c)/2 + b)·(1, 1, 1)` (`matrix`), built
+/// in `Double` and rounded to `Float` once (`kernel`). `sequentialKernels` runs the
+/// four one after another, as the readable reference for the fused form.
+///
+/// Encodes to JSON as `{"saturation": 1, "contrast": 1, "brightness": 0, "hue": 0}`.
+public struct Adjustments: Sendable, Hashable, Codable {
+    /// Saturation factor, identity 1 (slider range 0…2).
+    public var saturation: Double
+    /// Contrast factor, identity 1 (slider range 0.5…1.5).
+    public var contrast: Double
+    /// Additive brightness, identity 0 (slider range −0.5…0.5).
+    public var brightness: Double
+    /// Hue rotation in degrees, identity 0 (slider range −180…180).
+    public var hue: Double
+
+    /// The four adjustments; every default is the identity.
+    public init(saturation: Double = 1, contrast: Double = 1, brightness: Double = 0, hue: Double = 0) {
+        self.saturation = saturation
+        self.contrast = contrast
+        self.brightness = brightness
+        self.hue = hue
+    }
+
+    /// No adjustment at all: `(1, 1, 0, 0)`.
+    public static let identity = Adjustments()
+
+    /// Whether every value is its identity (hue 360·k counts as identity).
+    public var isIdentity: Bool {
+        saturation == 1 && contrast == 1 && brightness == 0 && hue.truncatingRemainder(dividingBy: 360) == 0
+    }
+
+    /// The fused transform `S(s)`, then contrast, then brightness, then `H(θ)`,
+    /// composed in `Double`.
+    public var matrix: ColorMatrix {
+        ColorMatrix.saturation(saturation)
+            .then(.contrast(contrast))
+            .then(.brightness(brightness))
+            .then(.hueRotation(degrees: hue))
+    }
+
+    /// The fused one-matrix kernel.
+    public var kernel: ColorMatrixKernel { ColorMatrixKernel(matrix, name: "adjustments") }
+
+    /// The four kernels in order, each one pass: the reference for `kernel`.
+    public var sequentialKernels: [any PixelKernel] {
+        [Saturation(Float(saturation)), Contrast(Float(contrast)), Brightness(Float(brightness)),
+         HueRotation(degrees: hue)]
+    }
+
+    /// The demo's "vivid" preset: brightness 0.05, contrast 1.2, saturation 1.7, hue 0.
+    public static let vivid = Adjustments(saturation: 1.7, contrast: 1.2, brightness: 0.05, hue: 0)
+    /// The demo's "noir" preset: brightness −0.05, contrast 1.35, saturation 0, hue 0.
+    public static let noir = Adjustments(saturation: 0, contrast: 1.35, brightness: -0.05, hue: 0)
+    /// The demo's "dream" preset: brightness 0.1, contrast 0.85, saturation 1.2, hue 60.
+    public static let dream = Adjustments(saturation: 1.2, contrast: 0.85, brightness: 0.1, hue: 60)
+}
+
+/// The sliders demo's named presets (SPEC §6).
+public enum Preset: String, Sendable, CaseIterable, Codable {
+    /// Punchy colour: saturation 1.7, contrast 1.2, brightness 0.05.
+    case vivid
+    /// Black and white with bite: saturation 0, contrast 1.35, brightness −0.05.
+    case noir
+    /// Soft and shifted: saturation 1.2, contrast 0.85, brightness 0.1, hue 60°.
+    case dream
+
+    /// The preset's slider values.
+    public var adjustments: Adjustments {
+        switch self {
+        case .vivid: .vivid
+        case .noir: .noir
+        case .dream: .dream
+        }
+    }
+
+    /// A one-line description for `photokernels effects`.
+    public var summary: String {
+        let a = adjustments
+        return "brightness \(a.brightness), contrast \(a.contrast), saturation \(a.saturation), hue \(a.hue)°"
+    }
+}

@@ -1,0 +1,169 @@
+/// Rec. 709 / sRGB luma (SPEC §1).
+///
+/// `Y = 0.2126 R + 0.7152 G + 0.0722 B`, the weights of the W3C Filter Effects
+/// `saturate` and `hue-rotate` matrices. The complements used by those matrices are
+/// computed as `1 − w` exactly; the W3C draft's printed 0.7873 is a rounding slip for
+/// `1 − 0.2126 = 0.7874`.
+public enum Luma {
+    /// `(wR, wG, wB)` in double precision, the source of every matrix.
+    public static let weightsDouble = SIMD3<Double>(0.2126, 0.7152, 0.0722)
+    /// `(wR, wG, wB, 0)` rounded to `Float`, for the scalar references and the
+    /// SIMD4 kernels that compute `Y` per pixel.
+    public static let weights = SIMD4<Float>(0.2126, 0.7152, 0.0722, 0)
+
+    /// The luma of one pixel, `wR·R + wG·G + wB·B`, summed left to right in `Float`.
+    @inline(__always)
+    public static func of(_ r: Float, _ g: Float, _ b: Float) -> Float {
+        weights.x * r + weights.y * g + weights.z * b
+    }
+}
+
+/// An affine colour transform `C' = M·C + t` on `(R, G, B)`; alpha is not part of it.
+///
+/// Every affine stage of the library — the four adjustments, sepia, the photo-effect
+/// looks — is one of these, and consecutive stages compose into one (SPEC §2
+/// "fused form"). The matrix and offset are held in `Double`; a kernel rounds them to
+/// `Float` once (`ColorMatrixKernel`), so a chain of stages costs one rounding, not one
+/// per stage (SPEC §0).
+///
+/// `rows[i]` is row `i` of `M`: `C'[i] = rows[i] · C + offset[i]`.
+public struct ColorMatrix: Sendable, Hashable {
+    /// The rows of the 3×3 matrix `M`.
+    public var rows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
+    /// The offset `t` added after the product.
+    public var offset: SIMD3<Double>
+
+    /// The transform `C' = M·C + t` with `M`'s rows given top to bottom.
+    public init(_ r0: SIMD3<Double>, _ r1: SIMD3<Double>, _ r2: SIMD3<Double>, offset: SIMD3<Double> = .zero) {
+        rows = (r0, r1, r2)
+        self.offset = offset
+    }
+
+    /// The identity: `M = I`, `t = 0`.
+    public static let identity = ColorMatrix(SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
+
+    /// Whether this is exactly the identity (then a pipeline skips it).
+    public var isIdentity: Bool { self == .identity }
+
+    /// Applies the transform to one colour in double precision (the reference the
+    /// tests compare kernels against).
+    public func applied(to c: SIMD3<Double>) -> SIMD3<Double> {
+        SIMD3((rows.0 * c).sum(), (rows.1 * c).sum(), (rows.2 * c).sum()) + offset
+    }
+
+    /// The transform that applies `self` first, then `next`:
+    /// `next ∘ self`, i.e. `M = M_next·M_self`, `t = M_next·t_self + t_next`.
+    ///
+    /// - Complexity: O(1), in `Double`.
+    public func then(_ next: ColorMatrix) -> ColorMatrix {
+        let columns = (SIMD3(rows.0.x, rows.1.x, rows.2.x),
+                       SIMD3(rows.0.y, rows.1.y, rows.2.y),
+                       SIMD3(rows.0.z, rows.1.z, rows.2.z))
+        func row(_ r: SIMD3<Double>) -> SIMD3<Double> {
+            SIMD3((r * columns.0).sum(), (r * columns.1).sum(), (r * columns.2).sum())
+        }
+        return ColorMatrix(row(next.rows.0), row(next.rows.1), row(next.rows.2),
+                           offset: next.applied(to: offset))
+    }
+
+    public static func == (a: ColorMatrix, b: ColorMatrix) -> Bool {
+        a.rows.0 == b.rows.0 && a.rows.1 == b.rows.1 && a.rows.2 == b.rows.2 && a.offset == b.offset
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(rows.0); hasher.combine(rows.1); hasher.combine(rows.2); hasher.combine(offset)
+    }
+}
+
+extension ColorMatrix {
+    /// `L`: the 3×3 matrix whose every row is the luma weights; `L·C = (Y, Y, Y)`.
+    static let luma = ColorMatrix(Luma.weightsDouble, Luma.weightsDouble, Luma.weightsDouble)
+
+    /// `a·A + b·B` for 3×3 parts (offsets ignored); used to build the W3C matrices.
+    static func blend(_ a: Double, _ x: ColorMatrix, _ b: Double, _ y: ColorMatrix) -> ColorMatrix {
+        ColorMatrix(a * x.rows.0 + b * y.rows.0, a * x.rows.1 + b * y.rows.1, a * x.rows.2 + b * y.rows.2)
+    }
+
+    /// Per-channel gain `C' = (r·R, g·G, b·B)`; identity `(1, 1, 1)`. Used by the
+    /// photo-effect looks (SPEC §5, own).
+    public static func gain(_ r: Double, _ g: Double, _ b: Double) -> ColorMatrix {
+        ColorMatrix(SIMD3(r, 0, 0), SIMD3(0, g, 0), SIMD3(0, 0, b))
+    }
+
+    /// Lift `C' = l + k·C` on every channel; identity `(0, 1)`. Used by the
+    /// photo-effect looks (SPEC §5, own).
+    public static func lift(_ l: Double, _ k: Double) -> ColorMatrix {
+        ColorMatrix(SIMD3(k, 0, 0), SIMD3(0, k, 0), SIMD3(0, 0, k), offset: SIMD3(repeating: l))
+    }
+}
+
+/// A `ColorMatrix` rounded to `Float` once, as a row kernel: the fused form of any
+/// chain of affine stages.
+///
+/// Scalar reference: `R' = m00·R + m01·G + m02·B + t0` (and likewise G', B'), summed
+/// left to right. SIMD4 schedule: `M`'s columns and `t` as `SIMD4<Float>` with a zero
+/// alpha lane, `C' = col0·R + col1·G + col2·B + t` with `R`, `G`, `B` broadcast —
+/// the same products and sums in the same order per channel, so the two agree to the
+/// bit. Alpha is restored from the input by a lane mask (bit-exact, even beside NaN).
+///
+/// Complexity: 9 multiplies and 9 adds per pixel; no allocation.
+public struct ColorMatrixKernel: PixelKernel {
+    /// The transform in double precision, as built.
+    public let matrix: ColorMatrix
+    /// A short name for reports, e.g. "adjustments".
+    public let name: String
+    // Columns of the Float matrix, alpha lane 0.
+    let column0, column1, column2, translation: SIMD4<Float>
+
+    /// Rounds `matrix` to `Float` once.
+    public init(_ matrix: ColorMatrix, name: String = "matrix") {
+        self.matrix = matrix
+        self.name = name
+        let r = matrix.rows
+        column0 = SIMD4(Float(r.0.x), Float(r.1.x), Float(r.2.x), 0)
+        column1 = SIMD4(Float(r.0.y), Float(r.1.y), Float(r.2.y), 0)
+        column2 = SIMD4(Float(r.0.z), Float(r.1.z), Float(r.2.z), 0)
+        translation = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
+    }
+
+    public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
+        switch variant {
+        case .scalar: applyScalar(row)
+        case .simd4: applySIMD4(row)
+        }
+    }
+
+    /// The reference: one channel at a time, in plain `Float`.
+    func applyScalar(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        let (m00, m10, m20) = (column0.x, column0.y, column0.z)
+        let (m01, m11, m21) = (column1.x, column1.y, column1.z)
+        let (m02, m12, m22) = (column2.x, column2.y, column2.z)
+        let (t0, t1, t2) = (translation.x, translation.y, translation.z)
+        for i in row.indices {
+            let r = row[i].x, g = row[i].y, b = row[i].z
+            row[i].x = m00 * r + m01 * g + m02 * b + t0
+            row[i].y = m10 * r + m11 * g + m12 * b + t1
+            row[i].z = m20 * r + m21 * g + m22 * b + t2
+        }
+    }
+
+    /// The SIMD4 schedule: one vector per pixel.
+    func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        guard let base = row.baseAddress else { return }
+        applyMatrixSIMD4(base, count: row.count, column0, column1, column2, translation)
+    }
+}
+
+/// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept.
+@inline(__always)
+func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+                      _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>) {
+    for i in 0..<count {
+        let v = p[i]
+        let out = c0 * v.x + c1 * v.y + c2 * v.z + t
+        p[i] = out.replacing(with: v, where: alphaLane)
+    }
+}
+
+/// The mask that selects the alpha lane of a pixel.
+let alphaLane: SIMDMask<SIMD4<Int32>> = [false, false, false, true]

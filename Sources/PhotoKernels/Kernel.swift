@@ -1,0 +1,136 @@
+import Dispatch
+import Foundation
+
+/// Which inner loop a kernel runs. Every kernel has both; they compute the same
+/// formula and agree within SPEC §8 (`|a − b| ≤ 1e-5` on inputs in [−1, 2]).
+public enum KernelVariant: String, Sendable, CaseIterable, Codable {
+    /// The readable reference: one `Float` channel at a time, written like the formula.
+    case scalar
+    /// The schedule: one `SIMD4<Float>` per pixel, matrix columns broadcast.
+    case simd4
+}
+
+/// Where a row lies in its image, for kernels whose result depends on position
+/// (the vignette). Colour kernels ignore it.
+public struct RowLocation: Sendable, Equatable {
+    /// The row index, 0 at the top.
+    public var y: Int
+    /// The image's width in pixels (the row's length).
+    public var imageWidth: Int
+    /// The image's height in pixels.
+    public var imageHeight: Int
+
+    /// A row `y` of an image `imageWidth × imageHeight`.
+    public init(y: Int, imageWidth: Int, imageHeight: Int) {
+        self.y = y
+        self.imageWidth = imageWidth
+        self.imageHeight = imageHeight
+    }
+}
+
+/// A per-pixel operation that runs in place over one row of straight-alpha RGBA
+/// `Float` pixels (SPEC §0).
+///
+/// A kernel is a small `Sendable` value holding its parameters, resolved once (a
+/// matrix rounded to `Float`, a radius squared); `apply` neither allocates, throws,
+/// nor knows about files or threads — the row-band driver (`Image.apply(_:variant:threads:)`)
+/// does that. Colour kernels never change alpha and never clamp.
+public protocol PixelKernel: Sendable {
+    /// A short name for reports and benchmarks, e.g. `"saturation"`.
+    var name: String { get }
+
+    /// Applies the kernel in place to `row`, the pixels `x = 0 ..< row.count` of row
+    /// `location.y`, with the inner loop `variant`.
+    ///
+    /// - Complexity: O(row.count).
+    func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant)
+}
+
+/// A pointer that may cross into `concurrentPerform`'s closure: each band touches
+/// only its own rows, so no two threads write the same memory.
+struct SendablePointer<Pointee>: @unchecked Sendable {
+    let base: UnsafeMutablePointer<Pointee>
+}
+
+/// Splits `rows` rows into bands and runs `body` on each, on up to `threads`
+/// threads with `DispatchQueue.concurrentPerform`.
+///
+/// Bands are contiguous so each thread streams through memory; results never depend
+/// on the thread count because every kernel is per pixel.
+enum RowBands {
+    /// The number of threads to use when a caller passes `nil`: every active core.
+    static var defaultThreads: Int { ProcessInfo.processInfo.activeProcessorCount }
+
+    static func forEach(rows: Int, threads: Int?, _ body: (Range<Int>) -> Void) {
+        let threads = max(1, min(threads ?? defaultThreads, rows))
+        if threads == 1 {
+            body(0..<rows)
+            return
+        }
+        // A few bands per thread smooths out an uneven start without costing locality.
+        let bands = min(rows, threads * 4)
+        withoutActuallyEscaping(body) { body in
+            let box = UncheckedBox(body)
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+                let start = rows * band / bands, end = rows * (band + 1) / bands
+                box.value(start..<end)
+            }
+        }
+    }
+}
+
+/// Lets a closure that only writes disjoint memory cross into `concurrentPerform`.
+struct UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+extension Image {
+    /// Applies `kernel` in place to every row, in row bands on `threads` threads.
+    ///
+    /// - Parameters:
+    ///   - kernel: the operation.
+    ///   - variant: `.simd4` (default) or the `.scalar` reference.
+    ///   - threads: how many threads; `nil` means every active core. The result is
+    ///     the same for every thread count.
+    /// - Complexity: O(width × height); no allocation beyond a copy-on-write of
+    ///   shared storage.
+    public mutating func apply(_ kernel: some PixelKernel, variant: KernelVariant = .simd4, threads: Int? = nil) {
+        apply([kernel], variant: variant, threads: threads)
+    }
+
+    /// Applies `kernels` in order, each row passing through all of them while it is
+    /// in cache (one pass over the image).
+    ///
+    /// - Complexity: O(width × height × kernels.count).
+    public mutating func apply(_ kernels: [any PixelKernel], variant: KernelVariant = .simd4, threads: Int? = nil) {
+        guard !kernels.isEmpty else { return }
+        let width = self.width, height = self.height
+        withUnsafeMutablePixels { buffer in
+            let base = SendablePointer(base: buffer.baseAddress!)
+            RowBands.forEach(rows: height, threads: threads) { rows in
+                for y in rows {
+                    let row = UnsafeMutableBufferPointer(start: base.base + y * width, count: width)
+                    let location = RowLocation(y: y, imageWidth: width, imageHeight: height)
+                    for kernel in kernels {
+                        kernel.apply(row, at: location, variant: variant)
+                    }
+                }
+            }
+        }
+    }
+
+    /// A copy of the image with `kernel` applied; see `apply(_:variant:threads:)`.
+    public func applying(_ kernel: some PixelKernel, variant: KernelVariant = .simd4, threads: Int? = nil) -> Image {
+        var copy = self
+        copy.apply(kernel, variant: variant, threads: threads)
+        return copy
+    }
+
+    /// A copy of the image with `kernels` applied in order.
+    public func applying(_ kernels: [any PixelKernel], variant: KernelVariant = .simd4, threads: Int? = nil) -> Image {
+        var copy = self
+        copy.apply(kernels, variant: variant, threads: threads)
+        return copy
+    }
+}

@@ -1,0 +1,141 @@
+// Monochrome (SPEC §5): tint an image's luma towards one colour, CIColorMonochrome-
+// like. Piecewise in the luma, so not affine: it cannot fuse into a ColorMatrix and
+// runs as its own kernel.
+
+/// A monochrome tint (CIColorMonochrome-like, SPEC §5): every pixel becomes a shade of
+/// `color` chosen by its luma, blended with the original by `intensity`.
+///
+/// On each channel `C` of R, G, B with tint `k` (alpha unchanged, never clamped):
+/// ```
+/// Y  = 0.2126 R + 0.7152 G + 0.0722 B                (SPEC §1)
+/// m  = 2·Y·k                  if Y < 0.5
+///    = 1 − 2·(1 − Y)·(1 − k)  otherwise              (an "overlay" of k on Y)
+/// C' = C + i·(m − C)
+/// ```
+/// Black (Y = 0) stays black, grey 0.5 becomes `k`, white (Y = 1) stays white; the
+/// map from Y to m is continuous and piecewise linear. A NaN channel makes Y NaN, so
+/// all three channels of that pixel become NaN (both branches are NaN); no other pixel
+/// is affected.
+///
+/// - `color`: the tint `k`, one value per channel in [0, 1] (not clamped); default
+///   (0.6, 0.45, 0.3), a warm brown. `k = (0.5, 0.5, 0.5)` maps every pixel to its
+///   grey `(Y, Y, Y)` at intensity 1.
+/// - `intensity`: `i ≥ 0` (documented, not enforced); identity 0 (the kernel then
+///   returns without touching a pixel), full tint 1, values above 1 extrapolate.
+/// - Source: the formula of GPUImage's `GPUImageMonochromeFilter` and Vidvox ISF's
+///   "Color Monochrome", which agree [impl]; Core Image does not document
+///   CIColorMonochrome's curve.
+///
+/// JSON (`Codable`): `{"color": [0.6, 0.45, 0.3], "intensity": 1}`; missing fields
+/// take the defaults; NaN or infinite numbers and a colour that is not three numbers
+/// are decoding errors.
+///
+/// Schedules: `.scalar` is the formula per channel with a branch on `Y < 0.5`;
+/// `.simd4` computes `Y` once, both branches on the pixel's four lanes, and selects
+/// with the mask `Y < 0.5` — the same operations in the same order per channel, so
+/// the two agree to the bit.
+///
+/// Complexity: O(n) per row of n pixels; no allocation.
+public struct Monochrome: PixelKernel, Hashable {
+    /// The tint `k` (R, G, B), each nominally in [0, 1]; default (0.6, 0.45, 0.3).
+    public var color: SIMD3<Double>
+    /// The blend with the original, `i ≥ 0`; identity 0, default 1.
+    public var intensity: Double
+
+    /// `"monochrome"`.
+    public var name: String { "monochrome" }
+
+    /// The default tint, (0.6, 0.45, 0.3).
+    public static let defaultColor = SIMD3<Double>(0.6, 0.45, 0.3)
+
+    /// A monochrome tint; the defaults are CIColorMonochrome-like brown at full strength.
+    public init(color: SIMD3<Double> = SIMD3(0.6, 0.45, 0.3), intensity: Double = 1) {
+        self.color = color
+        self.intensity = intensity
+    }
+
+    /// The filter strip's "B&W": `k = (0.6, 0.6, 0.6)`, `i = 1` — a neutral black and
+    /// white with slightly lifted mid-tones (grey 0.5 becomes 0.6).
+    public static let blackAndWhite = Monochrome(color: SIMD3(repeating: 0.6), intensity: 1)
+
+    /// Whether the kernel changes nothing (intensity 0).
+    public var isIdentity: Bool { intensity == 0 }
+
+    /// Applies the tint in place to one row of straight-alpha RGBA pixels (A kept);
+    /// returns at once when the intensity is 0. The row's position is not used.
+    ///
+    /// - Complexity: O(row.count); no allocation.
+    public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
+        guard !isIdentity, let base = row.baseAddress else { return }
+        // Rounded to Float once; both schedules read these same values.
+        let k = SIMD4<Float>(Float(color.x), Float(color.y), Float(color.z), 0)
+        let i = Float(intensity)
+        switch variant {
+        case .scalar: Monochrome.applyScalar(base, count: row.count, k: k, intensity: i)
+        case .simd4: Monochrome.applySIMD4(base, count: row.count, k: k, intensity: i)
+        }
+    }
+
+    /// The reference: SPEC §5 as written, one channel at a time.
+    static func applyScalar(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, k: SIMD4<Float>, intensity i: Float) {
+        @inline(__always)
+        func tone(_ y: Float, _ k: Float) -> Float {
+            y < 0.5 ? 2 * y * k : 1 - 2 * (1 - y) * (1 - k)
+        }
+        for x in 0..<count {
+            let r = p[x].x, g = p[x].y, b = p[x].z
+            let y = Luma.of(r, g, b)
+            p[x].x = r + i * (tone(y, k.x) - r)
+            p[x].y = g + i * (tone(y, k.y) - g)
+            p[x].z = b + i * (tone(y, k.z) - b)
+        }
+    }
+
+    /// The schedule: `Y` broadcast, both branches as vectors, one mask select.
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, k: SIMD4<Float>, intensity: Float) {
+        let w = Luma.weights
+        let oneMinusK = 1 - k
+        let i = SIMD4<Float>(repeating: intensity)
+        for x in 0..<count {
+            let v = p[x]
+            let y = SIMD4<Float>(repeating: w.x * v.x + w.y * v.y + w.z * v.z)
+            let dark = 2 * y * k
+            let light = 1 - 2 * (1 - y) * oneMinusK
+            let m = light.replacing(with: dark, where: y .< 0.5)
+            p[x] = (v + i * (m - v)).replacing(with: v, where: alphaLane)
+        }
+    }
+}
+
+extension Monochrome: Codable {
+    private enum CodingKeys: String, CodingKey { case color, intensity }
+
+    /// Decodes `{"color": [r, g, b], "intensity": i}`; missing fields take the defaults.
+    ///
+    /// - Throws: `DecodingError` for a colour that is not three finite numbers or a
+    ///   non-finite intensity.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        var color = Monochrome.defaultColor
+        if let list = try c.decodeIfPresent([Double].self, forKey: .color) {
+            guard list.count == 3, list.allSatisfy(\.isFinite) else {
+                throw DecodingError.dataCorruptedError(forKey: .color, in: c,
+                    debugDescription: "color must be three finite numbers [R, G, B], found \(list)")
+            }
+            color = SIMD3(list[0], list[1], list[2])
+        }
+        let intensity = try c.decodeIfPresent(Double.self, forKey: .intensity) ?? 1
+        guard intensity.isFinite else {
+            throw DecodingError.dataCorruptedError(forKey: .intensity, in: c,
+                debugDescription: "intensity must be a finite number, found \(intensity)")
+        }
+        self.init(color: color, intensity: intensity)
+    }
+
+    /// Encodes both fields, the colour as a three-number array.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode([color.x, color.y, color.z], forKey: .color)
+        try c.encode(intensity, forKey: .intensity)
+    }
+}

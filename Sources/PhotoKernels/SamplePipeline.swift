@@ -1,0 +1,119 @@
+/// Runs kernels from integer samples to integer samples in one pass over row bands:
+/// each row is decoded into a small `Float` scratch row (in cache), passed through
+/// every kernel, and encoded straight into the output — no full `Float` image in
+/// between.
+///
+/// Input and output are interleaved rasters (rows top to bottom, `layout.channelCount`
+/// samples per pixel, no padding). Decoding and encoding follow SPEC §0 exactly
+/// (`v / maxval`; clamp once, round half to even), through the same functions as
+/// `Image(width:height:layout:maxval:samples:)` and `Image.samples(layout:maxval:)`,
+/// so this path gives the same samples as decoding to an `Image`, applying the
+/// kernels and encoding it.
+public enum SamplePipeline {
+    /// Applies `kernels` to a `width × height` raster.
+    ///
+    /// - Parameters:
+    ///   - kernels: applied in order to each row; empty means decode → encode only
+    ///     (which returns the input samples unchanged when layouts and maxvals match).
+    ///   - input: `width × height × inputLayout.channelCount` samples ≤ `inputMaxval`,
+    ///     `UInt8` (maxval ≤ 255) or `UInt16`; likewise `output`.
+    ///   - inputLayout, inputMaxval: how to read `input` (maxval 1…65535).
+    ///   - output: room for `width × height × outputLayout.channelCount` samples.
+    ///   - outputLayout, outputMaxval: how to write `output`.
+    ///   - variant: the kernels' inner loop.
+    ///   - threads: thread count, `nil` for every core; the result never depends on it.
+    /// - Precondition: the buffer sizes match (programming error).
+    /// - Complexity: O(width × height × kernels.count); allocates one scratch row per band.
+    public static func run(
+        _ kernels: [any PixelKernel], width: Int, height: Int,
+        input: UnsafeBufferPointer<UInt8>, inputLayout: SampleLayout, inputMaxval: Int,
+        output: UnsafeMutableBufferPointer<UInt8>, outputLayout: SampleLayout, outputMaxval: Int,
+        variant: KernelVariant = .simd4, threads: Int? = nil
+    ) {
+        runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
+                output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
+    }
+
+    /// The same, from `UInt16` to `UInt16` samples.
+    public static func run(
+        _ kernels: [any PixelKernel], width: Int, height: Int,
+        input: UnsafeBufferPointer<UInt16>, inputLayout: SampleLayout, inputMaxval: Int,
+        output: UnsafeMutableBufferPointer<UInt16>, outputLayout: SampleLayout, outputMaxval: Int,
+        variant: KernelVariant = .simd4, threads: Int? = nil
+    ) {
+        runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
+                output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
+    }
+
+    /// The same, from `UInt8` to `UInt16` samples.
+    public static func run(
+        _ kernels: [any PixelKernel], width: Int, height: Int,
+        input: UnsafeBufferPointer<UInt8>, inputLayout: SampleLayout, inputMaxval: Int,
+        output: UnsafeMutableBufferPointer<UInt16>, outputLayout: SampleLayout, outputMaxval: Int,
+        variant: KernelVariant = .simd4, threads: Int? = nil
+    ) {
+        runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
+                output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
+    }
+
+    /// The same, from `UInt16` to `UInt8` samples.
+    public static func run(
+        _ kernels: [any PixelKernel], width: Int, height: Int,
+        input: UnsafeBufferPointer<UInt16>, inputLayout: SampleLayout, inputMaxval: Int,
+        output: UnsafeMutableBufferPointer<UInt8>, outputLayout: SampleLayout, outputMaxval: Int,
+        variant: KernelVariant = .simd4, threads: Int? = nil
+    ) {
+        runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
+                output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
+    }
+
+    // One generic body, specialised by the compiler for each public overload above
+    // (a public generic would run unspecialised when called from another module).
+    static func runRows<Input: FixedWidthInteger & UnsignedInteger, Output: FixedWidthInteger & UnsignedInteger>(
+        _ kernels: [any PixelKernel], width: Int, height: Int,
+        input: UnsafeBufferPointer<Input>, inputLayout: SampleLayout, inputMaxval: Int,
+        output: UnsafeMutableBufferPointer<Output>, outputLayout: SampleLayout, outputMaxval: Int,
+        variant: KernelVariant, threads: Int?
+    ) {
+        precondition(inputMaxval <= Int(Input.max) && outputMaxval <= Int(Output.max),
+                     "maxval does not fit the sample type")
+        checkRaster(width: width, height: height, layout: inputLayout, maxval: inputMaxval, count: input.count)
+        checkRaster(width: width, height: height, layout: outputLayout, maxval: outputMaxval, count: output.count)
+        let source = UncheckedBox(input.baseAddress!), destination = SendablePointer(base: output.baseAddress!)
+        let inChannels = inputLayout.channelCount, outChannels = outputLayout.channelCount
+        RowBands.forEach(rows: height, threads: threads) { rows in
+            let scratch = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width)
+            defer { scratch.deallocate() }
+            for y in rows {
+                SampleConversion.decode(source.value + y * width * inChannels, layout: inputLayout,
+                                        maxval: inputMaxval, into: scratch.baseAddress!, count: width)
+                let location = RowLocation(y: y, imageWidth: width, imageHeight: height)
+                for kernel in kernels { kernel.apply(scratch, at: location, variant: variant) }
+                SampleConversion.encode(scratch.baseAddress!, count: width, layout: outputLayout,
+                                        maxval: outputMaxval, into: destination.base + y * width * outChannels)
+            }
+        }
+    }
+
+    /// Applies `kernels` to a raster held in an array and returns the new raster;
+    /// see `run(_:width:height:input:inputLayout:inputMaxval:output:outputLayout:outputMaxval:variant:threads:)`.
+    ///
+    /// - Complexity: O(width × height × kernels.count); allocates the output.
+    public static func run(
+        _ kernels: [any PixelKernel], width: Int, height: Int,
+        samples: [UInt16], layout: SampleLayout, maxval: Int,
+        outputLayout: SampleLayout? = nil, outputMaxval: Int? = nil,
+        variant: KernelVariant = .simd4, threads: Int? = nil
+    ) -> [UInt16] {
+        let outputLayout = outputLayout ?? layout, outputMaxval = outputMaxval ?? maxval
+        let count = width * height * outputLayout.channelCount
+        return [UInt16](unsafeUninitializedCapacity: count) { output, initialized in
+            samples.withUnsafeBufferPointer { input in
+                run(kernels, width: width, height: height, input: input, inputLayout: layout, inputMaxval: maxval,
+                    output: output, outputLayout: outputLayout, outputMaxval: outputMaxval,
+                    variant: variant, threads: threads)
+            }
+            initialized = count
+        }
+    }
+}

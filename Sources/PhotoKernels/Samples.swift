@@ -1,0 +1,250 @@
+/// How integer samples are arranged inside one pixel of an integer raster.
+///
+/// The raster itself is interleaved: rows top to bottom, pixels left to right,
+/// `channelCount` samples per pixel, no padding, exactly as Netpbm and PAM store it.
+public enum SampleLayout: Int, Sendable, CaseIterable, Codable {
+    /// One grey sample `Y`; decodes to `R = G = B = Y`, `A = 1`.
+    case gray = 1
+    /// Grey then straight alpha: `Y A`.
+    case grayAlpha = 2
+    /// `R G B`; decodes with `A = 1`.
+    case rgb = 3
+    /// `R G B A`, straight alpha.
+    case rgba = 4
+
+    /// Samples per pixel: 1, 2, 3 or 4.
+    public var channelCount: Int { rawValue }
+
+    /// Whether the last sample of each pixel is opacity.
+    public var hasAlpha: Bool { self == .grayAlpha || self == .rgba }
+
+    /// Whether colour is one grey sample.
+    public var isGray: Bool { self == .gray || self == .grayAlpha }
+
+    /// The layout with `channelCount` samples per pixel, or `nil` outside 1…4.
+    public init?(channelCount: Int) { self.init(rawValue: channelCount) }
+
+    /// The layout with the given colour model and alpha.
+    public init(gray: Bool, alpha: Bool) {
+        switch (gray, alpha) {
+        case (true, false): self = .gray
+        case (true, true): self = .grayAlpha
+        case (false, false): self = .rgb
+        case (false, true): self = .rgba
+        }
+    }
+}
+
+/// The mapping between integer samples and the `Float` working range (SPEC §0).
+///
+/// - Decoding sample `v` of a raster with maximum value `maxval`:
+///   `x = Float(v) / Float(maxval)` — a correctly rounded division, so 0 ↦ 0 and
+///   `maxval` ↦ 1 exactly.
+/// - Encoding: `v = round(clamp(x, 0, 1) · maxval)`, rounding half to even; NaN and
+///   −∞ encode as 0, +∞ as `maxval`. Encoding never traps.
+///
+/// Decoding then encoding with the same `maxval` returns every integer unchanged
+/// (the product `Float(v)/m · m` lies within a few ulps of `v`, far from a .5 tie);
+/// the tests check all 256 and all 65536 values.
+public enum SampleCoding {
+    /// The largest `maxval` a raster may have (16-bit samples).
+    public static let maxvalRange: ClosedRange<Int> = 1...65535
+
+    /// Decodes one sample: `Float(v) / Float(maxval)`.
+    ///
+    /// - Parameters:
+    ///   - sample: the integer sample, nominally `0…maxval` (larger values decode
+    ///     above 1; they are not rejected here).
+    ///   - maxval: the raster's maximum value, 1…65535.
+    @inline(__always)
+    public static func decode<Sample: FixedWidthInteger & UnsignedInteger>(_ sample: Sample, maxval: Float) -> Float {
+        Float(sample) / maxval
+    }
+
+    /// Encodes one value: `round_half_even(clamp(x, 0, 1) · maxval)`; NaN ↦ 0.
+    ///
+    /// The comparisons are written so that NaN fails both and lands on 0.
+    /// - Parameters:
+    ///   - x: a working-range value (any `Float`, including NaN and ±∞).
+    ///   - maxval: the target maximum value, 1…65535, as a `Float`.
+    @inline(__always)
+    public static func encode(_ x: Float, maxval: Float) -> UInt16 {
+        var c: Float = x > 0 ? x : 0   // NaN and negatives → 0
+        c = c < 1 ? c : 1              // +∞ → 1
+        return UInt16((c * maxval).rounded(.toNearestOrEven))
+    }
+}
+
+// Range checks for the public conversions, shared so each entry point reads the same.
+@usableFromInline
+func checkRaster(width: Int, height: Int, layout: SampleLayout, maxval: Int, count: Int) {
+    precondition(width >= 1 && height >= 1, "width and height must be at least 1")
+    precondition(SampleCoding.maxvalRange.contains(maxval), "maxval must be in 1…65535, got \(maxval)")
+    let (pixels, o1) = width.multipliedReportingOverflow(by: height)
+    let (samples, o2) = pixels.multipliedReportingOverflow(by: layout.channelCount)
+    precondition(!o1 && !o2 && samples == count,
+                 "raster holds \(count) samples; \(width)×\(height)×\(layout.channelCount) expected")
+}
+
+extension Image {
+    /// Decodes an interleaved integer raster into an image (SPEC §0).
+    ///
+    /// Each sample becomes `Float(v) / Float(maxval)`; grey layouts set `R = G = B`;
+    /// layouts without alpha set `A = 1`.
+    ///
+    /// - Parameters:
+    ///   - width, height: the raster size in pixels, each ≥ 1.
+    ///   - layout: samples per pixel and their meaning.
+    ///   - maxval: the value that means 1.0, 1…65535.
+    ///   - samples: `width × height × layout.channelCount` samples, row-major.
+    /// - Precondition: the sizes agree (a programming error: the Netpbm reader has
+    ///   already validated untrusted input).
+    /// - Complexity: O(width × height).
+    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int, samples: UnsafeBufferPointer<UInt16>) {
+        checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
+        let count = width * height
+        let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: count) { out, initialized in
+            SampleConversion.decode(samples.baseAddress!, layout: layout, maxval: maxval,
+                                    into: out.baseAddress!, count: count)
+            initialized = count
+        }
+        self.init(width: width, height: height, pixels: pixels)
+    }
+
+    /// Decodes an interleaved 16-bit raster; see `init(width:height:layout:maxval:samples:)`.
+    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int, samples: [UInt16]) {
+        self = samples.withUnsafeBufferPointer {
+            Image(width: width, height: height, layout: layout, maxval: maxval, samples: $0)
+        }
+    }
+
+    /// Decodes an interleaved 8-bit raster (`maxval` ≤ 255); see
+    /// `init(width:height:layout:maxval:samples:)`.
+    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int = 255, samples: [UInt8]) {
+        precondition(maxval <= 255, "8-bit samples need maxval ≤ 255")
+        checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
+        let count = width * height
+        let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: count) { out, initialized in
+            samples.withUnsafeBufferPointer { source in
+                SampleConversion.decode(source.baseAddress!, layout: layout, maxval: maxval,
+                                        into: out.baseAddress!, count: count)
+            }
+            initialized = count
+        }
+        self.init(width: width, height: height, pixels: pixels)
+    }
+
+    /// Encodes the image as an interleaved integer raster (SPEC §0).
+    ///
+    /// Every value is clamped to [0, 1] once, here, then scaled by `maxval` and
+    /// rounded half to even; NaN encodes as 0. A grey layout stores the Rec. 709
+    /// luma `Y = 0.2126 R + 0.7152 G + 0.0722 B` (SPEC §1), which is the grey itself
+    /// when `R = G = B`; a layout without alpha drops `A`.
+    ///
+    /// - Parameters:
+    ///   - layout: samples per pixel to produce.
+    ///   - maxval: the value that 1.0 maps to, 1…65535.
+    /// - Returns: `width × height × layout.channelCount` samples, row-major.
+    /// - Complexity: O(width × height).
+    public func samples(layout: SampleLayout, maxval: Int) -> [UInt16] {
+        precondition(SampleCoding.maxvalRange.contains(maxval), "maxval must be in 1…65535, got \(maxval)")
+        let count = pixelCount * layout.channelCount
+        return [UInt16](unsafeUninitializedCapacity: count) { out, initialized in
+            withUnsafePixels { pixels in
+                SampleConversion.encode(pixels.baseAddress!, count: pixelCount, layout: layout,
+                                        maxval: maxval, into: out.baseAddress!)
+            }
+            initialized = count
+        }
+    }
+
+    /// Whether every pixel has `R == G == B` (a grey image: it loses nothing when
+    /// written with a grey layout).
+    ///
+    /// - Complexity: O(width × height).
+    public var isGray: Bool {
+        pixels.allSatisfy { $0.x == $0.y && $0.y == $0.z }
+    }
+
+    /// Whether every alpha value is exactly 1 (nothing is lost by dropping alpha).
+    ///
+    /// - Complexity: O(width × height).
+    public var isOpaque: Bool {
+        pixels.allSatisfy { $0.w == 1 }
+    }
+}
+
+/// The conversion loops behind `Image`'s sample initialisers and encoders, over raw
+/// pointers so the row-band pipeline can call them on one row at a time.
+enum SampleConversion {
+    /// Decodes `count` pixels of `layout` from `source` into `destination`.
+    /// Generic over the sample width; the compiler specialises it for `UInt8` and `UInt16`.
+    static func decode<Sample: FixedWidthInteger & UnsignedInteger>(
+        _ source: UnsafePointer<Sample>, layout: SampleLayout, maxval: Int,
+                       into destination: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        let m = Float(maxval)
+        switch layout {
+        case .gray:
+            for i in 0..<count {
+                let y = SampleCoding.decode(source[i], maxval: m)
+                (destination + i).initialize(to: SIMD4(y, y, y, 1))
+            }
+        case .grayAlpha:
+            for i in 0..<count {
+                let y = SampleCoding.decode(source[2 * i], maxval: m)
+                let a = SampleCoding.decode(source[2 * i + 1], maxval: m)
+                (destination + i).initialize(to: SIMD4(y, y, y, a))
+            }
+        case .rgb:
+            for i in 0..<count {
+                let s = source + 3 * i
+                (destination + i).initialize(to: SIMD4(
+                    SampleCoding.decode(s[0], maxval: m), SampleCoding.decode(s[1], maxval: m),
+                    SampleCoding.decode(s[2], maxval: m), 1))
+            }
+        case .rgba:
+            let mv = SIMD4<Float>(repeating: m)
+            for i in 0..<count {
+                // The same correctly rounded division as `SampleCoding.decode`, four lanes at once.
+                let s = source + 4 * i
+                (destination + i).initialize(to: SIMD4(Float(s[0]), Float(s[1]), Float(s[2]), Float(s[3])) / mv)
+            }
+        }
+    }
+
+    /// Encodes `count` pixels from `source` as `layout` samples into `destination`.
+    static func encode<Sample: FixedWidthInteger & UnsignedInteger>(
+        _ source: UnsafePointer<SIMD4<Float>>, count: Int, layout: SampleLayout, maxval: Int,
+        into destination: UnsafeMutablePointer<Sample>) {
+        let m = Float(maxval)
+        let w = Luma.weights
+        switch layout {
+        case .gray:
+            for i in 0..<count {
+                let p = source[i]
+                (destination + i).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(w.x * p.x + w.y * p.y + w.z * p.z, maxval: m)))
+            }
+        case .grayAlpha:
+            for i in 0..<count {
+                let p = source[i]
+                (destination + 2 * i).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(w.x * p.x + w.y * p.y + w.z * p.z, maxval: m)))
+                (destination + 2 * i + 1).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.w, maxval: m)))
+            }
+        case .rgb:
+            for i in 0..<count {
+                let p = source[i], d = destination + 3 * i
+                d.initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.x, maxval: m)))
+                (d + 1).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.y, maxval: m)))
+                (d + 2).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.z, maxval: m)))
+            }
+        case .rgba:
+            for i in 0..<count {
+                let p = source[i], d = destination + 4 * i
+                d.initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.x, maxval: m)))
+                (d + 1).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.y, maxval: m)))
+                (d + 2).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.z, maxval: m)))
+                (d + 3).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.w, maxval: m)))
+            }
+        }
+    }
+}

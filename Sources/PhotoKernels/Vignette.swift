@@ -1,0 +1,349 @@
+import Foundation
+
+// The vignette (SPEC §4): a radial gain that darkens (or, with negative intensity,
+// brightens) pixels by their distance from a centre. Two parameterisations share one
+// core: Core Image's CIVignette (radius relative to the half-diagonal, no inner
+// radius) and CIVignetteEffect (centre, radius and falloff in pixels). Geometry is
+// resolved per row from the image size, so one `Vignette` value fits any image.
+
+/// A radial darkening `C' = g·C` with `g = 1 − i·smoothstep(r0, r1, |p − c|)`
+/// (SPEC §4); alpha unchanged, never clamped.
+///
+/// **Geometry.** Pixel `(x, y)` of a `W × H` image is sampled at its centre
+/// `p = (x + 0.5, y + 0.5)`, in pixels, origin at the top-left corner, y down. With
+/// `d = |p − c|`:
+/// ```
+/// u = clamp((d − r0)/(r1 − r0), 0, 1),  t = u²·(3 − 2u)      (smoothstep)
+/// if r1 ≤ r0:  t = (d ≥ r0) ? 1 : 0                           (a hard edge)
+/// g = 1 − i·t
+/// ```
+/// so `g = 1` inside `r0`, `g = 1 − i` beyond `r1`, and a smooth S-curve between.
+///
+/// **Forms.**
+/// - `vignette(intensity:radius:)` (CIVignette-like): `c = (W/2, H/2)`,
+///   `D = √((W/2)² + (H/2)²)` (the half-diagonal), `r0 = 0`, `r1 = radius·D`.
+/// - `vignetteEffect(center:radius:intensity:falloff:)` (CIVignetteEffect-like):
+///   `r0 = R·(1 − φ)`, `r1 = R·(1 + φ)`; centre defaults to the image centre and
+///   `R` to `min(W, H)/2`.
+///
+/// **Properties.** The result depends only on the pixel position and the image
+/// size: it is symmetric under transposition (a `W × H` result transposed equals the
+/// `H × W` result of the transposed input, bit for bit, for the CIVignette form and
+/// any effect form whose centre is transposed with it), mirror-symmetric about a
+/// centred `c`, and the centre pixel of an odd-sized image is unchanged when
+/// `r1 > 0`. Intensity 0 is the identity to the bit (the kernel returns at once).
+///
+/// **JSON** (`Codable`): a keyed object with a `"form"` discriminator,
+/// ```
+/// {"form": "vignette", "intensity": 1, "radius": 1}
+/// {"form": "effect", "center": [x, y], "radius": R, "intensity": 1, "falloff": 0.5}
+/// ```
+/// `center` and `radius` of the effect form are omitted when they are the
+/// per-image defaults. When decoding, `"form"` may be left out: an object with
+/// `center` or `falloff` is the effect form, otherwise the CIVignette form. Missing
+/// numbers take Core Image's defaults (CIVignette: intensity 0, radius 1; effect:
+/// intensity 1, falloff 0.5). NaN or infinite numbers, a `center` that is not two
+/// numbers, an unknown form, or a key of the other form are decoding errors.
+///
+/// **Schedules.** `.scalar` computes each pixel as written (a square root and a
+/// division). `.simd4` computes the gains of four neighbouring pixels in the lanes of
+/// one `SIMD4<Float>`: it compares `d²` against the squared radii (exact thresholds,
+/// so it picks "inside", "band" or "outside" exactly as the scalar does), takes a
+/// vector square root only for the smoothstep band, multiplies by a precomputed
+/// `1/(r1 − r0)`, then scales each pixel by its lane. The two agree within 1e-6.
+///
+/// Complexity: O(n) per row of n pixels plus O(1) to resolve the geometry; no
+/// allocation.
+///
+/// Sources: CIVignette and CIVignetteEffect parameter names, ranges and defaults
+/// (Core Image Filter Reference) [doc]; the smoothstep curve follows GLSL's
+/// `smoothstep` [doc: GLSL spec]; the exact radii in pixels are this library's
+/// choice [own] — Core Image does not document its curve.
+public struct Vignette: PixelKernel, Codable, Hashable {
+    /// The two parameterisations of SPEC §4.
+    public enum Form: Sendable, Hashable {
+        /// CIVignette: `intensity` (Core Image range −1…1, default 0; larger values are
+        /// allowed, negative brightens) and `radius` as a fraction of the half-diagonal
+        /// (Core Image range 0…2, default 1).
+        case vignette(intensity: Double, radius: Double)
+        /// CIVignetteEffect: `center` in pixels from the top-left corner (`nil`: the
+        /// image centre), `radius` in pixels (`nil`: `min(W, H)/2`), `intensity`
+        /// (default 1) and `falloff` as a fraction of the radius (default 0.5).
+        case effect(center: SIMD2<Double>?, radius: Double?, intensity: Double, falloff: Double)
+    }
+
+    /// Which form, with its parameters.
+    public var form: Form
+
+    /// A vignette of the given form.
+    public init(_ form: Form) { self.form = form }
+
+    /// The CIVignette form: darken towards the corners of the whole frame.
+    ///
+    /// - Parameters:
+    ///   - intensity: how dark the outside gets, `g = 1 − intensity` at and beyond
+    ///     `r1`; identity 0; Core Image's slider is −1…1, negative brightens. Not
+    ///     clamped.
+    ///   - radius: `r1` as a fraction of the half-diagonal `D = √((W/2)² + (H/2)²)`;
+    ///     1 reaches the corners exactly, 2 is gentler; 0 gives a uniform gain of
+    ///     `1 − intensity`.
+    public static func vignette(intensity: Double, radius: Double) -> Vignette {
+        Vignette(.vignette(intensity: intensity, radius: radius))
+    }
+
+    /// The CIVignetteEffect form: a ring of given centre, radius and softness.
+    ///
+    /// - Parameters:
+    ///   - center: the ring's centre in pixels, origin top-left, y down; `nil` is the
+    ///     image centre `(W/2, H/2)`. (Core Image's origin is bottom-left: a Core
+    ///     Image centre `(cx, cy)` is `(cx, H − cy)` here.)
+    ///   - radius: `R` in pixels; `nil` is `min(W, H)/2`.
+    ///   - intensity: the gain beyond `r1` is `1 − intensity`; identity 0, default 1.
+    ///   - falloff: the half-width of the soft band as a fraction of `R`:
+    ///     `r0 = R·(1 − falloff)`, `r1 = R·(1 + falloff)`; 0 is a hard edge; default 0.5.
+    public static func vignetteEffect(center: SIMD2<Double>? = nil, radius: Double? = nil,
+                                      intensity: Double = 1, falloff: Double = 0.5) -> Vignette {
+        Vignette(.effect(center: center, radius: radius, intensity: intensity, falloff: falloff))
+    }
+
+    /// `"vignette"` or `"vignetteEffect"`.
+    public var name: String {
+        switch form {
+        case .vignette: "vignette"
+        case .effect: "vignetteEffect"
+        }
+    }
+
+    /// The intensity of either form; 0 is the identity.
+    public var intensity: Double {
+        switch form {
+        case .vignette(let i, _): i
+        case .effect(_, _, let i, _): i
+        }
+    }
+
+    /// Whether the vignette changes nothing (intensity 0).
+    public var isIdentity: Bool { intensity == 0 }
+
+    /// Every number of the form, named by its JSON field (`"center[0]"`,
+    /// `"center[1]"`, `"radius"`, `"intensity"`, `"falloff"`), for validation and
+    /// reports. Defaults (`nil` centre or radius) are not listed.
+    public var parameters: [(name: String, value: Double)] {
+        switch form {
+        case .vignette(let i, let radius):
+            return [("intensity", i), ("radius", radius)]
+        case .effect(let center, let radius, let i, let falloff):
+            var list: [(name: String, value: Double)] = []
+            if let center { list += [("center[0]", center.x), ("center[1]", center.y)] }
+            if let radius { list.append(("radius", radius)) }
+            return list + [("intensity", i), ("falloff", falloff)]
+        }
+    }
+
+    /// The geometry of one image, in double precision.
+    public struct Geometry: Sendable, Equatable {
+        /// The centre `c`, in pixels from the top-left corner.
+        public var center: SIMD2<Double>
+        /// The inner radius `r0`, in pixels: the gain is 1 inside it.
+        public var innerRadius: Double
+        /// The outer radius `r1`, in pixels: the gain is `1 − intensity` beyond it.
+        public var outerRadius: Double
+        /// The intensity `i`.
+        public var intensity: Double
+
+        /// The gain `g = 1 − i·smoothstep(r0, r1, |p − c|)` at pixel `(x, y)`, in
+        /// `Double`: the reference the kernels are tested against.
+        public func gain(x: Int, y: Int) -> Double {
+            let dx = Double(x) + 0.5 - center.x, dy = Double(y) + 0.5 - center.y
+            return 1 - intensity * Vignette.smoothstep(innerRadius, outerRadius, (dx * dx + dy * dy).squareRoot())
+        }
+    }
+
+    /// Resolves the form for a `width × height` image (SPEC §4).
+    ///
+    /// - Complexity: O(1).
+    public func geometry(width: Int, height: Int) -> Geometry {
+        let w = Double(width), h = Double(height)
+        switch form {
+        case .vignette(let i, let radius):
+            let halfDiagonal = ((w / 2) * (w / 2) + (h / 2) * (h / 2)).squareRoot()
+            return Geometry(center: SIMD2(w / 2, h / 2), innerRadius: 0, outerRadius: radius * halfDiagonal, intensity: i)
+        case .effect(let center, let radius, let i, let falloff):
+            let r = radius ?? min(w, h) / 2
+            return Geometry(center: center ?? SIMD2(w / 2, h / 2), innerRadius: r * (1 - falloff),
+                            outerRadius: r * (1 + falloff), intensity: i)
+        }
+    }
+
+    /// SPEC §4's smoothstep, including the hard edge when `r1 ≤ r0`.
+    static func smoothstep<T: BinaryFloatingPoint>(_ r0: T, _ r1: T, _ d: T) -> T {
+        if r1 <= r0 { return d >= r0 ? 1 : 0 }
+        let u = min(max((d - r0) / (r1 - r0), 0), 1)
+        return u * u * (3 - 2 * u)
+    }
+
+    /// The geometry rounded to `Float` once, plus the constants of the SIMD4 schedule.
+    struct Resolved {
+        var cx, cy, r0, r1, intensity: Float
+        /// `1/(r1 − r0)`, or 0 for the hard edge.
+        var inverseWidth: Float
+        /// The least `s ≥ 0` with `√s ≥ r0` (`Float` square root): `d < r0 ⟺ d² < s`.
+        var inner2: Float
+        /// The same for `r1`; equals `inner2` for the hard edge (no band).
+        var outer2: Float
+
+        init(_ g: Geometry) {
+            cx = Float(g.center.x); cy = Float(g.center.y)
+            r0 = Float(g.innerRadius); r1 = Float(g.outerRadius)
+            intensity = Float(g.intensity)
+            let hardEdge = r1 <= r0
+            inverseWidth = hardEdge ? 0 : 1 / (r1 - r0)
+            inner2 = Resolved.squaredThreshold(r0)
+            outer2 = hardEdge ? inner2 : Resolved.squaredThreshold(r1)
+        }
+
+        /// The least non-negative `Float` `s` whose correctly rounded square root is
+        /// at least `r` (0 when `r ≤ 0` or NaN), so that for every `d²`,
+        /// `(d²).squareRoot() ≥ r ⟺ d² ≥ s`: comparing squares then makes exactly the
+        /// scalar reference's decisions. Starts from `r·r` and moves a few ulps.
+        static func squaredThreshold(_ r: Float) -> Float {
+            guard r > 0 else { return 0 }
+            var s = r * r
+            while s > 0, s.nextDown.squareRoot() >= r { s = s.nextDown }
+            while s.squareRoot() < r { s = s.nextUp }
+            return s
+        }
+    }
+
+    /// Applies the vignette in place to row `location.y` of a
+    /// `location.imageWidth × location.imageHeight` image (pixels `x = 0 ..< row.count`,
+    /// straight-alpha RGBA, A kept); returns at once when the intensity is 0.
+    ///
+    /// - Complexity: O(row.count) plus O(1) to resolve the geometry; no allocation.
+    public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
+        guard !isIdentity, let base = row.baseAddress else { return }
+        let g = Resolved(geometry(width: location.imageWidth, height: location.imageHeight))
+        let dy = (Float(location.y) + 0.5) - g.cy
+        switch variant {
+        case .scalar: Vignette.applyScalar(base, count: row.count, dy: dy, g)
+        case .simd4: Vignette.applySIMD4(base, count: row.count, dy: dy, g)
+        }
+    }
+
+    /// The reference: per pixel, `d = √(dx² + dy²)`, smoothstep with a division,
+    /// `g = 1 − i·t`, each of R, G, B times `g`.
+    static func applyScalar(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, dy: Float, _ g: Resolved) {
+        for x in 0..<count {
+            let dx = (Float(x) + 0.5) - g.cx
+            let d = (dx * dx + dy * dy).squareRoot()
+            let gain = 1 - g.intensity * smoothstep(g.r0, g.r1, d)
+            p[x].x = gain * p[x].x
+            p[x].y = gain * p[x].y
+            p[x].z = gain * p[x].z
+        }
+    }
+
+    /// The schedule: the gains of pixels `x … x+3` in the lanes of one vector.
+    ///
+    /// 1. `dx = (x + lane + 0.5) − cx` (exact for x < 2^23), `d² = dx² + dy²`.
+    /// 2. `d² < inner2` → t = 0; `d² ≥ outer2` → t = 1 (exact thresholds, see
+    ///    `Resolved.squaredThreshold`); otherwise `u = (√d² − r0)·(1/(r1 − r0))`,
+    ///    `t = u²(3 − 2u)`. The band formula is evaluated on all four lanes only when
+    ///    some lane lies in the band.
+    /// 3. `g = 1 − i·t`; pixel `x + k` is multiplied by lane `k`, alpha restored.
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, dy: Float, _ g: Resolved) {
+        let dy2 = SIMD4<Float>(repeating: dy * dy)
+        let cx = SIMD4<Float>(repeating: g.cx), r0 = SIMD4<Float>(repeating: g.r0)
+        let inner2 = SIMD4<Float>(repeating: g.inner2), outer2 = SIMD4<Float>(repeating: g.outer2)
+        let inverseWidth = SIMD4<Float>(repeating: g.inverseWidth)
+        let intensity = SIMD4<Float>(repeating: g.intensity)
+        let laneOffsets = SIMD4<Float>(0, 1, 2, 3)
+        var x = 0
+        while x < count {
+            let dx = ((laneOffsets + Float(x)) + 0.5) - cx
+            let d2 = dx * dx + dy2
+            let inside = d2 .< inner2, outside = d2 .>= outer2
+            var t = SIMD4<Float>(repeating: 0).replacing(with: 1, where: outside)
+            if anyLane(.!(inside .| outside)) {
+                let u = (d2.squareRoot() - r0) * inverseWidth
+                let band = u * u * (3 - 2 * u)
+                t = band.replacing(with: t, where: inside .| outside)
+            }
+            let gains = 1 - intensity * t
+            if count - x >= 4 {
+                scale(p + x, by: gains.x)
+                scale(p + x + 1, by: gains.y)
+                scale(p + x + 2, by: gains.z)
+                scale(p + x + 3, by: gains.w)
+            } else {
+                for k in 0..<(count - x) { scale(p + x + k, by: gains[k]) }
+            }
+            x += 4
+        }
+    }
+}
+
+/// `R, G, B ×= gain` on one pixel, alpha kept bit for bit.
+@inline(__always)
+private func scale(_ pixel: UnsafeMutablePointer<SIMD4<Float>>, by gain: Float) {
+    let v = pixel.pointee
+    pixel.pointee = (v * SIMD4(repeating: gain)).replacing(with: v, where: alphaLane)
+}
+
+extension Vignette {
+    private enum CodingKeys: String, CodingKey { case form, intensity, radius, center, falloff }
+
+    /// Decodes either form; see the type's documentation for the JSON shape.
+    public init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        func number(_ key: CodingKeys) throws -> Double? {
+            guard let x = try c.decodeIfPresent(Double.self, forKey: key) else { return nil }
+            guard x.isFinite else {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c,
+                    debugDescription: "\(key.stringValue) must be a finite number, found \(x)")
+            }
+            return x
+        }
+        let formName = try c.decodeIfPresent(String.self, forKey: .form)
+            ?? (c.contains(.center) || c.contains(.falloff) ? "effect" : "vignette")
+        switch formName {
+        case "vignette":
+            for key in [CodingKeys.center, .falloff] where c.contains(key) {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c,
+                    debugDescription: "\(key.stringValue) belongs to the \"effect\" form, not \"vignette\"")
+            }
+            self = .vignette(intensity: try number(.intensity) ?? 0, radius: try number(.radius) ?? 1)
+        case "effect":
+            var center: SIMD2<Double>?
+            if let list = try c.decodeIfPresent([Double].self, forKey: .center) {
+                guard list.count == 2, list.allSatisfy(\.isFinite) else {
+                    throw DecodingError.dataCorruptedError(forKey: .center, in: c,
+                        debugDescription: "center must be two finite numbers [x, y] in pixels, found \(list)")
+                }
+                center = SIMD2(list[0], list[1])
+            }
+            self = .vignetteEffect(center: center, radius: try number(.radius),
+                                   intensity: try number(.intensity) ?? 1, falloff: try number(.falloff) ?? 0.5)
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .form, in: c,
+                debugDescription: "unknown vignette form \"\(formName)\"; known forms: vignette, effect")
+        }
+    }
+
+    /// Encodes with the `"form"` discriminator; defaults of the effect form are omitted.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        switch form {
+        case .vignette(let i, let radius):
+            try c.encode("vignette", forKey: .form)
+            try c.encode(i, forKey: .intensity)
+            try c.encode(radius, forKey: .radius)
+        case .effect(let center, let radius, let i, let falloff):
+            try c.encode("effect", forKey: .form)
+            if let center { try c.encode([center.x, center.y], forKey: .center) }
+            try c.encodeIfPresent(radius, forKey: .radius)
+            try c.encode(i, forKey: .intensity)
+            try c.encode(falloff, forKey: .falloff)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import Foundation
+
+/// Writing results without ever destroying data: the same-file check, the atomic
+/// temporary-file-and-rename write, and standard output for `-`.
+///
+/// A half-written file is worse than none, and an output that is also the input would
+/// be truncated before it is read; both are ruled out here, in one place, for the
+/// image and the `--save-recipe` file alike.
+enum OutputFile {
+    /// Whether `path` means standard input or output.
+    static func isStandardStream(_ path: String) -> Bool { path == "-" }
+
+    /// Whether two paths name the same existing file: after resolving symbolic links,
+    /// the same path, or the same device and inode (hard links, `./a` vs `a`).
+    static func sameFile(_ a: String, _ b: String) -> Bool {
+        guard !isStandardStream(a), !isStandardStream(b) else { return false }
+        let ra = URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath()
+        let rb = URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath()
+        if ra.path == rb.path { return true }
+        guard let ia = identity(ra.path), let ib = identity(rb.path) else { return false }
+        return ia == ib
+    }
+
+    /// The device and inode of an existing file, or `nil`.
+    private static func identity(_ path: String) -> [UInt64]? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let device = (attributes[.systemNumber] as? NSNumber)?.uint64Value,
+              let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value
+        else { return nil }
+        return [device, inode]
+    }
+
+    /// Refuses (exit 73) to write `output` when it is the file `input`, unless `force`.
+    static func checkNotOverwriting(input: String, output: String, what: String, force: Bool) throws(CLIError) {
+        guard !force, sameFile(input, output) else { return }
+        throw .cantCreate("\(what) '\(output)' is the input file '\(input)'; refusing to overwrite it "
+                          + "(choose another name, or pass --force to replace the input)")
+    }
+
+    /// Checks early, before any work, that `path` can be created: its directory exists
+    /// and it is not itself a directory. (Permissions are only known by trying.)
+    ///
+    /// - Throws: exit 73.
+    static func checkDestination(_ path: String) throws(CLIError) {
+        guard !isStandardStream(path) else { return }
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent()
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw .cantCreate("cannot create '\(path)': directory '\(directory.path)' does not exist")
+        }
+        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw .cantCreate("cannot create '\(path)': it is a directory")
+        }
+    }
+
+    /// Writes `data` to `path` (`-` for standard output).
+    ///
+    /// A file is written to a temporary file in the same directory, then renamed over
+    /// `path` with rename(2), which is atomic on one file system: readers see the old
+    /// file or the new one, never a partial one, and a failure leaves no trace. An
+    /// existing file's permissions are kept.
+    ///
+    /// - Throws: exit 73 when the directory is missing, the path is a directory, or
+    ///   writing or renaming fails.
+    static func write(_ data: Data, to path: String) throws(CLIError) {
+        if isStandardStream(path) {
+            do {
+                try FileHandle.standardOutput.write(contentsOf: data)
+            } catch {
+                throw .cantCreate("cannot write to standard output: \(reason(error))")
+            }
+            return
+        }
+        try checkDestination(path)
+        let url = URL(fileURLWithPath: path)
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        do {
+            try data.write(to: temporary, options: .withoutOverwriting)
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw .cantCreate("cannot create '\(path)': \(reason(error))")
+        }
+        if let permissions = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions] {
+            try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: temporary.path)
+        }
+        if rename(temporary.path, url.path) != 0 {
+            let message = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            throw .cantCreate("cannot write '\(path)': \(message)")
+        }
+    }
+
+    /// A short human reason for a Foundation error.
+    static func reason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? any Error,
+           (underlying as NSError).domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32((underlying as NSError).code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return nsError.localizedDescription
+    }
+}
+
+/// Where the tool's text goes: standard output for what the user asked to see
+/// (help, lists, the strip's grid order, images written to `-`), standard error for
+/// status lines, notes and errors, so a pipeline's data stays clean.
+enum Console {
+    /// Writes `text` to standard output; a closed pipe is ignored (nothing to report to).
+    static func out(_ text: String) {
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+    }
+
+    /// Writes `text` to standard error.
+    static func err(_ text: String) {
+        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+    }
+}

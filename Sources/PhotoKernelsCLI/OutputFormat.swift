@@ -1,0 +1,127 @@
+import Foundation
+import Netpbm
+import PhotoKernels
+
+/// The file kinds the tool writes, by their `--format` names.
+///
+/// Output rules live here, apart from the commands, because `apply` and `demo` share
+/// them: which format a file name asks for, which sample layout each format can hold,
+/// and how a Netpbm tuple type maps to the library's `SampleLayout`.
+enum OutputFormat: String, CaseIterable, Sendable {
+    /// P5, raw greymap.
+    case pgm
+    /// P6, raw pixmap.
+    case ppm
+    /// P7, PAM: grey or colour, with or without alpha.
+    case pam
+    /// P2, plain (ASCII) greymap.
+    case plainPGM = "plain-pgm"
+    /// P3, plain (ASCII) pixmap.
+    case plainPPM = "plain-ppm"
+
+    /// The Netpbm format written.
+    var netpbmFormat: NetpbmFormat {
+        switch self {
+        case .pgm: .rawPGM
+        case .ppm: .rawPPM
+        case .pam: .pam
+        case .plainPGM: .plainPGM
+        case .plainPPM: .plainPPM
+        }
+    }
+
+    /// Whether the format can store an alpha plane (only PAM).
+    var carriesAlpha: Bool { self == .pam }
+
+    /// The same kind of file as `format`: PBM becomes PGM (its pixels turn grey
+    /// levels, maxval 255), plain stays plain, raw stays raw.
+    init(like format: NetpbmFormat) {
+        switch format {
+        case .plainPBM, .plainPGM: self = .plainPGM
+        case .rawPBM, .rawPGM: self = .pgm
+        case .plainPPM: self = .plainPPM
+        case .rawPPM: self = .ppm
+        case .pam: self = .pam
+        }
+    }
+
+    /// This format's colour sibling (PGM → PPM), for a grey input whose result gained colour.
+    var colorVariant: OutputFormat {
+        switch self {
+        case .pgm: .ppm
+        case .plainPGM: .plainPPM
+        default: self
+        }
+    }
+
+    /// Whether the format holds only grey (PGM), only colour (PPM), or either (PAM).
+    var colorModel: ColorModel {
+        switch self {
+        case .pgm, .plainPGM: .gray
+        case .ppm, .plainPPM: .color
+        case .pam: .either
+        }
+    }
+
+    /// What a format can hold.
+    enum ColorModel { case gray, color, either }
+}
+
+/// What an output's name (or `--format`, or `-`) asks for.
+enum OutputTarget: Equatable, Sendable {
+    /// Always this format (`.ppm`, `.pgm`, `.pam`, or `--format`).
+    case fixed(OutputFormat)
+    /// The same kind as each input image (`.pnm`, or `-` without `--format`); a grey
+    /// input whose result gained colour is written as colour.
+    case likeInput
+
+    /// The target for `path`: `--format` if given, else the extension
+    /// (`.ppm`, `.pgm`, `.pam`, `.pnm`, any letter case); `-` means the input's kind.
+    ///
+    /// - Returns: `nil` when the extension says nothing and there is no `--format`.
+    init?(path: String, format: OutputFormat?) {
+        if let format { self = .fixed(format); return }
+        if path == "-" { self = .likeInput; return }
+        switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+        case "ppm": self = .fixed(.ppm)
+        case "pgm": self = .fixed(.pgm)
+        case "pam": self = .fixed(.pam)
+        case "pnm": self = .likeInput
+        default: return nil
+        }
+    }
+}
+
+extension SampleLayout {
+    /// How the library reads the samples of `image`, from its tuple type (a PAM
+    /// without a standard tuple type is read by its depth: 1 grey, 2 grey + alpha,
+    /// 3 RGB, 4 RGBA).
+    ///
+    /// - Throws: exit 65 if the depth does not match (e.g. extra planes after RGB).
+    init(of image: NetpbmImage, source: String) throws(CLIError) {
+        let layout: SampleLayout?
+        switch TupleType(rawValue: image.tupleType.rawValue) {
+        case .blackAndWhite, .grayscale: layout = .gray
+        case .blackAndWhiteAlpha, .grayscaleAlpha: layout = .grayAlpha
+        case .rgb: layout = .rgb
+        case .rgbAlpha: layout = .rgba
+        case .other: layout = SampleLayout(channelCount: image.depth)
+        }
+        guard let layout, layout.channelCount == image.depth else {
+            let type = image.tupleType.rawValue.isEmpty ? "no tuple type" : "tuple type \(image.tupleType.rawValue)"
+            throw .data("\(source): a PAM with \(type) and depth \(image.depth) is not supported "
+                        + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are)")
+        }
+        self = layout
+    }
+
+    /// The PAM tuple type that names this layout.
+    var tupleType: TupleType {
+        switch self {
+        case .gray: .grayscale
+        case .grayAlpha: .grayscaleAlpha
+        case .rgb: .rgb
+        case .rgba: .rgbAlpha
+        }
+    }
+}

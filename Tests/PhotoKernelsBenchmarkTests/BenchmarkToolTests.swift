@@ -1,0 +1,257 @@
+// End-to-end tests of the built `photokernels-bench` binary (run as a subprocess):
+// the JSON report, baselines, compare's exit statuses and usage errors.
+
+import Foundation
+import PhotoKernels
+import Testing
+
+/// The `photokernels-bench` executable next to the test bundle, in the build
+/// products directory (`.build/<config>/`), or `$PHOTOKERNELS_BENCH` if set.
+enum BenchBinary {
+    static let url: URL? = {
+        let fm = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["PHOTOKERNELS_BENCH"], fm.isExecutableFile(atPath: path) {
+            return URL(fileURLWithPath: path)
+        }
+        var starts = [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath(), Bundle.main.bundleURL]
+        if let first = CommandLine.arguments.first { starts.append(URL(fileURLWithPath: first)) }
+        starts += Bundle.allBundles.map(\.bundleURL)
+        for start in starts {
+            // The test runner is `<products>/<Package>PackageTests.xctest` (a file on Linux, a
+            // bundle on macOS): look in its directory and a few levels up.
+            var dir = start.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let candidate = dir.appendingPathComponent("photokernels-bench")
+                if fm.isExecutableFile(atPath: candidate.path) { return candidate }
+                dir = dir.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }()
+}
+
+/// The outcome of one run of the binary.
+struct RunResult: Sendable {
+    var status: Int32
+    var stdout: String
+    var stderr: String
+}
+
+/// Runs the binary with `arguments`; output goes through temporary files (no pipe
+/// can fill up and block).
+func bench(_ arguments: [String], in directory: URL? = nil) throws -> RunResult {
+    let binary = try #require(BenchBinary.url, "photokernels-bench not found next to the test bundle; run `swift build` first")
+    let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("bench-run-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: tmp) }
+    let out = tmp.appendingPathComponent("stdout"), err = tmp.appendingPathComponent("stderr")
+    FileManager.default.createFile(atPath: out.path, contents: nil)
+    FileManager.default.createFile(atPath: err.path, contents: nil)
+    let process = Process()
+    process.executableURL = binary
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = directory }
+    let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
+    process.standardOutput = outHandle
+    process.standardError = errHandle
+    try process.run()
+    process.waitUntilExit()
+    try outHandle.close()
+    try errHandle.close()
+    return RunResult(status: process.terminationStatus,
+                     stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+                     stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+}
+
+/// A fresh temporary directory, removed by the caller's `defer`.
+func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("bench-test-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+/// Reads a JSON object file without our Codable types, so key names are checked as written.
+func jsonObject(_ url: URL) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+}
+
+/// The flags every run in these tests shares: debug builds are allowed (the test suite
+/// is usually a debug build) and progress lines are off.
+let common = ["--allow-debug-build", "--quiet"]
+
+@Suite("photokernels-bench binary", .serialized)
+struct BenchmarkBinaryTests {
+    /// One `--quick --format json` run shared by the two tests that read it.
+    static let quickRun: Result<(run: RunResult, json: Data), any Error> = Result {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let report = dir.appendingPathComponent("quick.json")
+        let run = try bench(["--quick", "--format", "json", "--output", report.path] + common)
+        return (run, try Data(contentsOf: report))
+    }
+
+    /// The shared run and its JSON report, parsed.
+    static func quick() throws -> (RunResult, [String: Any]) {
+        let (run, data) = try quickRun.get()
+        return (run, try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any]))
+    }
+
+    @Test("--quick --format json writes google-benchmark JSON covering every kernel × variant")
+    func quickJSON() throws {
+        let (result, json) = try Self.quick()
+        // 0, or 1 when a variant failed verification (checked by the next test); the
+        // report is complete either way.
+        #expect(result.status == 0 || (result.status == 1 && result.stderr.contains("failed verification")),
+                "status \(result.status), stderr: \(result.stderr)")
+
+        let context = try #require(json["context"] as? [String: Any])
+        for key in ["date", "host_name", "executable", "num_cpus", "library_build_type", "json_schema_version",
+                    "os", "swift_version", "target_cpu", "git_commit", "threads"] {
+            #expect(context[key] != nil, "context lacks \(key)")
+        }
+        if FileManager.default.fileExists(atPath: "/proc/cpuinfo") {
+            #expect(context["cpu_model"] is String)
+            #expect(context["mhz_per_cpu"] is Int)
+        }
+        #if DEBUG
+        #expect(context["library_build_type"] as? String == "debug")
+        #else
+        #expect(context["library_build_type"] as? String == "release")
+        #endif
+        #expect(context["threads"] as? Int == ProcessInfo.processInfo.activeProcessorCount)
+
+        let benchmarks = try #require(json["benchmarks"] as? [[String: Any]])
+        for b in benchmarks {
+            let name = b["name"] as? String ?? "?"
+            #expect(b["name"] is String)
+            #expect(b["run_type"] as? String == "iteration", "\(name)")
+            #expect(["ns", "ms"].contains(b["time_unit"] as? String ?? ""), "\(name) time_unit")
+            if b["error_occurred"] as? Bool == true {
+                #expect(b["error_message"] is String, "\(name) error_message")
+                continue
+            }
+            #expect((b["real_time"] as? Double ?? 0) > 0, "\(name) real_time")
+            #expect((b["cpu_time"] as? Double) != nil, "\(name) cpu_time")
+            #expect((b["items_per_second"] as? Double ?? 0) > 0, "\(name) items_per_second")
+            #expect((b["bytes_per_second"] as? Double ?? 0) > 0, "\(name) bytes_per_second")
+            #expect((b["iterations"] as? Int ?? 0) >= 3, "\(name) iterations")
+            #expect((b["roofline_multiple"] as? Double ?? 0) > 0, "\(name) roofline_multiple")
+            let min = b["min"] as? Double ?? .nan, median = b["median"] as? Double ?? .nan, p90 = b["p90"] as? Double ?? .nan
+            #expect(min <= median && median <= p90, "\(name): min \(min) ≤ median \(median) ≤ p90 \(p90)")
+        }
+        // Every catalog entry in every variant, scalar at speedup 1.
+        for entry in KernelCatalog.entries {
+            for variant in KernelVariant.allCases {
+                let match = benchmarks.first {
+                    $0["group"] as? String == "kernel" && $0["kernel"] as? String == entry.name
+                        && $0["variant"] as? String == variant.rawValue
+                }
+                #expect(match != nil, "no benchmark for \(entry.name) × \(variant)")
+                guard let match, match["error_occurred"] as? Bool != true else { continue }
+                if variant == .scalar { #expect(match["speedup_over_scalar"] as? Double == 1) }
+                else { #expect(match["speedup_over_scalar"] is Double) }
+            }
+        }
+        // The rest of the issue's list: end to end at 8 and 16 bits, Netpbm, both rooflines.
+        let names = benchmarks.compactMap { $0["name"] as? String }
+        for prefix in ["copy/float-rgba/", "copy/samples-rgba16/", "pipeline/rgba8/identity/", "pipeline/rgba16/identity/",
+                       "netpbm/decode/p6-8bit/", "netpbm/encode/p6-8bit/", "netpbm/decode/p6-16bit/", "netpbm/encode/p6-16bit/"] {
+            #expect(names.contains { $0.hasPrefix(prefix) }, "no \(prefix)…")
+        }
+        for depth in ["rgba8", "rgba16"] {
+            for variant in KernelVariant.allCases {
+                #expect(names.contains { $0.hasPrefix("pipeline/\(depth)/recipe/\(variant.rawValue)/") },
+                        "no pipeline/\(depth)/recipe/\(variant.rawValue)")
+            }
+        }
+        let copy = try #require(benchmarks.first { ($0["name"] as? String)?.hasPrefix("copy/float-rgba/") == true })
+        #expect(copy["roofline_multiple"] as? Double == 1)
+    }
+
+    @Test("SPEC §8: every variant agrees with the scalar reference, in the Float kernels and after encoding")
+    func everyVariantVerifies() throws {
+        let (result, json) = try Self.quick()
+        let failed = (json["benchmarks"] as? [[String: Any]] ?? []).filter { $0["error_occurred"] as? Bool == true }
+        #expect(result.status == 0 && failed.isEmpty,
+                "library kernels disagree with their scalar reference:\n\(failed.compactMap { $0["error_message"] as? String }.joined(separator: "\n"))")
+    }
+
+    @Test("--save-baseline, then compare: a doctored baseline regresses (exit 2), identical ones do not (exit 0)")
+    func baselineAndCompare() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // One thread: on a busy 2-core machine, two-thread samples scatter by 2× (p90/min),
+        // which would swallow even a 3× change in the noise band.
+        let filter = ["--filter", "kernel/(saturation|sepia)/", "--threads", "1"]
+        let saved = try bench(["--quick", "--save-baseline", "base", "--baseline-dir", dir.path,
+                               "--output", dir.appendingPathComponent("report.txt").path] + filter + common)
+        #expect(saved.status == 0, "stderr: \(saved.stderr)")
+        let baseURL = dir.appendingPathComponent("base.json")
+        var json = try jsonObject(baseURL)
+        var benchmarks = try #require(json["benchmarks"] as? [[String: Any]])
+
+        // Doctor a copy: the steadiest kernel benchmark was 3× faster "before".
+        func spread(_ b: [String: Any]) -> Double { (b["p90"] as? Double ?? 1) / (b["min"] as? Double ?? 1) }
+        let candidates = benchmarks.indices.filter { benchmarks[$0]["group"] as? String == "kernel" }
+        let index = try #require(candidates.min { spread(benchmarks[$0]) < spread(benchmarks[$1]) })
+        let doctoredName = try #require(benchmarks[index]["name"] as? String)
+        benchmarks[index]["real_time"] = (benchmarks[index]["real_time"] as! Double) / 3
+        json["benchmarks"] = benchmarks
+        try JSONSerialization.data(withJSONObject: json).write(to: dir.appendingPathComponent("faster.json"))
+
+        let regressed = try bench(["compare", "faster", "base", "--baseline-dir", dir.path, "--format", "json"] + common)
+        #expect(regressed.status == 2, "stdout: \(regressed.stdout)\nstderr: \(regressed.stderr)")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(regressed.stdout.utf8)) as? [String: Any])
+        #expect(document["regressions"] as? [String] == [doctoredName])
+
+        let text = try bench(["compare", "faster", "base", "--baseline-dir", dir.path] + common)
+        #expect(text.status == 2)
+        let section = text.stdout.components(separatedBy: "IMPROVEMENTS")[0]
+        #expect(section.contains("REGRESSIONS (1)") && section.contains(doctoredName), "\(text.stdout)")
+
+        // Identical baselines, by name and by path.
+        let same = try bench(["compare", "base", "base", "--baseline-dir", dir.path] + common)
+        #expect(same.status == 0, "\(same.stdout)\n\(same.stderr)")
+        #expect(same.stdout.contains("REGRESSIONS (0)"))
+        let paths = try bench(["compare", baseURL.path, baseURL.path] + common)
+        #expect(paths.status == 0)
+
+        // Against a fresh run with the same options; the threshold is huge so noise
+        // on a busy machine cannot fail the test.
+        let fresh = try bench(["compare", "base", "--baseline-dir", dir.path, "--quick", "--threshold", "100000"]
+                              + filter + common)
+        #expect(fresh.status == 0, "\(fresh.stdout)\n\(fresh.stderr)")
+    }
+
+    @Test("usage errors exit 64, a missing baseline 66, an invalid one 65")
+    func usageErrors() throws {
+        for arguments in [["--bogus"], ["--threads", "0"], ["--format", "xml"], ["--sizes", "12MP,huge"],
+                          ["--filter", "("], ["compare"], ["compare", "a", "b", "c"], ["frobnicate"],
+                          ["--save-baseline", "../escape"]] {
+            let result = try bench(arguments + common)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("Error: "), "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("--help"), "\(arguments)")
+        }
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = try bench(["compare", "nothing-here", "--baseline-dir", dir.path] + common)
+        #expect(missing.status == 66, "\(missing.stderr)")
+        try Data("not json".utf8).write(to: dir.appendingPathComponent("junk.json"))
+        let junk = try bench(["compare", "junk", "junk", "--baseline-dir", dir.path] + common)
+        #expect(junk.status == 65, "\(junk.stderr)")
+
+        let help = try bench(["--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("USAGE:") && help.stdout.contains("OPTIONS:") && help.stdout.contains("--save-baseline"))
+    }
+
+    #if DEBUG
+    @Test("a debug build refuses to time without --allow-debug-build")
+    func refusesDebugBuild() throws {
+        let result = try bench(["--quick", "--quiet"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("debug build"))
+    }
+    #endif
+}

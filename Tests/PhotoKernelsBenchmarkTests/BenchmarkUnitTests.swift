@@ -1,0 +1,200 @@
+// In-process tests of the benchmark's parts: statistics, options, verification,
+// comparison verdicts, the code-generation probe and the git reader.
+
+import Foundation
+import PhotoKernels
+import Testing
+@testable import PhotoKernelsBenchmark
+
+@Suite("Statistics")
+struct StatisticsTests {
+    @Test("percentiles interpolate between closest ranks")
+    func percentiles() {
+        let s = Statistics([5, 1, 4, 2, 3])
+        #expect(s.min == 1 && s.max == 5 && s.median == 3 && s.mean == 3)
+        #expect(abs(s.p90 - 4.6) < 1e-12)  // rank 0.9 × 4 = 3.6 → 4 + 0.6 × 1
+        #expect(Statistics([1, 2]).median == 1.5)
+        #expect(Statistics([7]).p90 == 7)
+        #expect(abs(Statistics([10, 10, 10, 13]).spread - 0.21) < 1e-12)  // p90 12.1 / min 10 − 1
+    }
+
+    @Test("sampling stops at the minimum for long runs and continues for short ones")
+    func sampling() {
+        let p = SamplingPolicy.standard()
+        #expect(p.wantsMore(count: 4, totalNanoseconds: 10_000_000_000))
+        #expect(!p.wantsMore(count: 5, totalNanoseconds: 1_000_000_000))
+        #expect(p.wantsMore(count: 5, totalNanoseconds: 1_000_000))
+        #expect(!p.wantsMore(count: 50, totalNanoseconds: 1_000))
+        #expect(SamplingPolicy.standard(minSamples: 80).maxSamples == 80)
+    }
+}
+
+@Suite("Options")
+struct OptionTests {
+    @Test("sizes, threads, format, filter and compare parse")
+    func parses() throws {
+        let o = try OptionParser.parse(["--sizes", "12MP,640x480,48mp", "--threads=3", "--format", "csv",
+                                        "--filter", "kernel/", "--samples", "7"])
+        #expect(o.sizes == [.mp12, ImageSize(width: 640, height: 480), .mp48])
+        #expect(o.threads == 3 && o.format == .csv && o.filter == "kernel/" && o.minSamples == 7)
+        #expect(o.command == .run)
+        let c = try OptionParser.parse(["compare", "before", "--threshold", "2.5"])
+        #expect(c.command == .compare(baseline: "before", other: nil) && c.threshold == 2.5)
+        #expect(try OptionParser.parse(["--quick"]).sizes == [ImageSize.quick])
+        #expect(try OptionParser.parse(["--quick", "--sizes", "64x48"]).sizes == [ImageSize(width: 64, height: 48)])
+        #expect(try OptionParser.parse(["--list"]).command == .list)
+        #expect(ImageSize.mp12.label == "12MP" && ImageSize(width: 3, height: 2).label == "3x2")
+    }
+
+    @Test("bad input is a usage error", arguments: [
+        ["--threads"], ["--threads", "-1"], ["--sizes", "0x5"], ["--sizes", "99999x99999"], ["--quick=yes"],
+        ["-z"], ["--threshold", "nan"], ["compare"], ["run", "extra"],
+    ])
+    func rejects(_ arguments: [String]) {
+        #expect(throws: ToolError.self) { try OptionParser.parse(arguments) }
+        do { _ = try OptionParser.parse(arguments) } catch { #expect(error.status == .usage) }
+    }
+}
+
+@Suite("Workloads")
+struct WorkloadTests {
+    @Test("the plan enumerates the catalog × variants, scalar first, and adds the needed rooflines")
+    func plan() throws {
+        let all = try WorkloadPlan.make(sizes: [ImageSize(width: 8, height: 4)], filter: nil)
+        let kernels = all.filter { $0.group == "kernel" }
+        #expect(kernels.count == KernelCatalog.entries.count * KernelVariant.allCases.count)
+        #expect(kernels.first?.variant == .scalar)
+        #expect(Set(all.map(\.name)).count == all.count, "names are unique")
+
+        let some = try WorkloadPlan.make(sizes: [.mp12], filter: "kernel/sepia/")
+        #expect(some.map(\.name).sorted() == (["copy/float-rgba/12MP"]
+            + KernelVariant.allCases.map { "kernel/sepia/\($0.rawValue)/12MP" }).sorted())
+        #expect(throws: ToolError.self) { try WorkloadPlan.make(sizes: [.mp12], filter: "no-such-thing") }
+    }
+
+    @Test("bytes moved count every buffer once")
+    func bytes() {
+        let size = ImageSize(width: 10, height: 10)
+        let entry = KernelCatalog.entries[0]
+        #expect(Workload(kind: .kernel(entry, .scalar), size: size).bytesMoved == 3200)
+        #expect(Workload(kind: .pipeline(.eight, entry, .scalar), size: size).bytesMoved == 1600)
+        #expect(Workload(kind: .netpbmDecode(.eight), size: size).bytesMoved == 900)
+        #expect(Workload(kind: .netpbmEncode(.sixteen), size: size).bytesMoved == 1200)
+        #expect(Workload(kind: .kernel(entry, .simd4), size: size).scalarKey == "kernel/\(entry.name)/10x10")
+    }
+}
+
+@Suite("Verification")
+struct VerificationTests {
+    @Test("float outputs: 1e-5 passes, more fails, NaN must match NaN")
+    func floats() {
+        let reference = Image(width: 2, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 1), SIMD4(.nan, 0, 0, 1)])
+        var close = reference
+        close.pixels[0].x += 0.000009
+        #expect(Verification.compare(reference: reference, candidate: close).passed)
+        var far = reference
+        far.pixels[0].y += 0.0001
+        let report = Verification.compare(reference: reference, candidate: far)
+        #expect(!report.passed && report.failures == 1 && report.worstIndex == 0 && report.worstChannel == 1)
+        var notNaN = reference
+        notNaN.pixels[1].x = 0
+        #expect(!Verification.compare(reference: reference, candidate: notNaN).passed)
+    }
+
+    @Test("integer outputs: ≤ 1 LSB in ≤ 0.1 % of samples")
+    func samples() {
+        let reference = [UInt16](repeating: 100, count: 4000)
+        func check(_ candidate: [UInt16]) -> Verification.SampleReport {
+            reference.withUnsafeBufferPointer { r in candidate.withUnsafeBufferPointer { Verification.compare(reference: r, candidate: $0) } }
+        }
+        var fourOff = reference
+        for i in 0..<4 { fourOff[i * 7] = 101 }
+        #expect(check(fourOff).passed)
+        var fiveOff = fourOff
+        fiveOff[999] = 99
+        #expect(!check(fiveOff).passed)
+        var twoLSB = reference
+        twoLSB[5] = 102
+        #expect(!check(twoLSB).passed)
+    }
+}
+
+@Suite("Comparison")
+struct ComparisonTests {
+    func report(_ times: [String: (median: Double, min: Double, p90: Double)]) -> BenchmarkReport {
+        var r = try! BenchmarkReport.decode(Data(#"{"context": {"date": "x"}, "benchmarks": []}"#.utf8))
+        r.benchmarks = times.keys.sorted().map { name in
+            let t = times[name]!
+            var b = try! JSONDecoder().decode(BenchmarkRecord.self,
+                                              from: Data(#"{"name": "\#(name)", "real_time": 1, "time_unit": "ms"}"#.utf8))
+            b.realTime = t.median; b.min = t.min; b.p90 = t.p90
+            return b
+        }
+        return r
+    }
+
+    @Test("a change counts only beyond the threshold and both runs' spread")
+    func verdicts() {
+        let before = report(["a": (10, 9.9, 10.1), "b": (10, 9.9, 10.1), "c": (10, 8, 12), "d": (10, 9.9, 10.1), "e": (1, 1, 1)])
+        let after = report(["a": (11, 11, 11), "b": (10.2, 10.2, 10.2), "c": (11, 11, 11), "d": (8, 8, 8), "f": (1, 1, 1)])
+        let c = Comparison(baseline: before, baselineLabel: "x", contender: after, contenderLabel: "y", threshold: 5)
+        let verdict = Dictionary(uniqueKeysWithValues: c.rows.map { ($0.name, $0.verdict) })
+        #expect(verdict["a"] == .regression)        // +10 % > 5 %, spread 2 %
+        #expect(verdict["b"] == .unchanged)         // +2 %
+        #expect(verdict["c"] == .withinNoise)       // +10 % but the baseline spreads 50 %
+        #expect(verdict["d"] == .improvement)       // −20 %
+        #expect(verdict["e"] == .onlyInBaseline && verdict["f"] == .onlyInContender)
+        #expect(c.hasRegression)
+        #expect(!Comparison(baseline: before, baselineLabel: "x", contender: before, contenderLabel: "x", threshold: 5).hasRegression)
+    }
+
+    @Test("time units are converted before comparing")
+    func units() throws {
+        let ns = try BenchmarkReport.decode(Data(#"{"context":{"date":"x"},"benchmarks":[{"name":"k","real_time":2000000,"time_unit":"ns"}]}"#.utf8))
+        let ms = try BenchmarkReport.decode(Data(#"{"context":{"date":"x"},"benchmarks":[{"name":"k","real_time":2,"time_unit":"ms"}]}"#.utf8))
+        let c = Comparison(baseline: ns, baselineLabel: "ns", contender: ms, contenderLabel: "ms", threshold: 1)
+        #expect(c.rows.first?.verdict == .unchanged && c.rows.first?.changePercent == 0)
+    }
+}
+
+@Suite("Context")
+struct ContextTests {
+    @Test("the probe recognises AVX2, FMA3 and baseline code")
+    func probe() {
+        // vpaddd ymm0, ymm0, [rdi]; vzeroupper; ret (what -target-cpu native gives).
+        #expect(CodegenProbe.containsAVX2([0xC5, 0xFD, 0xFE, 0x07, 0xC5, 0xF8, 0x77, 0xC3]))
+        // vfmadd213ss xmm0, xmm1, xmm2; ret.
+        #expect(CodegenProbe.containsFMA([0xC4, 0xE2, 0x71, 0xA9, 0xC2, 0xC3]))
+        // SSE2 paddd and a tail call to fmaf (the default build).
+        let baseline: [UInt8] = [0x66, 0x0F, 0xFE, 0x4F, 0x10, 0x66, 0x0F, 0xFE, 0x07, 0xC3, 0xE9, 0x1B, 0xFC, 0xFF, 0xFF]
+        #expect(!CodegenProbe.containsAVX2(baseline) && !CodegenProbe.containsFMA(baseline))
+        #expect(CodegenProbe.targetCPU.hasPrefix("x86-64") || CodegenProbe.targetCPU == "arm64")
+    }
+
+    @Test("git_commit follows HEAD to a loose ref, packed-refs, or says unknown")
+    func git() throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("git-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let git = root.appendingPathComponent(".git"), sub = root.appendingPathComponent("a/b")
+        try FileManager.default.createDirectory(at: git.appendingPathComponent("refs/heads"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        try Data("ref: refs/heads/main\n".utf8).write(to: git.appendingPathComponent("HEAD"))
+        #expect(GitInfo.commit(from: sub.path) == "unknown")  // no commit yet
+        let hash = String(repeating: "ab12", count: 10)
+        try Data("# pack-refs\n\(hash) refs/heads/main\n".utf8).write(to: git.appendingPathComponent("packed-refs"))
+        #expect(GitInfo.commit(from: sub.path) == hash)
+        let loose = String(repeating: "0f", count: 20)
+        try Data("\(loose)\n".utf8).write(to: git.appendingPathComponent("refs/heads/main"))
+        #expect(GitInfo.commit(from: sub.path) == loose)
+    }
+
+    @Test("the swift version comes from #if compiler, the build type from #if DEBUG")
+    func build() {
+        #expect(BuildInfo.swiftVersion.first?.isNumber == true || BuildInfo.swiftVersion.hasPrefix(">="))
+        #if DEBUG
+        #expect(BuildInfo.buildType == "debug")
+        #else
+        #expect(BuildInfo.buildType == "release")
+        #endif
+    }
+}

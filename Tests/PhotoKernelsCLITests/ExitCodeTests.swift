@@ -1,0 +1,163 @@
+import Foundation
+import Netpbm
+import PhotoKernels
+import Testing
+
+/// Every failure class ends with its sysexits status and one `Error:` line, and leaves
+/// no file behind.
+@Suite("Exit statuses")
+struct ExitCodeTests {
+    /// A sandbox holding a valid 8-bit P6 `in.ppm`.
+    static func sandboxWithInput() throws -> Sandbox {
+        let sandbox = try Sandbox()
+        try sandbox.write("in.ppm", Fixtures.bytes(Fixtures.rgb8))
+        return sandbox
+    }
+
+    @Test("64: bad usage", arguments: [
+        ["apply", "in.ppm", "-o", "out.ppm", "--bogus"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--saturaton", "2"],
+        ["apply", "in.ppm"],
+        ["apply", "-o", "out.ppm"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--hue", "nan"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--contrast", "inf"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--brightness", "1e999"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--saturation", "lots"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--effect", "polaroid"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--preset", "loud"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--hue"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--force=yes"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--intensity", "0.5"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--effect", "sepia", "--color", "1,0,0"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--color", "1,0"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--vignette", "1", "--vignette-effect", "1,1,2,1"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--vignette-effect", "1,1,2"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--maxval", "0"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--maxval", "65536"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--threads", "0"],
+        ["apply", "in.ppm", "-o", "out.ppm", "--kernel", "avx"],
+        ["apply", "in.ppm", "-o", "out.png"],
+        ["apply", "in.ppm", "extra.ppm", "-o", "out.ppm"],
+        ["frobnicate"],
+        ["demo", "--preset", "none"],
+        ["demo", "--strip", "--preset", "noir"],
+        ["effects", "extra"],
+    ])
+    func usage(arguments: [String]) throws {
+        let sandbox = try Self.sandboxWithInput()
+        let result = try Tool.run(arguments, in: sandbox)
+        #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: "))
+        #expect(result.stderr.contains("--help' for usage."))
+        #expect(result.stdout.isEmpty)
+        #expect(try sandbox.contents() == ["in.ppm"])
+    }
+
+    @Test("usage errors point to the right help")
+    func usageNamesCommand() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let apply = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--bogus"], in: sandbox)
+        #expect(apply.stderr == "Error: unknown option '--bogus'\nRun 'photokernels apply --help' for usage.\n")
+        let near = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--saturaton", "2"], in: sandbox)
+        #expect(near.stderr.contains("did you mean '--saturation'?"))
+        let top = try Tool.run(["frobnicate"], in: sandbox)
+        #expect(top.stderr.hasSuffix("Run 'photokernels --help' for usage.\n"))
+    }
+
+    @Test("65: corrupt Netpbm input", arguments: [
+        Array("P6\n4 4\n255\n".utf8) + [1, 2, 3],      // truncated raster
+        Array("P9\n1 1\n255\n\0".utf8),                  // unknown magic
+        Array("P5\n2 1\n100\n".utf8) + [50, 200],        // sample above maxval
+        Array("P6\n-4 4\n255\n".utf8),                   // signed size
+        [],                                              // empty file
+    ])
+    func corruptImage(bytes: [UInt8]) throws {
+        let sandbox = try Sandbox()
+        try sandbox.write("bad.ppm", bytes)
+        let result = try Tool.run(["apply", "bad.ppm", "-o", "out.ppm"], in: sandbox)
+        #expect(result.status == 65, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: bad.ppm: "))
+        #expect(!result.stderr.contains("--help"))
+        #expect(try sandbox.contents() == ["bad.ppm"])
+    }
+
+    @Test("65: invalid recipe", arguments: [
+        #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "saturation": "high"}"#,
+        #"{"formatIdentifier": "com.example.other", "formatVersion": "1.0"}"#,
+        #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "2.0"}"#,
+        #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "contrast": 1e999}"#,
+        #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"name": "polaroid"}}"#,
+        #"{"formatIdentifier": "org.photokernels.recipe""#,
+        #"{"formatVersion": "1.0"}"#,
+    ])
+    func invalidRecipe(json: String) throws {
+        let sandbox = try Self.sandboxWithInput()
+        try sandbox.write("recipe.json", Array(json.utf8))
+        let result = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--recipe", "recipe.json"], in: sandbox)
+        #expect(result.status == 65, "\(json): \(result.stderr)")
+        #expect(result.stderr.hasPrefix("Error: recipe.json: recipe"))
+        #expect(try sandbox.contents() == ["in.ppm", "recipe.json"])
+    }
+
+    @Test("66: missing input or recipe")
+    func missingInput() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let image = try Tool.run(["apply", "nothing.ppm", "-o", "out.ppm"], in: sandbox)
+        #expect(image.status == 66)
+        #expect(image.stderr == "Error: cannot read 'nothing.ppm': no such file\n")
+        let recipe = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--recipe", "nothing.json"], in: sandbox)
+        #expect(recipe.status == 66)
+        let directory = try Tool.run(["apply", ".", "-o", "out.ppm"], in: sandbox)
+        #expect(directory.status == 66)
+        #expect(try sandbox.contents() == ["in.ppm"])
+    }
+
+    @Test("73: output directory does not exist")
+    func missingDirectory() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let result = try Tool.run(["apply", "in.ppm", "-o", "no/such/dir/out.ppm"], in: sandbox)
+        #expect(result.status == 73)
+        #expect(result.stderr.hasPrefix("Error: cannot create 'no/such/dir/out.ppm'"))
+        let demo = try Tool.run(["demo", "-o", "missing/demo.ppm"], in: sandbox)
+        #expect(demo.status == 73)
+        #expect(try sandbox.contents() == ["in.ppm"])
+    }
+
+    @Test("73: output is the input, by any name; the input is untouched", arguments: [
+        "in.ppm", "./in.ppm", "link.ppm", "hard.ppm", "../work/in.ppm",
+    ])
+    func sameFile(output: String) throws {
+        let sandbox = try Self.sandboxWithInput()
+        try FileManager.default.createSymbolicLink(atPath: sandbox.url("link.ppm").path, withDestinationPath: "in.ppm")
+        try FileManager.default.linkItem(at: sandbox.url("in.ppm"), to: sandbox.url("hard.ppm"))
+        let before = try sandbox.read("in.ppm")
+        let result = try Tool.run(["apply", "in.ppm", "-o", output, "--preset", "noir"], in: sandbox)
+        #expect(result.status == 73, "\(output): \(result.stderr)")
+        #expect(result.stderr.contains("refusing to overwrite"))
+        #expect(try sandbox.read("in.ppm") == before)
+        #expect(try sandbox.contents() == ["hard.ppm", "in.ppm", "link.ppm"])
+    }
+
+    @Test("--force replaces the input atomically")
+    func forceOverwrite() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let result = try Tool.run(["apply", "in.ppm", "-o", "in.ppm", "--preset", "noir", "--force"], in: sandbox)
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try #require(try sandbox.images("in.ppm").first)
+        let expected = libraryPath(Fixtures.rgb8, layout: .rgb, recipe: Recipe(adjustments: .noir), outputLayout: .rgb)
+        #expect(written.samples == expected)
+        #expect(try sandbox.contents() == ["in.ppm"])
+    }
+
+    @Test("--save-recipe may not overwrite the input or the output")
+    func saveRecipeOverInput() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let before = try sandbox.read("in.ppm")
+        let overInput = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--save-recipe", "in.ppm"], in: sandbox)
+        #expect(overInput.status == 73)
+        let overOutput = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--save-recipe", "out.ppm"], in: sandbox)
+        #expect(overOutput.status == 64)
+        #expect(try sandbox.read("in.ppm") == before)
+        #expect(try sandbox.contents() == ["in.ppm"])
+    }
+}

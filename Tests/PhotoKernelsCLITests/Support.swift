@@ -1,0 +1,163 @@
+import Foundation
+import Netpbm
+import PhotoKernels
+import Testing
+
+/// Runs the built `photokernels` binary as a subprocess, the way a user does, so the
+/// tests see real exit statuses, real standard streams and real files.
+enum Tool {
+    /// The binary: `$PHOTOKERNELS_CLI` if set, else `photokernels` in the build
+    /// products directory that holds this test bundle. On Linux the test bundle is
+    /// itself an executable (`…/debug/PhotoKernelsPackageTests.xctest`) whose directory
+    /// holds every product; on macOS the `.xctest` bundle sits in that directory too.
+    static let url: URL? = {
+        let fileManager = FileManager.default
+        if let path = ProcessInfo.processInfo.environment["PHOTOKERNELS_CLI"] {
+            return URL(fileURLWithPath: path)
+        }
+        var starts: [URL] = []
+        if let executable = Bundle.main.executableURL { starts.append(executable) }
+        starts += Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        starts.append(URL(fileURLWithPath: CommandLine.arguments[0]))
+        for start in starts {
+            var directory = start.resolvingSymlinksInPath()
+            for _ in 0..<4 {
+                directory = directory.deletingLastPathComponent()
+                let candidate = directory.appendingPathComponent("photokernels")
+                if fileManager.isExecutableFile(atPath: candidate.path) { return candidate }
+            }
+        }
+        return nil
+    }()
+
+    /// What one run produced.
+    struct Result {
+        var status: Int32
+        var stdout: Data
+        var stderr: String
+        var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// Runs the tool with `arguments` in `sandbox.work`, feeding `stdin` (or nothing).
+    static func run(_ arguments: [String], in sandbox: Sandbox, stdin: Data? = nil) throws -> Result {
+        let executable = try #require(url, "photokernels binary not found next to the test bundle; set PHOTOKERNELS_CLI")
+        let id = UUID().uuidString
+        let outURL = sandbox.io.appendingPathComponent("\(id).out")
+        let errURL = sandbox.io.appendingPathComponent("\(id).err")
+        let inURL = sandbox.io.appendingPathComponent("\(id).in")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data())
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        let input = try FileHandle(forReadingFrom: inURL)
+        defer { try? out.close(); try? err.close(); try? input.close() }
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = sandbox.work
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus,
+                      stdout: try Data(contentsOf: outURL),
+                      stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self))
+    }
+}
+
+/// A temporary directory for one test: `work` is the tool's current directory (and
+/// holds nothing but what the test and the tool put there), `io` the captured streams.
+final class Sandbox {
+    let root: URL
+    let work: URL
+    let io: URL
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("photokernels-cli-\(UUID().uuidString)")
+        work = root.appendingPathComponent("work")
+        io = root.appendingPathComponent("io")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: io, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    /// The path of `name` inside `work`.
+    func url(_ name: String) -> URL { work.appendingPathComponent(name) }
+
+    /// Writes `bytes` to `work/name`.
+    @discardableResult
+    func write(_ name: String, _ bytes: some Sequence<UInt8>) throws -> URL {
+        let url = url(name)
+        try Data(bytes).write(to: url)
+        return url
+    }
+
+    /// The bytes of `work/name`.
+    func read(_ name: String) throws -> Data { try Data(contentsOf: url(name)) }
+
+    /// Decodes every image of `work/name`.
+    func images(_ name: String) throws -> [NetpbmImage] { try NetpbmReader.readAll(read(name)) }
+
+    /// The names in `work`, sorted.
+    func contents() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: work.path).sorted()
+    }
+}
+
+/// Small hand-made test images: every one holds dark, light, saturated and mid
+/// values, so each kernel has something to change.
+enum Fixtures {
+    /// An image from interleaved samples.
+    static func image(_ width: Int, _ height: Int, depth: Int, maxval: Int, tupleType: TupleType,
+                      format: NetpbmFormat, samples: [Int]) -> NetpbmImage {
+        try! NetpbmImage(width: width, height: height, depth: depth, maxval: maxval, tupleType: tupleType,
+                         samples: samples.map { UInt16($0) }, format: format)
+    }
+
+    /// Deterministic pseudo-random samples in 0...maxval (a fixed LCG).
+    static func samples(_ count: Int, maxval: Int, seed: UInt64) -> [Int] {
+        var state = seed
+        return (0..<count).map { i in
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            switch i % 7 {
+            case 0: return 0
+            case 1: return maxval
+            default: return Int((state >> 33) % UInt64(maxval + 1))
+            }
+        }
+    }
+
+    static let rgb8 = image(4, 3, depth: 3, maxval: 255, tupleType: .rgb, format: .rawPPM,
+                            samples: samples(36, maxval: 255, seed: 1))
+    static let rgb16 = image(3, 2, depth: 3, maxval: 65535, tupleType: .rgb, format: .rawPPM,
+                             samples: samples(18, maxval: 65535, seed: 2))
+    static let gray8 = image(5, 2, depth: 1, maxval: 255, tupleType: .grayscale, format: .rawPGM,
+                             samples: samples(10, maxval: 255, seed: 3))
+    static let rgba8 = image(3, 3, depth: 4, maxval: 255, tupleType: .rgbAlpha, format: .pam,
+                             samples: samples(36, maxval: 255, seed: 4))
+    static let rgba16 = image(2, 3, depth: 4, maxval: 65535, tupleType: .rgbAlpha, format: .pam,
+                              samples: samples(24, maxval: 65535, seed: 5))
+    /// A plain P3 written by hand (maxval 1000, comments and uneven spacing).
+    static let plainP3Text = "P3\n# hand-made\n3 2\n1000\n0 0 0   1000 1000 1000  250 500 750\n"
+        + "1000 0 0\n0 1000 0 # green\n12 345 678\n"
+
+    static func bytes(_ image: NetpbmImage) -> [UInt8] { try! NetpbmWriter.encode(image) }
+}
+
+/// The library's own path, independent of the CLI: decode to an `Image`, apply the
+/// recipe's kernels, encode — what `apply` must reproduce sample for sample.
+func libraryPath(_ image: NetpbmImage, layout: SampleLayout, recipe: Recipe, outputLayout: SampleLayout,
+                 maxval: Int? = nil, variant: KernelVariant = .simd4) -> [UInt16] {
+    var decoded = Image(width: image.width, height: image.height, layout: layout, maxval: image.maxval,
+                        samples: image.samples)
+    decoded.apply(recipe.kernels, variant: variant, threads: 1)
+    return decoded.samples(layout: outputLayout, maxval: maxval ?? image.maxval)
+}
+
+/// The largest difference between two equally long sample arrays.
+func maxDifference(_ a: [UInt16], _ b: [UInt16]) -> Int {
+    zip(a, b).map { abs(Int($0) - Int($1)) }.max() ?? 0
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Testing
+@testable import PhotoKernels
+
+@Suite("Recipe: SPEC §6 order, fusing, JSON (PHAdjustmentData-style)")
+struct RecipeTests {
+    /// Recipes that exercise every stage, alone and together.
+    static let recipes: [Recipe] = [
+        KernelCatalog.sampleRecipe,
+        Recipe(exposure: -1, adjustments: .noir, effect: .look(.fade, intensity: 1)),
+        Recipe(adjustments: .dream, effect: Effect(name: "monochrome", intensity: 0.7, color: SIMD3(0.2, 0.5, 0.9)),
+               vignette: .vignetteEffect(center: SIMD2(3, 2), radius: 4, intensity: 0.6, falloff: 0.3)),
+        Recipe(effect: .look(.instant, intensity: 0.5)),
+        Recipe(exposure: 2),
+    ]
+
+    @Test("the fused kernels equal the unfused step-by-step reference, both variants")
+    func fusedMatchesSequential() {
+        for (n, recipe) in Self.recipes.enumerated() {
+            for (w, h) in [(1, 1), (9, 5), (33, 3), (40, 31)] {
+                let input = randomImage(width: w, height: h, seed: UInt64(n), nanEvery: 11)
+                let reference = run(recipe.sequentialKernels, on: input, .scalar)
+                for variant in KernelVariant.allCases {
+                    expectClose(run(recipe.kernels, on: input, variant), reference, input: input, "recipe \(n) \(variant)")
+                }
+            }
+        }
+    }
+
+    @Test("stages run in SPEC §6 order: exposure before the sliders, the effect after them, the vignette last")
+    func order() {
+        // Brightness then sepia differs from sepia then brightness; the recipe must do the former.
+        let recipe = Recipe(exposure: 1, adjustments: Adjustments(brightness: 0.1), effect: .sepia(intensity: 1),
+                            vignette: .vignette(intensity: 0.5, radius: 1))
+        let input = randomPhoto(width: 5, height: 3, seed: 1)
+        let expected = run([Exposure(ev: 1), Brightness(0.1), Sepia(intensity: 1), Vignette.vignette(intensity: 0.5, radius: 1)],
+                           on: input, .scalar)
+        expectClose(run(recipe.kernels, on: input, .simd4), expected, input: input, "SPEC order")
+        let wrongOrder = run([Sepia(intensity: 1), Brightness(0.1), Exposure(ev: 1), Vignette.vignette(intensity: 0.5, radius: 1)],
+                             on: input, .scalar)
+        #expect(zip(expected.pixels, wrongOrder.pixels).contains { abs($0.x - $1.x) > 1e-3 }, "order must matter here")
+    }
+
+    @Test("the identity recipe has no kernels and returns the input bytes at 8 and 16 bits")
+    func identityReturnsInput() {
+        #expect(Recipe.identity.kernels.isEmpty && Recipe.identity.isIdentity)
+        let zeroIntensities = Recipe(effect: .sepia(intensity: 0), vignette: .vignette(intensity: 0, radius: 1))
+        #expect(zeroIntensities.kernels.isEmpty && zeroIntensities.isIdentity)
+        for maxval in [255, 65535] {
+            var rng = SeededGenerator(seed: 99)
+            let samples = (0..<(23 * 7 * 4)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
+            for variant in KernelVariant.allCases {
+                let out = SamplePipeline.run(zeroIntensities.kernels, width: 23, height: 7, samples: samples, layout: .rgba,
+                                             maxval: maxval, variant: variant, threads: 2)
+                #expect(out == samples, "maxval \(maxval) \(variant)")
+            }
+        }
+    }
+
+    @Test("the one-pass sample pipeline equals decode → kernels → encode, every layout, 8 and 16 bits")
+    func pipelineMatchesImagePath() {
+        let recipe = KernelCatalog.sampleRecipe
+        for layout in SampleLayout.allCases {
+            for maxval in [255, 1023, 65535] {
+                var rng = SeededGenerator(seed: UInt64(maxval + layout.rawValue))
+                let (w, h) = (19, 6)
+                let samples = (0..<(w * h * layout.channelCount)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
+                let image = Image(width: w, height: h, layout: layout, maxval: maxval, samples: samples)
+                let expected = run(recipe.kernels, on: image, .simd4).samples(layout: layout, maxval: maxval)
+                for threads in [1, 2, 5] {
+                    let out = SamplePipeline.run(recipe.kernels, width: w, height: h, samples: samples, layout: layout,
+                                                 maxval: maxval, variant: .simd4, threads: threads)
+                    #expect(out == expected, "\(layout) maxval \(maxval) threads \(threads)")
+                }
+                if maxval == 255 {
+                    // The 8-bit entry points give the same samples.
+                    let bytes = samples.map { UInt8($0) }
+                    var out8 = [UInt8](repeating: 0, count: bytes.count)
+                    bytes.withUnsafeBufferPointer { input in
+                        out8.withUnsafeMutableBufferPointer { output in
+                            SamplePipeline.run(recipe.kernels, width: w, height: h, input: input, inputLayout: layout,
+                                               inputMaxval: 255, output: output, outputLayout: layout, outputMaxval: 255)
+                        }
+                    }
+                    #expect(out8.map(UInt16.init) == expected, "8-bit \(layout)")
+                }
+            }
+        }
+    }
+
+    @Test("JSON round trip keeps every field; the document has the format identifier and version")
+    func jsonRoundTrip() throws {
+        for recipe in Self.recipes {
+            let data = recipe.encodedJSON()
+            let text = String(decoding: data, as: UTF8.self)
+            #expect(text.contains("\"formatIdentifier\" : \"org.photokernels.recipe\""))
+            #expect(text.contains("\"formatVersion\" : \"1.0\""))
+            #expect(try Recipe.decode(from: data) == recipe)
+        }
+    }
+
+    @Test("missing fields decode as identity; a newer minor version is read")
+    func missingFieldsAreIdentity() throws {
+        let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.7", "contrast": 1.5}"#
+        let recipe = try Recipe.decode(from: Data(json.utf8))
+        #expect(recipe == Recipe(adjustments: Adjustments(contrast: 1.5)))
+        let null = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "saturation": null}"#
+        #expect(try Recipe.decode(from: Data(null.utf8)) == .identity)
+        let effect = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"name": "monochrome"}}"#
+        #expect(try Recipe.decode(from: Data(effect.utf8)).effect == .monochrome(Monochrome()))
+    }
+
+    @Test("invalid recipes are rejected with a clear error", arguments: [
+        (#"{"formatIdentifier": "com.example.other", "formatVersion": "1.0"}"#,
+         RecipeError.unknownFormat(identifier: "com.example.other")),
+        (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "2.0"}"#,
+         RecipeError.unsupportedVersion(found: "2.0", supported: "1.0")),
+        (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "hue": "ninety"}"#,
+         RecipeError.malformed(field: "hue", reason: "expected a number")),
+        (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"intensity": 1}}"#,
+         RecipeError.malformed(field: "effect.name", reason: "missing")),
+        (#"{"formatVersion": "1.0"}"#, RecipeError.malformed(field: "formatIdentifier", reason: "missing")),
+    ])
+    func rejects(json: String, error: RecipeError) {
+        #expect(throws: error) { try Recipe.decode(from: Data(json.utf8)) }
+    }
+
+    @Test("non-finite numbers, unknown effects and bad colours are rejected")
+    func rejectsBadValues() {
+        let cases = [
+            #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "exposure": 1e999}"#,
+            #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"name": "vintage"}}"#,
+            #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"name": "monochrome", "color": [1, 2]}}"#,
+            #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "x"}"#,
+            #"not json"#,
+        ]
+        for json in cases {
+            #expect(throws: RecipeError.self, "\(json)") { try Recipe.decode(from: Data(json.utf8)) }
+        }
+        // A value that JSON cannot carry but the API can: validate() names it.
+        #expect(throws: RecipeError.invalidValue(field: "hue", value: "nan", reason: "must be a finite number")) {
+            try Recipe(adjustments: Adjustments(hue: .nan)).validate()
+        }
+    }
+
+    @Test("every catalog entry runs and its SIMD4 variant matches the scalar reference")
+    func catalog() {
+        #expect(KernelCatalog.entries.count == 19)
+        #expect(Set(KernelCatalog.entries.map(\.name)).count == KernelCatalog.entries.count)
+        let input = randomImage(width: 21, height: 5, seed: 4, nanEvery: 13)
+        for entry in KernelCatalog.entries {
+            expectClose(run(entry.kernels, on: input, .simd4), run(entry.kernels, on: input, .scalar),
+                        input: input, entry.name)
+        }
+    }
+}

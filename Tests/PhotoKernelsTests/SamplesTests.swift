@@ -1,0 +1,58 @@
+import Testing
+@testable import PhotoKernels
+
+@Suite("Sample coding: integers ↔ Float (SPEC §0)")
+struct SamplesTests {
+    @Test("decode then encode returns every integer unchanged, for all 256 and all 65536 values")
+    func roundTripEveryValue() {
+        for maxval in [1, 15, 255, 1023, 4095, 65535] {
+            let values = (0...maxval).map(UInt16.init)
+            let image = Image(width: values.count, height: 1, layout: .gray, maxval: maxval, samples: values)
+            #expect(image.samples(layout: .gray, maxval: maxval) == values, "maxval \(maxval)")
+            for (v, p) in zip(values, image.pixels) {
+                if SampleCoding.encode(p.x, maxval: Float(maxval)) != v { Issue.record("maxval \(maxval): \(v) came back changed"); break }
+            }
+        }
+    }
+
+    @Test("encode clamps once, rounds half to even, and never traps on NaN or infinities")
+    func encodeEdgeCases() {
+        #expect(SampleCoding.encode(.nan, maxval: 255) == 0)
+        #expect(SampleCoding.encode(-.infinity, maxval: 255) == 0)
+        #expect(SampleCoding.encode(.infinity, maxval: 255) == 255)
+        #expect(SampleCoding.encode(-0.3, maxval: 255) == 0)
+        #expect(SampleCoding.encode(7.5, maxval: 65535) == 65535)
+        // 0.5·255 = 127.5 → 128 (even); 1.5/255·255 rounds to 2 (even); 2.5/255 → 2.
+        #expect(SampleCoding.encode(0.5, maxval: 255) == 128)
+        #expect(SampleCoding.encode(0.5, maxval: 1) == 0)
+        #expect(SampleCoding.encode(0.5, maxval: 3) == 2)    // 1.5 → 2
+        #expect(SampleCoding.encode(2.5 / 4, maxval: 4) == 2) // 2.5 → 2
+        #expect(SampleCoding.encode(3.5 / 4, maxval: 4) == 4) // 3.5 → 4
+    }
+
+    @Test("grey and alpha-less layouts expand as SPEC says; encoding drops what the layout lacks")
+    func layouts() {
+        let gray = Image(width: 2, height: 1, layout: .gray, maxval: 255, samples: [0, 51] as [UInt16])
+        #expect(gray.pixels == [SIMD4(0, 0, 0, 1), SIMD4(0.2, 0.2, 0.2, 1)])
+        let grayAlpha = Image(width: 1, height: 1, layout: .grayAlpha, maxval: 15, samples: [15, 5] as [UInt16])
+        #expect(grayAlpha.pixels == [SIMD4(1, 1, 1, Float(5) / 15)])
+        let rgb = Image(width: 1, height: 1, layout: .rgb, maxval: 4, samples: [1, 2, 3] as [UInt16])
+        #expect(rgb.pixels == [SIMD4(0.25, 0.5, 0.75, 1)])
+        let rgba = Image(width: 1, height: 1, layout: .rgba, maxval: 65535, samples: [65535, 0, 32768, 1] as [UInt16])
+        #expect(rgba.samples(layout: .rgba, maxval: 65535) == [65535, 0, 32768, 1])
+        #expect(rgba.samples(layout: .rgb, maxval: 255) == [255, 0, 128])
+        // Grey from colour is the Rec. 709 luma: pure green 0.7152·255 = 182.376 → 182.
+        let green = Image(width: 1, height: 1, pixels: [SIMD4(0, 1, 0, 0.5)])
+        #expect(green.samples(layout: .grayAlpha, maxval: 255) == [182, 128])
+        #expect(gray.isGray && !green.isGray && gray.isOpaque && !green.isOpaque)
+    }
+
+    @Test("8-bit samples decode like 16-bit ones")
+    func eightBit() {
+        let bytes: [UInt8] = [0, 128, 255, 64]
+        let a = Image(width: 1, height: 1, layout: .rgba, samples: bytes)
+        let b = Image(width: 1, height: 1, layout: .rgba, maxval: 255, samples: bytes.map(UInt16.init))
+        #expect(a == b)
+        #expect(a.pixels[0] == SIMD4(0, Float(128) / 255, 1, Float(64) / 255))
+    }
+}

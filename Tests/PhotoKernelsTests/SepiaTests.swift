@@ -1,0 +1,116 @@
+import Testing
+@testable import PhotoKernels
+
+/// Sepia strengths the tests sweep, including ones that clamp (3, −1).
+let sepiaSamples: [Double] = [0.25, 0.5, 1, 3, -1]
+
+@Suite("Sepia (SPEC §5)")
+struct SepiaTests {
+    @Test("SIMD4 equals the scalar reference on widths 1…33, NaN included")
+    func simdMatchesScalar() {
+        for (n, a) in sepiaSamples.enumerated() {
+            let kernel = Sepia(intensity: a)
+            for (w, h) in testShapes {
+                let input = randomImage(width: w, height: h, seed: UInt64(400 + n), nanEvery: 5)
+                expectClose(run([kernel], on: input, .simd4), run([kernel], on: input, .scalar), input: input, "sepia \(a)")
+            }
+        }
+    }
+
+    @Test("reference vectors: intensity 1, 0.5 and 3 (clamped to 1), both variants")
+    func vectors() {
+        let cases = ReferenceVectors.cases("sepia")
+        #expect(cases.count == 3)
+        for c in cases {
+            let kernel = Sepia(intensity: c.parameters["intensity"]!.number)
+            for variant in KernelVariant.allCases {
+                expectClose(run([kernel], on: c.inputImage, variant), c.expectedImage, input: c.inputImage,
+                            "sepia \(kernel.intensity) \(variant)")
+            }
+        }
+    }
+
+    @Test("the matrix: identity at 0, the W3C matrix at 1, clamped outside [0, 1]")
+    func matrix() {
+        #expect(ColorMatrix.sepia(intensity: 0) == .identity)
+        #expect(ColorMatrix.sepia(intensity: -2) == .identity)
+        #expect(ColorMatrix.sepia(intensity: 1) == .sepiaTone)
+        #expect(ColorMatrix.sepia(intensity: 3) == .sepiaTone)
+        #expect(ColorMatrix.sepiaTone.rows.0 == SIMD3(0.393, 0.769, 0.189))
+        #expect(ColorMatrix.sepiaTone.rows.2 == SIMD3(0.272, 0.534, 0.131))
+        let half = ColorMatrix.sepia(intensity: 0.5)
+        #expect(abs(half.rows.0.x - (0.5 + 0.5 * 0.393)) < 1e-15 && abs(half.rows.1.x - 0.5 * 0.349) < 1e-15)
+        #expect(half.offset == .zero)
+        #expect(Sepia(intensity: 0).isIdentity && Sepia(intensity: -1).isIdentity && !Sepia().isIdentity)
+    }
+
+    @Test("every channel reads the original R, G, B: in place equals an out-of-place evaluation")
+    func readsOriginalChannels() {
+        // A pixel whose channels differ a lot: reading an already-updated channel
+        // would move the result by ~0.1 or more.
+        var pixels = [SIMD4<Float>(1, 0, 0, 1), SIMD4(0, 1, 0, 1), SIMD4(0, 0, 1, 1), SIMD4(0.9, 0.1, 0.5, 1)]
+        pixels += randomPhoto(width: 20, height: 1, seed: 47).pixels
+        let input = Image(width: pixels.count, height: 1, pixels: pixels)
+        for a in [0.3, 1.0] {
+            let m = ColorMatrix.sepia(intensity: a)
+            let expected = Image(width: input.width, height: 1, pixels: input.pixels.map { p in
+                let c = m.applied(to: SIMD3(Double(p.x), Double(p.y), Double(p.z)))
+                return SIMD4(Float(c.x), Float(c.y), Float(c.z), p.w)
+            })
+            for variant in KernelVariant.allCases {
+                expectClose(run([Sepia(intensity: a)], on: input, variant), expected, input: input, "sepia \(a) \(variant)")
+            }
+        }
+    }
+
+    @Test("hand-computed pixel: (0.8, 0.4, 0.2) at full and half intensity")
+    func handComputed() {
+        // R' = 0.393·0.8 + 0.769·0.4 + 0.189·0.2 = 0.3144 + 0.3076 + 0.0378 = 0.6598
+        // G' = 0.349·0.8 + 0.686·0.4 + 0.168·0.2 = 0.2792 + 0.2744 + 0.0336 = 0.5872
+        // B' = 0.272·0.8 + 0.534·0.4 + 0.131·0.2 = 0.2176 + 0.2136 + 0.0262 = 0.4574
+        // a = 0.5: (0.8 + 0.6598)/2 = 0.7299, (0.4 + 0.5872)/2 = 0.4936, (0.2 + 0.4574)/2 = 0.3287
+        let input = Image(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.7)])
+        for variant in KernelVariant.allCases {
+            expectClose(run([Sepia()], on: input, variant),
+                        Image(width: 1, height: 1, pixels: [SIMD4(0.6598, 0.5872, 0.4574, 0.7)]), "full \(variant)")
+            expectClose(run([Sepia(intensity: 0.5)], on: input, variant),
+                        Image(width: 1, height: 1, pixels: [SIMD4(0.7299, 0.4936, 0.3287, 0.7)]), "half \(variant)")
+        }
+    }
+
+    @Test("sepia tints: a grey is not kept grey, and white brightens past 1")
+    func tints() {
+        let grey = Image(width: 1, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 1)])
+        for variant in KernelVariant.allCases {
+            let p = run([Sepia()], on: grey, variant).pixels[0]
+            #expect(abs(p.x - 0.6755) < 1e-6 && abs(p.y - 0.6015) < 1e-6 && abs(p.z - 0.4685) < 1e-6, "\(variant): \(p)")
+            #expect(p.x > p.y && p.y > p.z)
+        }
+    }
+
+    @Test("intensity 0 is the identity to the bit; alpha is bit-exact; a NaN pixel stays local")
+    func identityAlphaNaN() {
+        var input = randomImage(width: 23, height: 3, seed: 53, nanEvery: 4)
+        input.pixels[1].w = .nan
+        input.pixels[2] = SIMD4(-0.0, .infinity, 0, -0.0)
+        for variant in KernelVariant.allCases {
+            expectBitEqual(run([Sepia(intensity: 0)], on: input, variant), input, "sepia 0 \(variant)")
+            for a in sepiaSamples {
+                let output = run([Sepia(intensity: a)], on: input, variant)
+                #expect(zip(output.pixels, input.pixels).allSatisfy { $0.w.bitPattern == $1.w.bitPattern },
+                        "sepia \(a) \(variant) changed alpha")
+            }
+        }
+        let clean = randomImage(width: 11, height: 3, seed: 59)
+        var dirty = clean
+        dirty.pixels[12] = SIMD4(0.2, 0.3, .nan, 1)
+        for variant in KernelVariant.allCases {
+            let x = run([Sepia()], on: clean, variant), y = run([Sepia()], on: dirty, variant)
+            for i in x.pixels.indices where i != 12 {
+                #expect(x.pixels[i] == y.pixels[i], "sepia \(variant): pixel \(i) changed")
+            }
+            // B feeds every tone sum, so all three channels of that pixel are NaN.
+            #expect(y.pixels[12].x.isNaN && y.pixels[12].y.isNaN && y.pixels[12].z.isNaN)
+        }
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+@testable import PhotoKernels
+
+/// A small, fast, seeded generator (SplitMix64) so random tests are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// Widths 1…33 cover every remainder of an 8- or 16-pixel block; the heights are odd.
+let testWidths = Array(1...33)
+let testHeights = [1, 3, 5]
+
+/// Shapes used by the scalar-vs-SIMD equivalence tests: every width with each odd height.
+let testShapes: [(width: Int, height: Int)] = testWidths.flatMap { w in testHeights.map { (w, $0) } }
+
+/// A seeded random image whose R, G, B and A lie in [−1, 2] (SPEC §8's input range),
+/// with a few exact 0/1 values and, if `nanEvery` > 0, a NaN channel every `nanEvery` pixels.
+func randomImage(width: Int, height: Int, seed: UInt64, nanEvery: Int = 0) -> Image {
+    var rng = SeededGenerator(seed: seed &+ UInt64(width * 1000 + height))
+    var pixels = (0..<(width * height)).map { _ in
+        SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
+                     Float.random(in: -1...2, using: &rng), Float.random(in: 0...1, using: &rng))
+    }
+    for i in stride(from: 0, to: pixels.count, by: 7) { pixels[i] = SIMD4(0, 1, 0.5, 1) }
+    if nanEvery > 0 {
+        for i in stride(from: nanEvery / 2, to: pixels.count, by: nanEvery) {
+            pixels[i][i % 3] = .nan
+        }
+    }
+    return Image(width: width, height: height, pixels: pixels)
+}
+
+/// A seeded random image with every channel in [0, 1] (a photo's range).
+func randomPhoto(width: Int, height: Int, seed: UInt64) -> Image {
+    var rng = SeededGenerator(seed: seed)
+    return Image(width: width, height: height, pixels: (0..<(width * height)).map { _ in
+        SIMD4<Float>(Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
+                     Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng))
+    })
+}
+
+/// Checks SPEC §8's float bound channel by channel: `|a − b| ≤ tolerance`, NaN only
+/// where the other is NaN. On failure it records the pixel, its input, both values
+/// and the error, for the first few offending channels.
+func expectClose(_ observed: Image, _ expected: Image, input: Image? = nil, tolerance: Float = 1e-5,
+                 _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(observed.width == expected.width && observed.height == expected.height, "\(what): size", sourceLocation: sourceLocation)
+    var failures = 0
+    for i in 0..<min(observed.pixelCount, expected.pixelCount) {
+        for c in 0..<4 {
+            let a = observed.pixels[i][c], b = expected.pixels[i][c]
+            let ok = (a.isNaN && b.isNaN) || (!a.isNaN && !b.isNaN && abs(a - b) <= tolerance) || a == b
+            if !ok {
+                failures += 1
+                if failures <= 3 {
+                    let x = i % observed.width, y = i / observed.width
+                    let inputText = input.map { " input \($0.pixels[i])" } ?? ""
+                    Issue.record("\(what) \(observed.width)×\(observed.height): pixel (\(x), \(y)) channel \(c)\(inputText): expected \(b), observed \(a), error \(abs(a - b))",
+                                 sourceLocation: sourceLocation)
+                }
+            }
+        }
+    }
+    if failures > 3 {
+        Issue.record("\(what): \(failures) channels out of tolerance in all", sourceLocation: sourceLocation)
+    }
+}
+
+/// Checks that two images are equal to the bit (NaN payloads included).
+func expectBitEqual(_ a: Image, _ b: Image, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let same = a.pixels.count == b.pixels.count && zip(a.pixels, b.pixels).allSatisfy { p, q in
+        (0..<4).allSatisfy { p[$0].bitPattern == q[$0].bitPattern }
+    }
+    #expect(same, "\(what): images differ in bits", sourceLocation: sourceLocation)
+}
+
+/// Runs `kernels` with `variant` on a copy of `image`, single-threaded.
+func run(_ kernels: [any PixelKernel], on image: Image, _ variant: KernelVariant, threads: Int = 1) -> Image {
+    image.applying(kernels, variant: variant, threads: threads)
+}
+
+/// The shared double-precision reference vectors (`Vectors/kernels.json`, a copy of
+/// `../shared/vectors/kernels.json`).
+struct ReferenceVectors: Decodable {
+    struct Case: Decodable {
+        var kernel: String
+        var parameters: [String: Parameter]
+        var input: Input
+        var expected: [[Double]]?
+        var width: Int?
+        var height: Int?
+        var expected_gain_rows: [[Double]]?
+    }
+    /// A parameter value: a number, a string or a list of numbers.
+    enum Parameter: Decodable {
+        case number(Double), text(String), list([Double])
+        init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let d = try? c.decode(Double.self) { self = .number(d) }
+            else if let s = try? c.decode(String.self) { self = .text(s) }
+            else { self = .list(try c.decode([Double].self)) }
+        }
+        var number: Double { if case .number(let d) = self { return d }; fatalError("not a number: \(self)") }
+        var text: String { if case .text(let s) = self { return s }; fatalError("not text: \(self)") }
+        var list: [Double] { if case .list(let l) = self { return l }; fatalError("not a list: \(self)") }
+    }
+    /// Pixels, or a description such as "all pixels (1, 1, 1, 1)" for the vignette cases.
+    enum Input: Decodable {
+        case pixels([[Double]]), text(String)
+        init(from decoder: Decoder) throws {
+            let c = try decoder.singleValueContainer()
+            if let p = try? c.decode([[Double]].self) { self = .pixels(p) } else { self = .text(try c.decode(String.self)) }
+        }
+    }
+    var cases: [Case]
+
+    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Vectors/kernels.json")
+    static let shared: ReferenceVectors = {
+        let data = try! Data(contentsOf: url)
+        return try! JSONDecoder().decode(ReferenceVectors.self, from: data)
+    }()
+
+    /// The cases of one kernel name.
+    static func cases(_ kernel: String) -> [Case] { shared.cases.filter { $0.kernel == kernel } }
+}
+
+extension ReferenceVectors.Case {
+    /// The input pixels as a one-row image.
+    var inputImage: Image {
+        guard case .pixels(let rows) = input else { fatalError("case \(kernel) has no pixel input") }
+        return Image(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
+    }
+    /// The expected pixels as a one-row image.
+    var expectedImage: Image {
+        let rows = expected!
+        return Image(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
+    }
+}

@@ -1,0 +1,270 @@
+import Foundation
+import Testing
+@testable import PhotoKernels
+
+/// Vignettes the equivalence tests sweep: both forms, negative and large intensity,
+/// radius 0 and falloff 0 (hard edges), falloff > 1 (negative inner radius), an
+/// off-centre ring partly outside the image.
+let vignetteSamples: [Vignette] = [
+    .vignette(intensity: 1, radius: 1),
+    .vignette(intensity: 0.5, radius: 2),
+    .vignette(intensity: -0.5, radius: 1),
+    .vignette(intensity: 2, radius: 0.4),
+    .vignette(intensity: 0.8, radius: 0),
+    .vignetteEffect(),
+    .vignetteEffect(center: SIMD2(2, 1.5), radius: 3, intensity: 1, falloff: 0.5),
+    .vignetteEffect(radius: 4, intensity: 0.7, falloff: 0),
+    .vignetteEffect(center: SIMD2(-3, 40), radius: 10, intensity: -1, falloff: 1.5),
+]
+
+/// The image transposed: pixel (x, y) of the result is pixel (y, x) of `image`.
+func transposed(_ image: Image) -> Image {
+    Image(width: image.height, height: image.width, pixels: (0..<image.pixelCount).map { i in
+        let x = i % image.height, y = i / image.height
+        return image[y, x]
+    })
+}
+
+/// A `width × height` image of opaque white (1, 1, 1, 1): the vignette's gains.
+func whiteImage(width: Int, height: Int) -> Image {
+    Image(width: width, height: height, color: SIMD4(1, 1, 1, 1))
+}
+
+@Suite("Vignette: CIVignette and CIVignetteEffect forms (SPEC §4)")
+struct VignetteTests {
+    @Test("SIMD4 equals the scalar reference on widths 1…33, NaN included")
+    func simdMatchesScalar() {
+        for (n, vignette) in vignetteSamples.enumerated() {
+            for (w, h) in testShapes {
+                let input = randomImage(width: w, height: h, seed: UInt64(300 + n), nanEvery: 6)
+                expectClose(run([vignette], on: input, .simd4), run([vignette], on: input, .scalar),
+                            input: input, "\(vignette.form)")
+            }
+        }
+    }
+
+    @Test("both variants match the double-precision gain at every pixel of 64×64 and 64×9")
+    func matchesDoubleGeometry() {
+        for vignette in vignetteSamples {
+            for (w, h) in [(64, 64), (64, 9), (9, 64)] {
+                let geometry = vignette.geometry(width: w, height: h)
+                let expected = Image(width: w, height: h, pixels: (0..<(w * h)).map { i in
+                    let g = Float(geometry.gain(x: i % w, y: i / w))
+                    return SIMD4(g, g, g, 1)
+                })
+                for variant in KernelVariant.allCases {
+                    expectClose(run([vignette], on: whiteImage(width: w, height: h), variant), expected,
+                                "\(vignette.form) \(w)×\(h) \(variant)")
+                }
+            }
+        }
+    }
+
+    @Test("reference vectors: the 7×5 gain rows of both forms, both variants")
+    func vectors() {
+        let cases = ReferenceVectors.cases("vignette") + ReferenceVectors.cases("vignetteEffect")
+        #expect(cases.count == 4)
+        for c in cases {
+            let p = c.parameters
+            let vignette: Vignette = c.kernel == "vignette"
+                ? .vignette(intensity: p["intensity"]!.number, radius: p["radius"]!.number)
+                : .vignetteEffect(center: SIMD2(p["center"]!.list[0], p["center"]!.list[1]), radius: p["radius"]!.number,
+                                  intensity: p["intensity"]!.number, falloff: p["falloff"]!.number)
+            let (w, h) = (c.width!, c.height!)
+            let rows = c.expected_gain_rows!
+            #expect(rows.count == h && rows.allSatisfy { $0.count == w })
+            // The input is all (1, 1, 1, 1): R, G, B become the gain, alpha stays 1.
+            let expected = Image(width: w, height: h, pixels: rows.flatMap { $0 }.map { g in
+                SIMD4(Float(g), Float(g), Float(g), 1)
+            })
+            for variant in KernelVariant.allCases {
+                let output = run([vignette], on: whiteImage(width: w, height: h), variant)
+                expectClose(output, expected, "\(c.kernel) \(p) \(variant)")
+                #expect(output.pixels.allSatisfy { $0.w == 1 }, "\(c.kernel) \(variant): alpha changed")
+            }
+        }
+    }
+
+    @Test("hand-computed pixel: corner (0, 0) of 7×5 under vignette(1, 1)")
+    func handComputed() {
+        // c = (3.5, 2.5); p = (0.5, 0.5); d = √(3² + 2²) = √13 = 3.605551
+        // D = √(3.5² + 2.5²) = √18.5 = 4.301163; r0 = 0, r1 = D
+        // u = 3.605551 / 4.301163 = 0.838273; t = u²(3 − 2u) = 0.702702 · 1.323454 = 0.929994
+        // g = 1 − 1 · 0.929994 = 0.070006
+        let input = Image(width: 7, height: 5, color: SIMD4(0.5, 1, 2, 0.25))
+        for variant in KernelVariant.allCases {
+            let p = run([Vignette.vignette(intensity: 1, radius: 1)], on: input, variant)[0, 0]
+            #expect(abs(p.x - 0.5 * 0.070006) < 1e-6 && abs(p.y - 0.070006) < 1e-6 && abs(p.z - 2 * 0.070006) < 1e-6,
+                    "\(variant): \(p)")
+            #expect(p.w == 0.25)
+        }
+    }
+
+    @Test("transpose symmetry: vignetting a transposed image is transposing the vignetted image, to the bit")
+    func transposeSymmetry() {
+        for (w, h) in [(7, 5), (12, 9), (33, 4), (1, 9), (16, 16), (64, 3)] {
+            let input = randomImage(width: w, height: h, seed: 31, nanEvery: 11)
+            let forms: [(Vignette, Vignette)] = [
+                (.vignette(intensity: 1, radius: 1), .vignette(intensity: 1, radius: 1)),
+                (.vignette(intensity: -0.5, radius: 0.6), .vignette(intensity: -0.5, radius: 0.6)),
+                (.vignetteEffect(), .vignetteEffect()),
+                (.vignetteEffect(intensity: 0.9, falloff: 0), .vignetteEffect(intensity: 0.9, falloff: 0)),
+                (.vignetteEffect(center: SIMD2(2, 1.5), radius: 3, intensity: 1, falloff: 0.5),
+                 .vignetteEffect(center: SIMD2(1.5, 2), radius: 3, intensity: 1, falloff: 0.5)),
+            ]
+            for (a, b) in forms {
+                for variant in KernelVariant.allCases {
+                    expectBitEqual(transposed(run([a], on: input, variant)), run([b], on: transposed(input), variant),
+                                   "\(a.form) \(w)×\(h) \(variant)")
+                }
+            }
+        }
+    }
+
+    @Test("mirror symmetry about a centred vignette, and the centre pixel of an odd image unchanged")
+    func mirrorSymmetry() {
+        for (w, h) in [(7, 5), (8, 6), (33, 5), (1, 1), (63, 17)] {
+            for vignette in [Vignette.vignette(intensity: 1, radius: 1), .vignette(intensity: 0.6, radius: 0.3),
+                             .vignetteEffect(), .vignetteEffect(radius: 2, intensity: -1, falloff: 0)] {
+                for variant in KernelVariant.allCases {
+                    let g = run([vignette], on: whiteImage(width: w, height: h), variant)
+                    for y in 0..<h {
+                        for x in 0..<w {
+                            #expect(g[x, y].x.bitPattern == g[w - 1 - x, y].x.bitPattern, "left/right \(x),\(y)")
+                            #expect(g[x, y].x.bitPattern == g[x, h - 1 - y].x.bitPattern, "top/bottom \(x),\(y)")
+                        }
+                    }
+                    if w % 2 == 1 && h % 2 == 1 {
+                        // d = 0 at the centre: t = smoothstep(r0, r1, 0) = 0 since r1 > 0.
+                        #expect(g[w / 2, h / 2] == SIMD4(1, 1, 1, 1), "\(vignette.form) centre of \(w)×\(h) \(variant)")
+                    }
+                    // And the gain really varies: the corner is not the centre's value.
+                    if w > 2 && h > 2 {
+                        #expect(g[0, 0].x != g[w / 2, h / 2].x, "\(vignette.form) \(w)×\(h) \(variant) is flat")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the gain is 1 inside r0, 1 − i beyond r1, and a smoothstep between")
+    func profile() {
+        // Effect form, centre (0.5, 0.5) = pixel (0, 0); along row 0, d = x exactly.
+        let vignette = Vignette.vignetteEffect(center: SIMD2(0.5, 0.5), radius: 10, intensity: 0.8, falloff: 0.5)
+        for variant in KernelVariant.allCases {
+            let g = run([vignette], on: whiteImage(width: 25, height: 1), variant).pixels.map(\.x)
+            for x in 0...5 { #expect(g[x] == 1, "inside r0 = 5: x = \(x) \(variant)") }
+            for x in 15..<25 { #expect(abs(g[x] - 0.2) < 1e-7, "beyond r1 = 15: x = \(x) \(variant)") }
+            // Half-way, d = 10: u = 0.5, t = 0.5, g = 1 − 0.8·0.5 = 0.6.
+            #expect(abs(g[10] - 0.6) < 1e-6, "mid band \(variant): \(g[10])")
+            #expect(zip(g, g.dropFirst()).allSatisfy { $0 >= $1 }, "not decreasing \(variant)")
+        }
+        // falloff 0: a hard edge at d = R, where d ≥ r0 is already outside.
+        let hard = Vignette.vignetteEffect(center: SIMD2(0.5, 0.5), radius: 4, intensity: 1, falloff: 0)
+        for variant in KernelVariant.allCases {
+            let g = run([hard], on: whiteImage(width: 8, height: 1), variant).pixels.map(\.x)
+            #expect(g == [1, 1, 1, 1, 0, 0, 0, 0], "hard edge \(variant): \(g)")
+        }
+    }
+
+    @Test("intensity 0 is the identity to the bit; alpha is bit-exact")
+    func identityAndAlpha() {
+        var input = randomImage(width: 21, height: 7, seed: 37, nanEvery: 5)
+        input.pixels[3].w = .nan
+        input.pixels[4].w = -0.0
+        for variant in KernelVariant.allCases {
+            for zero in [Vignette.vignette(intensity: 0, radius: 1), .vignetteEffect(intensity: 0)] {
+                #expect(zero.isIdentity)
+                expectBitEqual(run([zero], on: input, variant), input, "\(zero.form) \(variant)")
+            }
+            for vignette in vignetteSamples {
+                let output = run([vignette], on: input, variant)
+                #expect(zip(output.pixels, input.pixels).allSatisfy { $0.w.bitPattern == $1.w.bitPattern },
+                        "\(vignette.form) \(variant) changed alpha")
+            }
+        }
+    }
+
+    @Test("a NaN pixel changes no other pixel")
+    func nanStaysLocal() {
+        let clean = randomImage(width: 13, height: 5, seed: 41)
+        var dirty = clean
+        dirty.pixels[22] = SIMD4(.nan, 0.5, 0.5, 1)
+        for vignette in vignetteSamples {
+            for variant in KernelVariant.allCases {
+                let x = run([vignette], on: clean, variant), y = run([vignette], on: dirty, variant)
+                for i in x.pixels.indices where i != 22 {
+                    #expect(x.pixels[i] == y.pixels[i], "\(vignette.form) \(variant): pixel \(i) changed")
+                }
+            }
+        }
+    }
+
+    @Test("rows are independent: one row alone equals that row of the whole image, any thread count")
+    func rowsIndependent() {
+        let input = randomImage(width: 19, height: 11, seed: 43)
+        let vignette = Vignette.vignette(intensity: 0.9, radius: 0.8)
+        for variant in KernelVariant.allCases {
+            let whole = run([vignette], on: input, variant)
+            for y in [0, 5, 10] {
+                var row = Array(input.pixels[(y * 19)..<(y * 19 + 19)])
+                row.withUnsafeMutableBufferPointer {
+                    vignette.apply($0, at: RowLocation(y: y, imageWidth: 19, imageHeight: 11), variant: variant)
+                }
+                #expect(row == Array(whole.pixels[(y * 19)..<(y * 19 + 19)]), "row \(y) \(variant)")
+            }
+            for threads in [2, 3, 11] {
+                expectBitEqual(run([vignette], on: input, variant, threads: threads), whole, "\(threads) threads")
+            }
+        }
+    }
+
+    @Test("geometry: both forms resolve as SPEC §4 says")
+    func geometry() {
+        let a = Vignette.vignette(intensity: 0.5, radius: 2).geometry(width: 8, height: 6)
+        #expect(a.center == SIMD2(4, 3) && a.innerRadius == 0 && a.outerRadius == 10 && a.intensity == 0.5)
+        let b = Vignette.vignetteEffect().geometry(width: 8, height: 6)
+        #expect(b.center == SIMD2(4, 3) && b.innerRadius == 1.5 && b.outerRadius == 4.5 && b.intensity == 1)
+        let c = Vignette.vignetteEffect(center: SIMD2(1, 2), radius: 10, intensity: 0.3, falloff: 0.2).geometry(width: 8, height: 6)
+        #expect(c.center == SIMD2(1, 2) && c.innerRadius == 8 && c.outerRadius == 12 && c.intensity == 0.3)
+        // The exact square thresholds decide like the square root does.
+        for r: Float in [0.5, 1, 2.5, 3.3, 4.301163, 7, 1000.1] {
+            let s = Vignette.Resolved.squaredThreshold(r)
+            #expect(s.squareRoot() >= r && s.nextDown.squareRoot() < r, "threshold of \(r): \(s)")
+        }
+        #expect(Vignette.Resolved.squaredThreshold(0) == 0 && Vignette.Resolved.squaredThreshold(-2) == 0)
+    }
+
+    @Test("JSON: both forms round-trip; the form may be inferred; bad input is rejected")
+    func codable() throws {
+        for vignette in vignetteSamples + [.vignetteEffect(center: SIMD2(3, 4)), .vignetteEffect(radius: 12)] {
+            let data = try JSONEncoder().encode(vignette)
+            #expect(try JSONDecoder().decode(Vignette.self, from: data) == vignette, "\(String(decoding: data, as: UTF8.self))")
+        }
+        func decode(_ json: String) throws -> Vignette { try JSONDecoder().decode(Vignette.self, from: Data(json.utf8)) }
+        #expect(try decode(#"{"intensity":1,"radius":1}"#) == .vignette(intensity: 1, radius: 1))
+        #expect(try decode(#"{"center":[2,1.5],"radius":3,"intensity":1,"falloff":0.5}"#)
+                == .vignetteEffect(center: SIMD2(2, 1.5), radius: 3, intensity: 1, falloff: 0.5))
+        #expect(try decode(#"{"form":"effect"}"#) == .vignetteEffect())
+        #expect(try decode(#"{"form":"vignette"}"#) == .vignette(intensity: 0, radius: 1))
+        let encoded = String(decoding: try JSONEncoder().encode(Vignette.vignetteEffect()), as: UTF8.self)
+        #expect(!encoded.contains("center") && !encoded.contains("radius") && encoded.contains(#""form":"effect""#))
+        for bad in [#"{"form":"oval","intensity":1}"#, #"{"center":[1],"radius":3}"#,
+                    #"{"form":"vignette","falloff":0.5}"#, #"{"intensity":"strong"}"#] {
+            #expect(throws: DecodingError.self, "\(bad)") { try decode(bad) }
+        }
+        let lenient = JSONDecoder()
+        lenient.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        #expect(throws: DecodingError.self) { try lenient.decode(Vignette.self, from: Data(#"{"intensity":"nan","radius":1}"#.utf8)) }
+    }
+
+    @Test("parameters lists every number by its JSON name")
+    func parameters() {
+        #expect(Vignette.vignette(intensity: 1, radius: 2).parameters.map(\.name) == ["intensity", "radius"])
+        let effect = Vignette.vignetteEffect(center: SIMD2(1, 2), radius: 3, intensity: 4, falloff: 5)
+        #expect(effect.parameters.map(\.name) == ["center[0]", "center[1]", "radius", "intensity", "falloff"])
+        #expect(effect.parameters.map(\.value) == [1, 2, 3, 4, 5])
+        #expect(Vignette.vignetteEffect().parameters.map(\.name) == ["intensity", "falloff"])
+        #expect(Vignette.vignette(intensity: 1, radius: 1).name == "vignette" && effect.name == "vignetteEffect")
+    }
+}
