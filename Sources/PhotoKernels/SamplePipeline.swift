@@ -69,7 +69,7 @@ public enum SamplePipeline {
 
     // One generic body, specialised by the compiler for each public overload above
     // (a public generic would run unspecialised when called from another module).
-    static func runRows<Input: FixedWidthInteger & UnsignedInteger, Output: FixedWidthInteger & UnsignedInteger>(
+    static func runRows<Input: FixedWidthInteger & UnsignedInteger & SIMDScalar, Output: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<Input>, inputLayout: SampleLayout, inputMaxval: Int,
         output: UnsafeMutableBufferPointer<Output>, outputLayout: SampleLayout, outputMaxval: Int,
@@ -79,6 +79,11 @@ public enum SamplePipeline {
                      "maxval does not fit the sample type")
         checkRaster(width: width, height: height, layout: inputLayout, maxval: inputMaxval, count: input.count)
         checkRaster(width: width, height: height, layout: outputLayout, maxval: outputMaxval, count: output.count)
+        if variant == .simd4, runMatrixFastPath(kernels, pixels: width * height, input: input, inputLayout: inputLayout,
+                                                inputMaxval: inputMaxval, output: output, outputLayout: outputLayout,
+                                                outputMaxval: outputMaxval, threads: threads) {
+            return
+        }
         let source = UncheckedBox(input.baseAddress!), destination = SendablePointer(base: output.baseAddress!)
         let inChannels = inputLayout.channelCount, outChannels = outputLayout.channelCount
         RowBands.forEach(rows: height, threads: threads) { rows in
@@ -115,5 +120,41 @@ public enum SamplePipeline {
             }
             initialized = count
         }
+    }
+
+    /// Takes the packed fast path (`ColorMatrixKernel.applyRGBA8/16`) when the work is
+    /// one colour matrix from RGBA to RGBA at one maxval and one sample width; returns
+    /// whether it did. Bands of whole rows split the raster across threads as usual.
+    private static func runMatrixFastPath<Input: FixedWidthInteger & UnsignedInteger, Output: FixedWidthInteger & UnsignedInteger>(
+        _ kernels: [any PixelKernel], pixels: Int,
+        input: UnsafeBufferPointer<Input>, inputLayout: SampleLayout, inputMaxval: Int,
+        output: UnsafeMutableBufferPointer<Output>, outputLayout: SampleLayout, outputMaxval: Int,
+        threads: Int?
+    ) -> Bool {
+        #if _endian(little)  // the packed lanes assume R in the lowest-addressed bits
+        guard kernels.count == 1, let matrix = kernels[0] as? ColorMatrixKernel,
+              inputLayout == .rgba, outputLayout == .rgba, inputMaxval == outputMaxval,
+              Input.self == Output.self else { return false }
+        let source = UncheckedBox(UnsafeRawPointer(input.baseAddress!))
+        let destination = UncheckedBox(UnsafeMutableRawPointer(output.baseAddress!))
+        let maxval = inputMaxval
+        // Bands of pixels rather than rows: rows are contiguous, so any split works.
+        let chunk = 4096
+        RowBands.forEach(rows: (pixels + chunk - 1) / chunk, threads: threads) { chunks in
+            let start = chunks.lowerBound * chunk, end = min(pixels, chunks.upperBound * chunk)
+            if Input.self == UInt8.self {
+                matrix.applyRGBA8(source.value.assumingMemoryBound(to: UInt8.self) + 4 * start,
+                                  destination.value.assumingMemoryBound(to: UInt8.self) + 4 * start,
+                                  count: end - start, maxval: maxval)
+            } else {
+                matrix.applyRGBA16(source.value.assumingMemoryBound(to: UInt16.self) + 4 * start,
+                                   destination.value.assumingMemoryBound(to: UInt16.self) + 4 * start,
+                                   count: end - start, maxval: maxval)
+            }
+        }
+        return true
+        #else
+        return false
+        #endif
     }
 }

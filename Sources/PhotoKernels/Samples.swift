@@ -179,7 +179,7 @@ extension Image {
 enum SampleConversion {
     /// Decodes `count` pixels of `layout` from `source` into `destination`.
     /// Generic over the sample width; the compiler specialises it for `UInt8` and `UInt16`.
-    static func decode<Sample: FixedWidthInteger & UnsignedInteger>(
+    static func decode<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ source: UnsafePointer<Sample>, layout: SampleLayout, maxval: Int,
                        into destination: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         let m = Float(maxval)
@@ -203,17 +203,32 @@ enum SampleConversion {
                     SampleCoding.decode(s[2], maxval: m), 1))
             }
         case .rgba:
-            let mv = SIMD4<Float>(repeating: m)
-            for i in 0..<count {
-                // The same correctly rounded division as `SampleCoding.decode`, four lanes at once.
+            // Four pixels are sixteen samples in order, so a block widens straight into
+            // sixteen floats: the same correctly rounded division as
+            // `SampleCoding.decode`, with the integer turned into a Float by the
+            // mantissa trick. The tail takes the scalar formula.
+            let whole = count - count % 4
+            let mv = SIMD16<Float>(repeating: m), magic = SIMD16<Float>(repeating: 8_388_608)
+            let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+            var i = 0
+            while i < whole {
+                let samples = SIMD16<UInt32>(truncatingIfNeeded: from.loadUnaligned(
+                    fromByteOffset: i * 4 * MemoryLayout<Sample>.stride, as: SIMD16<Sample>.self))
+                let x = (unsafeBitCast(samples | 0x4B00_0000, to: SIMD16<Float>.self) - magic) / mv
+                to.storeBytes(of: x, toByteOffset: i * 16, as: SIMD16<Float>.self)
+                i += 4
+            }
+            for i in whole..<count {
                 let s = source + 4 * i
-                (destination + i).initialize(to: SIMD4(Float(s[0]), Float(s[1]), Float(s[2]), Float(s[3])) / mv)
+                (destination + i).initialize(to: SIMD4(
+                    SampleCoding.decode(s[0], maxval: m), SampleCoding.decode(s[1], maxval: m),
+                    SampleCoding.decode(s[2], maxval: m), SampleCoding.decode(s[3], maxval: m)))
             }
         }
     }
 
     /// Encodes `count` pixels from `source` as `layout` samples into `destination`.
-    static func encode<Sample: FixedWidthInteger & UnsignedInteger>(
+    static func encode<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ source: UnsafePointer<SIMD4<Float>>, count: Int, layout: SampleLayout, maxval: Int,
         into destination: UnsafeMutablePointer<Sample>) {
         let m = Float(maxval)
@@ -238,7 +253,23 @@ enum SampleConversion {
                 (d + 2).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.z, maxval: m)))
             }
         case .rgba:
-            for i in 0..<count {
+            // `SampleCoding.encode` on four pixels at once: NaN fails `c > 0` and lands
+            // on 0 as in the scalar function; `c · m + 2²³` rounds half to even and
+            // leaves the integer in the low bits, which narrow to the sample type.
+            let whole = count - count % 4
+            let mv = SIMD16<Float>(repeating: m), magic = SIMD16<Float>(repeating: 8_388_608)
+            let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+            var i = 0
+            while i < whole {
+                var c = from.loadUnaligned(fromByteOffset: i * 16, as: SIMD16<Float>.self)
+                c.replace(with: 0, where: .!(c .> 0))
+                c.replace(with: 1, where: c .> 1)
+                let bits = unsafeBitCast(c * mv + magic, to: SIMD16<UInt32>.self)
+                to.storeBytes(of: SIMD16<Sample>(truncatingIfNeeded: bits),
+                              toByteOffset: i * 4 * MemoryLayout<Sample>.stride, as: SIMD16<Sample>.self)
+                i += 4
+            }
+            for i in whole..<count {
                 let p = source[i], d = destination + 4 * i
                 d.initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.x, maxval: m)))
                 (d + 1).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.y, maxval: m)))

@@ -55,4 +55,32 @@ struct SamplesTests {
         #expect(a == b)
         #expect(a.pixels[0] == SIMD4(0, Float(128) / 255, 1, Float(64) / 255))
     }
+
+    @Test("the blocked RGBA conversions equal the per-sample formulas, every width 1…33, 8 and 16 bits")
+    func blockedRGBAMatchesFormula() {
+        var rng = SeededGenerator(seed: 42)
+        let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, 0, 1, 1.5, -2, 0.5, Float(127.5 / 255), .ulpOfOne]
+        for width in 1...33 {
+            for maxval in [255, 1023, 65535] {
+                // Decode: every sample through SampleCoding.decode.
+                let samples = (0..<(width * 3 * 4)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
+                let image = Image(width: width, height: 3, layout: .rgba, maxval: maxval, samples: samples)
+                let decoded = image.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w] }
+                #expect(decoded == samples.map { SampleCoding.decode($0, maxval: Float(maxval)) }, "decode width \(width) maxval \(maxval)")
+                if maxval == 255 {
+                    let bytes = Image(width: width, height: 3, layout: .rgba, samples: samples.map { UInt8($0) })
+                    #expect(bytes == image, "8-bit decode width \(width)")
+                }
+                // Encode: every value through SampleCoding.encode, NaN and infinities included.
+                let values = (0..<(width * 3 * 4)).map { i in
+                    i % 5 == 0 ? specials[i / 5 % specials.count] : Float.random(in: -0.5...1.5, using: &rng)
+                }
+                let floats = Image(width: width, height: 3, pixels: stride(from: 0, to: values.count, by: 4).map {
+                    SIMD4(values[$0], values[$0 + 1], values[$0 + 2], values[$0 + 3])
+                })
+                #expect(floats.samples(layout: .rgba, maxval: maxval) == values.map { SampleCoding.encode($0, maxval: Float(maxval)) },
+                        "encode width \(width) maxval \(maxval)")
+            }
+        }
+    }
 }
