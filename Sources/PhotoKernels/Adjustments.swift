@@ -54,11 +54,14 @@ extension ColorMatrix {
 public struct Saturation: PixelKernel {
     /// The saturation factor; identity 1.
     public var saturation: Float
+    /// `"saturation"`, for reports and benchmarks.
     public var name: String { "saturation" }
 
     /// A saturation kernel; `saturation` 1 leaves colours unchanged.
     public init(_ saturation: Float) { self.saturation = saturation }
 
+    /// Applies the formula in place to `row` (RGBA `Float` pixels, alpha untouched);
+    /// `location` is unused. O(row.count), no allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
         let s = saturation
         switch variant {
@@ -91,11 +94,14 @@ public struct Saturation: PixelKernel {
 public struct Contrast: PixelKernel {
     /// The contrast factor; identity 1.
     public var contrast: Float
+    /// `"contrast"`, for reports and benchmarks.
     public var name: String { "contrast" }
 
     /// A contrast kernel; `contrast` 1 leaves colours unchanged.
     public init(_ contrast: Float) { self.contrast = contrast }
 
+    /// Applies the formula in place to `row` (RGBA `Float` pixels, alpha untouched);
+    /// `location` is unused. O(row.count), no allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
         let c = contrast
         switch variant {
@@ -124,11 +130,14 @@ public struct Contrast: PixelKernel {
 public struct Brightness: PixelKernel {
     /// The offset added to R, G and B; identity 0.
     public var brightness: Float
+    /// `"brightness"`, for reports and benchmarks.
     public var name: String { "brightness" }
 
     /// A brightness kernel; `brightness` 0 leaves colours unchanged.
     public init(_ brightness: Float) { self.brightness = brightness }
 
+    /// Applies the formula in place to `row` (RGBA `Float` pixels, alpha untouched);
+    /// `location` is unused. O(row.count), no allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
         let b = brightness
         switch variant {
@@ -160,6 +169,7 @@ public struct HueRotation: PixelKernel {
     /// The angle in degrees; identity 0.
     public let degrees: Double
     let kernel: ColorMatrixKernel
+    /// `"hue"`, for reports and benchmarks.
     public var name: String { "hue" }
 
     /// A hue rotation by `degrees`.
@@ -168,6 +178,8 @@ public struct HueRotation: PixelKernel {
         kernel = ColorMatrixKernel(.hueRotation(degrees: degrees), name: "hue")
     }
 
+    /// Applies the formula in place to `row` (RGBA `Float` pixels, alpha untouched);
+    /// `location` is unused. O(row.count), no allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
         kernel.apply(row, at: location, variant: variant)
     }

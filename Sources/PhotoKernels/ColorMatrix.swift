@@ -66,10 +66,12 @@ public struct ColorMatrix: Sendable, Hashable {
                            offset: next.applied(to: offset))
     }
 
+    /// Exact equality of every coefficient and offset.
     public static func == (a: ColorMatrix, b: ColorMatrix) -> Bool {
         a.rows.0 == b.rows.0 && a.rows.1 == b.rows.1 && a.rows.2 == b.rows.2 && a.offset == b.offset
     }
 
+    /// Hashes every coefficient and offset.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(rows.0); hasher.combine(rows.1); hasher.combine(rows.2); hasher.combine(offset)
     }
@@ -126,6 +128,8 @@ public struct ColorMatrixKernel: PixelKernel {
         translation = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
     }
 
+    /// Applies `C' = M·C + t` in place to `row` (RGBA `Float` pixels, alpha untouched);
+    /// `location` is unused. O(row.count), no allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
         switch variant {
         case .scalar: applyScalar(row)

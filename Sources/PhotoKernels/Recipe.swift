@@ -78,6 +78,8 @@ public enum Effect: Sendable, Hashable {
 extension Effect: Codable {
     private enum CodingKeys: String, CodingKey { case name, intensity, color }
 
+    /// Reads `{"name", "intensity"?, "color"?}`; throws `DecodingError` for an unknown
+    /// name or a colour that is not three numbers.
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let name = try c.decode(String.self, forKey: .name)
@@ -94,6 +96,7 @@ extension Effect: Codable {
         self = effect
     }
 
+    /// Writes `name`, `intensity` and, for monochrome, `color`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(name, forKey: .name)
@@ -115,6 +118,7 @@ public enum RecipeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The JSON is malformed or a value has the wrong type; `field` is its JSON path.
     case malformed(field: String, reason: String)
 
+    /// One English sentence naming the field and the problem.
     public var description: String {
         switch self {
         case .unknownFormat(let id):
@@ -291,6 +295,9 @@ extension Recipe: Codable {
         case formatIdentifier, formatVersion, exposure, saturation, contrast, brightness, hue, effect, vignette
     }
 
+    /// Reads the keyed JSON form described on the type; missing fields are identity.
+    /// Throws `RecipeError` for a foreign identifier or a newer major version and
+    /// `DecodingError` for a wrong type (`Recipe.decode(from:)` maps both to `RecipeError`).
     public init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let identifier = try c.decode(String.self, forKey: .formatIdentifier)
@@ -310,6 +317,7 @@ extension Recipe: Codable {
         vignette = try c.decodeIfPresent(Vignette.self, forKey: .vignette)
     }
 
+    /// Writes every field, identity values included, so the file documents itself.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Recipe.formatIdentifier, forKey: .formatIdentifier)
