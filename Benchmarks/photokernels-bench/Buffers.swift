@@ -30,6 +30,17 @@ enum Parallel {
         }
     }
 
+    /// Copies the pixels of `source` into `destination`, an image of the same size.
+    static func copy(_ source: Image, into destination: inout Image, threads: Int) {
+        precondition(source.pixelCount == destination.pixelCount, "copy: sizes differ")
+        source.withUnsafePixels { from in
+            destination.withUnsafeMutablePixels { to in
+                copy(UnsafeMutableRawPointer(to.baseAddress!), from: UnsafeRawPointer(from.baseAddress!),
+                     byteCount: from.count * MemoryLayout<SIMD4<Float>>.stride, threads: threads)
+            }
+        }
+    }
+
     /// Copies `byteCount` bytes with `threads` concurrent `memcpy`s
     /// (`UnsafeMutableRawPointer.copyMemory`), split at 4 KiB boundaries.
     ///
@@ -126,14 +137,12 @@ struct SplitMix64: RandomNumberGenerator {
 /// never allocates the Netpbm files.
 final class Fixture {
     let size: ImageSize
-    let seed: UInt64
     /// Thread count for our own copies (the library gets the same number).
     let threads: Int
 
     /// Generates the input photo; the other buffers are allocated on first use.
     init(size: ImageSize, seed: UInt64, threads: Int) {
         self.size = size
-        self.seed = seed
         self.threads = threads
         pristine = PhotoData.image(size, seed: seed, threads: threads)
     }
@@ -146,19 +155,16 @@ final class Fixture {
     /// The input photo; read-only.
     let pristine: Image
     /// The image kernels run on; restored from `pristine` before every sample.
-    private(set) var work = Image(width: 1, height: 1)
+    var work = Image(width: 1, height: 1)
     /// The scalar output of the entry named `referenceName`.
-    private(set) var reference = Image(width: 1, height: 1)
-    /// Which kernel (or pipeline) `reference` / `sampleReference` currently hold.
+    var reference = Image(width: 1, height: 1)
+    /// Which kernel `reference` currently holds.
     var referenceName: String?
-    var sampleReferenceName: String?
 
-    /// RGBA samples at each depth, encoded from `pristine` by the library (SPEC §0).
-    private var rasters: [SampleDepth: [UInt16]] = [:]
-    /// The pipeline's output raster (and the samples roofline's destination).
-    var sampleOutput: [UInt16] = []
-    /// A scalar pipeline output to check the other variants against.
-    var sampleReference: [UInt16] = []
+    /// The 8-bit rasters (created on first use).
+    private var rasters8: SampleBuffers<UInt8>?
+    /// The 16-bit rasters (created on first use).
+    private var rasters16: SampleBuffers<UInt16>?
     /// RGB images (depth 3) at each depth, as the Netpbm encoder takes them.
     private var rgbImages: [SampleDepth: NetpbmImage] = [:]
     /// Raw P6 files at each depth, written by the Netpbm encoder.
@@ -175,47 +181,35 @@ final class Fixture {
         }
     }
 
-    /// Allocates `sampleOutput` (and, with `reference: true`, `sampleReference`) once.
-    func allocateSampleBuffers(reference needsReference: Bool = false) {
-        let count = size.pixelCount * 4
-        if sampleOutput.count != count { sampleOutput = [UInt16](repeating: 0, count: count) }
-        if needsReference, sampleReference.count != count { sampleReference = [UInt16](repeating: 0, count: count) }
+    /// The RGBA rasters at 8 bits: `UInt8` samples, maxval 255, encoded from
+    /// `pristine` by the library (SPEC §0).
+    func samples8() -> SampleBuffers<UInt8> {
+        if let rasters8 { return rasters8 }
+        let buffers = SampleBuffers(input: pristine.samples(layout: .rgba, maxval: 255).map { UInt8($0) })
+        rasters8 = buffers
+        return buffers
+    }
+
+    /// The RGBA rasters at 16 bits: `UInt16` samples, maxval 65535.
+    func samples16() -> SampleBuffers<UInt16> {
+        if let rasters16 { return rasters16 }
+        let buffers = SampleBuffers(input: pristine.samples(layout: .rgba, maxval: 65535))
+        rasters16 = buffers
+        return buffers
     }
 
     /// Copies `pristine` into `work` (untimed, between samples): the kernels are not
     /// idempotent, so every sample must start from the same input.
     func restoreWork() {
         allocateFloatBuffers()
-        let threads = self.threads
-        pristine.withUnsafePixels { source in
-            work.withUnsafeMutablePixels { destination in
-                Parallel.copy(UnsafeMutableRawPointer(destination.baseAddress!),
-                              from: UnsafeRawPointer(source.baseAddress!),
-                              byteCount: source.count * MemoryLayout<SIMD4<Float>>.stride, threads: threads)
-            }
-        }
+        Parallel.copy(pristine, into: &work, threads: threads)
     }
 
     /// Copies `work` into `reference` (untimed) and records whose output it is.
     func keepReference(named name: String) {
         allocateFloatBuffers(reference: true)
-        let threads = self.threads
-        work.withUnsafePixels { source in
-            reference.withUnsafeMutablePixels { destination in
-                Parallel.copy(UnsafeMutableRawPointer(destination.baseAddress!),
-                              from: UnsafeRawPointer(source.baseAddress!),
-                              byteCount: source.count * MemoryLayout<SIMD4<Float>>.stride, threads: threads)
-            }
-        }
+        Parallel.copy(work, into: &reference, threads: threads)
         referenceName = name
-    }
-
-    /// The RGBA raster of `depth` (created on first use).
-    func raster(_ depth: SampleDepth) -> [UInt16] {
-        if let raster = rasters[depth] { return raster }
-        let raster = pristine.samples(layout: .rgba, maxval: depth.maxval)
-        rasters[depth] = raster
-        return raster
     }
 
     /// The RGB Netpbm image of `depth` (created on first use).
@@ -243,5 +237,58 @@ final class Fixture {
         } catch {
             throw ToolError("cannot encode the \(depth.rawValue)-bit P6 test file: \(error)", status: .failure)
         }
+    }
+}
+
+/// An integer sample type the end-to-end pipeline reads and writes.
+///
+/// Exists because `SamplePipeline.run` has one concrete overload per sample type (so
+/// each is specialised inside the library); this protocol lets the runner stay
+/// generic and still call the concrete overload.
+protocol PipelineSample: FixedWidthInteger, UnsignedInteger, Sendable {
+    /// `SamplePipeline.run` from an RGBA raster to an RGBA raster at `maxval`.
+    static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<Self>,
+                            output: UnsafeMutableBufferPointer<Self>, maxval: Int, variant: KernelVariant, threads: Int?)
+}
+
+extension UInt8: PipelineSample {
+    static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<UInt8>,
+                            output: UnsafeMutableBufferPointer<UInt8>, maxval: Int, variant: KernelVariant, threads: Int?) {
+        SamplePipeline.run(kernels, width: size.width, height: size.height,
+                           input: input, inputLayout: .rgba, inputMaxval: maxval,
+                           output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
+    }
+}
+
+extension UInt16: PipelineSample {
+    static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<UInt16>,
+                            output: UnsafeMutableBufferPointer<UInt16>, maxval: Int, variant: KernelVariant, threads: Int?) {
+        SamplePipeline.run(kernels, width: size.width, height: size.height,
+                           input: input, inputLayout: .rgba, inputMaxval: maxval,
+                           output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
+    }
+}
+
+/// The integer rasters of one sample depth: the input, the pipeline's output and a
+/// scalar reference output, all full size, allocated once and reused.
+///
+/// A class with plain stored arrays, so `output.withUnsafeMutableBufferPointer` works
+/// on the one and only reference to the storage (no copy-on-write).
+final class SampleBuffers<Sample: PipelineSample> {
+    /// The RGBA input, read-only.
+    let input: [Sample]
+    /// Where the pipeline (and the roofline copy) writes.
+    var output: [Sample] = []
+    /// The scalar variant's output, when another variant is to be checked against it.
+    var reference: [Sample] = []
+    /// Which pipeline `reference` holds (`Workload.scalarKey`).
+    var referenceName: String?
+
+    init(input: [Sample]) { self.input = input }
+
+    /// Allocates `output` (and, with `reference: true`, `reference`) once.
+    func allocate(reference needsReference: Bool = false) {
+        if output.count != input.count { output = [Sample](repeating: 0, count: input.count) }
+        if needsReference, reference.count != input.count { reference = [Sample](repeating: 0, count: input.count) }
     }
 }

@@ -100,7 +100,9 @@ enum Results {
             if m.workload.variant != nil, let scalar = scalarMedian[m.workload.scalarKey] {
                 m.speedupOverScalar = scalar / m.wall.median
             }
-            if let buffer = m.workload.roofline,
+            if case .copy = m.workload.kind {
+                m.rooflineMultiple = 1  // by definition (and without rounding noise)
+            } else if let buffer = m.workload.roofline,
                let bandwidth = copyBandwidth["\(buffer.rawValue)@\(m.workload.size.label)"], bandwidth > 0 {
                 let copySeconds = Double(m.workload.bytesMoved) / bandwidth
                 m.rooflineMultiple = (m.wall.median * 1e-9) / copySeconds

@@ -204,11 +204,29 @@ struct BenchmarkReport: Codable, Sendable {
         ] + (c.loadAverage.map { ["load average: " + $0.map { formatted($0, digits: 2) }.joined(separator: " ")] } ?? [])
     }
 
+    /// The median over all benchmarks of `cpu_time / real_time`: about the thread count
+    /// when every thread had a core, about 1 when the machine was busy (or the work serial).
+    var parallelism: Double? {
+        let ratios = benchmarks.compactMap { b -> Double? in
+            guard b.errorOccurred != true, b.realTime > 0, let cpu = b.cpuTime else { return nil }
+            return cpu / b.realTime
+        }
+        return ratios.isEmpty ? nil : Statistics(ratios).median
+    }
+
     /// One table per size.
     func tables(markdown: Bool, samplingNote: String?) -> String {
         var out = markdown ? "### PhotoKernels benchmark\n\n" : "PhotoKernels benchmark\n"
-        for line in contextLines() { out += markdown ? "- \(line)\n" : "  \(line)\n" }
-        if let samplingNote { out += markdown ? "- \(samplingNote)\n" : "  \(samplingNote)\n" }
+        var lines = contextLines()
+        if let samplingNote { lines.append(samplingNote) }
+        if let parallelism, let threads = context.threads {
+            var line = "parallelism: median cpu_time/real_time \(formatted(parallelism, digits: 2)) with \(threads) thread(s)"
+            if threads > 1 && parallelism < 0.75 * Double(threads) {
+                line += " — the threads did not get a core each (a busy machine?): timings are pessimistic"
+            }
+            lines.append(line)
+        }
+        for line in lines { out += markdown ? "- \(line)\n" : "  \(line)\n" }
         var sizes: [String] = []
         for b in benchmarks where !sizes.contains(b.size ?? "") { sizes.append(b.size ?? "") }
         for size in sizes {

@@ -91,7 +91,6 @@ final class Runner {
 
     /// One untimed warm-up run that also verifies, then the timed samples.
     private func measure(_ workload: Workload, in fixture: Fixture) throws(ToolError) -> SampleSet {
-        let size = workload.size
         let threads = self.threads, libraryThreads = self.libraryThreads
         switch workload.kind {
         case .copy(let buffer):
@@ -110,17 +109,10 @@ final class Runner {
                         }
                     }
                 }
-            case .samplesRGBA:
-                fixture.allocateSampleBuffers()
-                let source = fixture.raster(.sixteen)
-                return source.withUnsafeBytes { src in
-                    fixture.sampleOutput.withUnsafeMutableBytes { dst in
-                        Parallel.copy(dst.baseAddress!, from: src.baseAddress!, byteCount: src.count, threads: threads)
-                        return Sampler.measure(policy: policy) {
-                            Parallel.copy(dst.baseAddress!, from: src.baseAddress!, byteCount: src.count, threads: threads)
-                        }
-                    }
-                }
+            case .samplesRGBA8:
+                return copySamples(fixture.samples8())
+            case .samplesRGBA16:
+                return copySamples(fixture.samples16())
             }
 
         case .kernel(let entry, let variant):
@@ -140,19 +132,10 @@ final class Runner {
             }
             return samples
 
-        case .pipeline(let depth, let entry, let variant):
-            try verify(workload, in: fixture)
-            let kernels = entry?.kernels ?? []
-            let input = fixture.raster(depth)
-            return input.withUnsafeBufferPointer { input in
-                fixture.sampleOutput.withUnsafeMutableBufferPointer { output in
-                    Sampler.measure(policy: policy) {
-                        SamplePipeline.run(kernels, width: size.width, height: size.height,
-                                           input: input, inputLayout: .rgba, inputMaxval: depth.maxval,
-                                           output: output, outputLayout: .rgba, outputMaxval: depth.maxval,
-                                           variant: variant ?? .scalar, threads: libraryThreads)
-                    }
-                }
+        case .pipeline(let depth, _, _):
+            switch depth {
+            case .eight: return try measurePipeline(workload, fixture.samples8())
+            case .sixteen: return try measurePipeline(workload, fixture.samples16())
             }
 
         case .netpbmDecode:
@@ -212,53 +195,10 @@ final class Runner {
                 throw ToolError(Verification.message(report, workload: workload, width: size.width), status: .failure)
             }
 
-        case .pipeline(let depth, let entry, let variant):
-            fixture.allocateSampleBuffers(reference: variant != nil && (variant != .scalar || hasOtherVariants(of: workload)))
-            let input = fixture.raster(depth)
-            let kernels = entry?.kernels ?? []
-            func run(_ variant: KernelVariant, into output: inout [UInt16]) {
-                input.withUnsafeBufferPointer { input in
-                    output.withUnsafeMutableBufferPointer { output in
-                        SamplePipeline.run(kernels, width: size.width, height: size.height,
-                                           input: input, inputLayout: .rgba, inputMaxval: depth.maxval,
-                                           output: output, outputLayout: .rgba, outputMaxval: depth.maxval,
-                                           variant: variant, threads: libraryThreads)
-                    }
-                }
-            }
-            guard let variant else {
-                run(.scalar, into: &fixture.sampleOutput)
-                let report = input.withUnsafeBufferPointer { expected in
-                    fixture.sampleOutput.withUnsafeBufferPointer { Verification.compare(reference: expected, candidate: $0) }
-                }
-                if report.differing > 0 {
-                    throw ToolError(Verification.message(report, workload: workload, width: size.width,
-                                                         against: "its input (decode → encode must be exact)"),
-                                    status: .failure)
-                }
-                return
-            }
-            if variant == .scalar {
-                // The scalar warm-up output becomes the reference when other variants follow.
-                if hasOtherVariants(of: workload) {
-                    run(.scalar, into: &fixture.sampleReference)
-                    fixture.sampleReferenceName = workload.scalarKey
-                } else {
-                    run(.scalar, into: &fixture.sampleOutput)
-                }
-                return
-            }
-            if fixture.sampleReferenceName != workload.scalarKey {
-                run(.scalar, into: &fixture.sampleReference)
-                fixture.sampleReferenceName = workload.scalarKey
-            }
-            run(variant, into: &fixture.sampleOutput)
-            let report = fixture.sampleReference.withUnsafeBufferPointer { reference in
-                fixture.sampleOutput.withUnsafeBufferPointer { Verification.compare(reference: reference, candidate: $0) }
-            }
-            if !report.passed {
-                throw ToolError(Verification.message(report, workload: workload, width: size.width,
-                                                     against: "the scalar reference"), status: .failure)
+        case .pipeline(let depth, _, _):
+            switch depth {
+            case .eight: try verifyPipeline(workload, fixture.samples8())
+            case .sixteen: try verifyPipeline(workload, fixture.samples16())
             }
 
         case .netpbmDecode:
@@ -291,6 +231,94 @@ final class Runner {
             } catch {
                 throw ToolError("\(workload.name): \(error)", status: .failure)
             }
+        }
+    }
+
+    /// Times the roofline copy of a raster: `input` → `output`.
+    private func copySamples<Sample>(_ buffers: SampleBuffers<Sample>) -> SampleSet {
+        buffers.allocate()
+        let threads = self.threads
+        return buffers.input.withUnsafeBytes { src in
+            buffers.output.withUnsafeMutableBytes { dst in
+                Parallel.copy(dst.baseAddress!, from: src.baseAddress!, byteCount: src.count, threads: threads)  // warm-up
+                return Sampler.measure(policy: policy) {
+                    Parallel.copy(dst.baseAddress!, from: src.baseAddress!, byteCount: src.count, threads: threads)
+                }
+            }
+        }
+    }
+
+    /// The pipeline's kernels, maxval and variant for `workload`.
+    private func pipelineParameters(_ workload: Workload) -> (kernels: [any PixelKernel], maxval: Int, variant: KernelVariant?) {
+        guard case .pipeline(let depth, let entry, let variant) = workload.kind else { preconditionFailure("not a pipeline") }
+        return (entry?.kernels ?? [], depth.maxval, variant)
+    }
+
+    /// Verifies (the warm-up), then times `SamplePipeline.run` into the preallocated output.
+    private func measurePipeline<Sample>(_ workload: Workload, _ buffers: SampleBuffers<Sample>) throws(ToolError) -> SampleSet {
+        try verifyPipeline(workload, buffers)
+        let (kernels, maxval, variant) = pipelineParameters(workload)
+        let size = workload.size, libraryThreads = self.libraryThreads
+        return buffers.input.withUnsafeBufferPointer { input in
+            buffers.output.withUnsafeMutableBufferPointer { output in
+                Sampler.measure(policy: policy) {
+                    Sample.runPipeline(kernels, size: size, input: input, output: output, maxval: maxval,
+                                       variant: variant ?? .scalar, threads: libraryThreads)
+                }
+            }
+        }
+    }
+
+    /// Runs the pipeline once into `output` and checks it: the kernel-less pipeline must
+    /// return its input exactly (SPEC §0), a non-scalar variant must agree with the
+    /// scalar output (SPEC §8: ≤ 1 LSB in ≤ 0.1 % of samples).
+    private func verifyPipeline<Sample>(_ workload: Workload, _ buffers: SampleBuffers<Sample>) throws(ToolError) {
+        let (kernels, maxval, variant) = pipelineParameters(workload)
+        let size = workload.size, libraryThreads = self.libraryThreads
+        let needsReference = variant != nil && (variant != .scalar || hasOtherVariants(of: workload))
+        buffers.allocate(reference: needsReference)
+        func run(_ variant: KernelVariant, into output: inout [Sample]) {
+            buffers.input.withUnsafeBufferPointer { input in
+                output.withUnsafeMutableBufferPointer { output in
+                    Sample.runPipeline(kernels, size: size, input: input, output: output, maxval: maxval,
+                                       variant: variant, threads: libraryThreads)
+                }
+            }
+        }
+        func compare(_ reference: [Sample]) -> Verification.SampleReport {
+            reference.withUnsafeBufferPointer { r in
+                buffers.output.withUnsafeBufferPointer { Verification.compare(reference: r, candidate: $0) }
+            }
+        }
+        guard let variant else {
+            run(.scalar, into: &buffers.output)
+            let report = compare(buffers.input)
+            if report.differing > 0 {
+                throw ToolError(Verification.message(report, workload: workload, width: size.width,
+                                                     against: "its input (decode → encode must be exact)"),
+                                status: .failure)
+            }
+            return
+        }
+        if variant == .scalar {
+            // The scalar warm-up output becomes the reference when other variants follow.
+            if needsReference {
+                run(.scalar, into: &buffers.reference)
+                buffers.referenceName = workload.scalarKey
+            } else {
+                run(.scalar, into: &buffers.output)
+            }
+            return
+        }
+        if buffers.referenceName != workload.scalarKey {
+            run(.scalar, into: &buffers.reference)
+            buffers.referenceName = workload.scalarKey
+        }
+        run(variant, into: &buffers.output)
+        let report = compare(buffers.reference)
+        if !report.passed {
+            throw ToolError(Verification.message(report, workload: workload, width: size.width,
+                                                 against: "the scalar reference"), status: .failure)
         }
     }
 

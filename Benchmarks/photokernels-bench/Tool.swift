@@ -89,8 +89,9 @@ enum BenchmarkTool {
         let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter)
         if let name = options.saveBaseline { _ = try BaselineStore.url(of: name, options: options) }  // fail early
         let runner = Runner(options: options)
+        let context = RunContext.current(threads: runner.threads)  // date and load average at the start
         let outcome = runner.run(plan)
-        let report = BenchmarkReport(context: .current(threads: runner.threads), outcome: outcome, plan: plan)
+        let report = BenchmarkReport(context: context, outcome: outcome, plan: plan)
         if let name = options.saveBaseline, !report.failures.isEmpty {
             FileHandle.standardError.write(Data("Not saving baseline '\(name)': the run has failures.\n".utf8))
         } else if let name = options.saveBaseline {

@@ -75,15 +75,17 @@ enum Verification {
         var total = 0
         var worstIndex = 0
         var worstDifference = 0
-        var expected: UInt16 = 0
-        var actual: UInt16 = 0
+        var expected = 0
+        var actual = 0
         var passed: Bool {
             worstDifference <= maxSampleDifference && Double(differing) <= maxDifferingFraction * Double(total)
         }
     }
 
     /// Compares two integer rasters sample by sample.
-    static func compare(reference: UnsafeBufferPointer<UInt16>, candidate: UnsafeBufferPointer<UInt16>) -> SampleReport {
+    static func compare<Sample: FixedWidthInteger & UnsignedInteger>(
+        reference: UnsafeBufferPointer<Sample>, candidate: UnsafeBufferPointer<Sample>
+    ) -> SampleReport {
         precondition(reference.count == candidate.count, "compare: sizes differ")
         var report = SampleReport()
         report.total = reference.count
@@ -93,8 +95,8 @@ enum Verification {
             if difference > report.worstDifference {
                 report.worstDifference = difference
                 report.worstIndex = i
-                report.expected = reference[i]
-                report.actual = candidate[i]
+                report.expected = Int(reference[i])
+                report.actual = Int(candidate[i])
             }
         }
         return report

@@ -8,17 +8,25 @@ import PhotoKernels
 enum CopyBuffer: String, Sendable, CaseIterable {
     /// The `Float` RGBA image: 16 bytes per pixel. Roofline of the in-place kernels.
     case floatRGBA = "float-rgba"
-    /// An interleaved RGBA raster of `UInt16` samples, 8 bytes per pixel. The library
-    /// stores 8-bit samples (maxval 255) in `UInt16` too, so this is the "8-bit buffer"
-    /// of the integer paths as they exist in memory. Roofline of the pipeline and Netpbm.
-    case samplesRGBA = "samples-rgba16"
+    /// An interleaved RGBA raster of `UInt8` samples, 4 bytes per pixel. Roofline of
+    /// the 8-bit pipeline.
+    case samplesRGBA8 = "samples-rgba8"
+    /// An interleaved RGBA raster of `UInt16` samples, 8 bytes per pixel. Roofline of
+    /// the 16-bit pipeline and of Netpbm (whose decoded samples are `UInt16`).
+    case samplesRGBA16 = "samples-rgba16"
 
     /// Bytes per pixel of the buffer.
     var bytesPerPixel: Int {
         switch self {
         case .floatRGBA: return MemoryLayout<SIMD4<Float>>.stride
-        case .samplesRGBA: return 4 * MemoryLayout<UInt16>.stride
+        case .samplesRGBA8: return 4 * MemoryLayout<UInt8>.stride
+        case .samplesRGBA16: return 4 * MemoryLayout<UInt16>.stride
         }
+    }
+
+    /// The raster class of a sample depth.
+    static func samples(_ depth: SampleDepth) -> CopyBuffer {
+        depth == .eight ? .samplesRGBA8 : .samplesRGBA16
     }
 }
 
@@ -44,8 +52,9 @@ struct Workload: Sendable {
         case copy(CopyBuffer)
         /// A catalog entry applied in place to the `Float` image.
         case kernel(CatalogEntry, KernelVariant)
-        /// `SamplePipeline.run` from RGBA samples to RGBA samples of the same depth;
-        /// a nil entry means no kernels (decode → encode only), where the variant is moot.
+        /// `SamplePipeline.run` from RGBA samples to RGBA samples of the same depth
+        /// (`UInt8` at 8 bits, `UInt16` at 16); a nil entry means no kernels
+        /// (decode → encode only), where the variant is moot.
         case pipeline(SampleDepth, CatalogEntry?, KernelVariant?)
         /// `NetpbmReader.read` of a raw P6 file.
         case netpbmDecode(SampleDepth)
@@ -113,13 +122,13 @@ struct Workload: Sendable {
     ///
     /// - copy: the buffer read and the buffer written (2 × its bytes per pixel);
     /// - kernel: in place, 16 B read + 16 B written;
-    /// - pipeline: 8 B of samples read + 8 B written (`UInt16` RGBA at either depth);
+    /// - pipeline: the RGBA raster read and written (4 + 4 B at 8 bits, 8 + 8 B at 16);
     /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
     var bytesPerPixel: Int {
         switch kind {
         case .copy(let buffer): return 2 * buffer.bytesPerPixel
         case .kernel: return 2 * CopyBuffer.floatRGBA.bytesPerPixel
-        case .pipeline: return 2 * CopyBuffer.samplesRGBA.bytesPerPixel
+        case .pipeline(let depth, _, _): return 2 * CopyBuffer.samples(depth).bytesPerPixel
         case .netpbmDecode(let depth), .netpbmEncode(let depth):
             return 3 * depth.fileBytesPerSample + 3 * MemoryLayout<UInt16>.stride
         }
@@ -134,7 +143,8 @@ struct Workload: Sendable {
         switch kind {
         case .copy(let buffer): return buffer
         case .kernel: return .floatRGBA
-        case .pipeline, .netpbmDecode, .netpbmEncode: return .samplesRGBA
+        case .pipeline(let depth, _, _): return .samples(depth)
+        case .netpbmDecode, .netpbmEncode: return .samplesRGBA16
         }
     }
 }
@@ -151,9 +161,11 @@ enum WorkloadPlan {
         KernelVariant.allCases.filter { $0 == .scalar } + KernelVariant.allCases.filter { $0 != .scalar }
     }
 
-    /// The catalog entry the end-to-end pipeline runs: the full recipe.
-    static var pipelineEntry: CatalogEntry {
-        KernelCatalog.entry(named: "recipe") ?? KernelCatalog.entries[KernelCatalog.entries.count - 1]
+    /// The catalog entries the end-to-end pipeline runs (besides no kernel at all):
+    /// `adjustments`, one colour matrix — the pipeline's packed fast path for the
+    /// non-scalar variants — and `recipe`, the full edit through the general row path.
+    static var pipelineEntries: [CatalogEntry] {
+        ["adjustments", "recipe"].compactMap(KernelCatalog.entry(named:))
     }
 
     /// Every workload for `size`, unfiltered, in run order.
@@ -164,7 +176,7 @@ enum WorkloadPlan {
         }
         for depth in SampleDepth.allCases {
             kinds.append(.pipeline(depth, nil, nil))
-            kinds += variants.map { .pipeline(depth, pipelineEntry, $0) }
+            for entry in pipelineEntries { kinds += variants.map { .pipeline(depth, entry, $0) } }
         }
         for depth in SampleDepth.allCases {
             kinds += [.netpbmDecode(depth), .netpbmEncode(depth)]

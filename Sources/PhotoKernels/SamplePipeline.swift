@@ -84,16 +84,32 @@ public enum SamplePipeline {
                                                 outputMaxval: outputMaxval, threads: threads) {
             return
         }
+        // Exposure on freshly decoded samples is a function of the sample alone, so the
+        // SIMD4 path reads it from a table the scalar formula filled: exact (SPEC §8
+        // holds trivially) and one load per sample instead of two powers.
+        var kernels = kernels
+        var exposureTable: [Float]? = nil
+        if variant == .simd4, let exposure = kernels.first as? Exposure {
+            exposureTable = exposure.makeLookupTable(maxval: inputMaxval)
+            kernels.removeFirst()
+        }
         let source = UncheckedBox(input.baseAddress!), destination = SendablePointer(base: output.baseAddress!)
         let inChannels = inputLayout.channelCount, outChannels = outputLayout.channelCount
+        let stages = kernels, table = exposureTable
         RowBands.forEach(rows: height, threads: threads) { rows in
             let scratch = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width)
             defer { scratch.deallocate() }
             for y in rows {
-                SampleConversion.decode(source.value + y * width * inChannels, layout: inputLayout,
-                                        maxval: inputMaxval, into: scratch.baseAddress!, count: width)
+                let row = source.value + y * width * inChannels
+                if let table {
+                    SampleConversion.decode(row, layout: inputLayout, maxval: inputMaxval, colorTable: table,
+                                            into: scratch.baseAddress!, count: width)
+                } else {
+                    SampleConversion.decode(row, layout: inputLayout, maxval: inputMaxval,
+                                            into: scratch.baseAddress!, count: width)
+                }
                 let location = RowLocation(y: y, imageWidth: width, imageHeight: height)
-                for kernel in kernels { kernel.apply(scratch, at: location, variant: variant) }
+                for kernel in stages { kernel.apply(scratch, at: location, variant: variant) }
                 SampleConversion.encode(scratch.baseAddress!, count: width, layout: outputLayout,
                                         maxval: outputMaxval, into: destination.base + y * width * outChannels)
             }

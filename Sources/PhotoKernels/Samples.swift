@@ -227,6 +227,43 @@ enum SampleConversion {
         }
     }
 
+    /// Decodes `count` pixels of `layout`, mapping each colour sample `v` through
+    /// `colorTable[v]` (a per-sample function of `v / maxval`, such as exposure) and
+    /// alpha through `SampleCoding.decode`. `colorTable` has `maxval + 1` entries.
+    static func decode<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        _ source: UnsafePointer<Sample>, layout: SampleLayout, maxval: Int, colorTable: [Float],
+        into destination: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        precondition(colorTable.count == maxval + 1, "the table needs maxval + 1 entries")
+        let m = Float(maxval)
+        colorTable.withUnsafeBufferPointer { table in
+            // Samples above maxval (which the Netpbm reader rejects) clamp to the last entry.
+            @inline(__always) func color(_ v: Sample) -> Float { table[min(Int(v), maxval)] }
+            switch layout {
+            case .gray:
+                for i in 0..<count {
+                    let y = color(source[i])
+                    (destination + i).initialize(to: SIMD4(y, y, y, 1))
+                }
+            case .grayAlpha:
+                for i in 0..<count {
+                    let y = color(source[2 * i])
+                    (destination + i).initialize(to: SIMD4(y, y, y, SampleCoding.decode(source[2 * i + 1], maxval: m)))
+                }
+            case .rgb:
+                for i in 0..<count {
+                    let s = source + 3 * i
+                    (destination + i).initialize(to: SIMD4(color(s[0]), color(s[1]), color(s[2]), 1))
+                }
+            case .rgba:
+                for i in 0..<count {
+                    let s = source + 4 * i
+                    (destination + i).initialize(to: SIMD4(color(s[0]), color(s[1]), color(s[2]),
+                                                           SampleCoding.decode(s[3], maxval: m)))
+                }
+            }
+        }
+    }
+
     /// Encodes `count` pixels from `source` as `layout` samples into `destination`.
     static func encode<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ source: UnsafePointer<SIMD4<Float>>, count: Int, layout: SampleLayout, maxval: Int,

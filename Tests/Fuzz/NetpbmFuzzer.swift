@@ -4,11 +4,12 @@
 // cannot ask for without unsafeFlags). Tests/Scripts/fuzz-netpbm.sh builds it by compiling
 // the Netpbm sources and this file into ONE module:
 //
-//     swiftc -sanitize=fuzzer,address -parse-as-library -O -swift-version 6 \
+//     swiftc -sanitize=fuzzer,address -use-ld=lld -parse-as-library -O -swift-version 6 \
 //         -module-name NetpbmFuzzer Sources/Netpbm/*.swift Tests/Fuzz/NetpbmFuzzer.swift -o netpbm-fuzzer
 //
-// Because the reader is compiled into this module, this file has no `import Netpbm`; it
-// still uses only the module's public API, so it exercises what a client can reach.
+// Because the reader is compiled into this module, this file has no `import Netpbm`. It
+// drives the reader and writer through their public API only; the one internal name it
+// uses is the writer's own tuple-type rule, so the two cannot drift apart.
 //
 // What counts as a finding (libFuzzer stops and writes an artifact):
 // - a crash, trap or ASan report inside the reader or the writer;
@@ -70,20 +71,12 @@ private func compatibleFormats(_ image: NetpbmImage) -> [NetpbmFormat] {
     return formats
 }
 
-/// A PAM tuple type the writer accepts: printable ASCII, no space at either end.
-/// The reader can produce others (a tab inside a `TUPLTYPE` value, bytes that are not
-/// UTF-8); those are refused on writing by design, so the oracle writes them untyped.
-private func isWritable(_ tupleType: TupleType) -> Bool {
-    let bytes = Array(tupleType.rawValue.utf8)
-    return bytes.count <= NetpbmLimits.maxTupleTypeBytes
-        && bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F }
-        && bytes.first != 0x20 && bytes.last != 0x20
-}
-
 /// Writes `image` in every compatible format and reads it back; traps on any difference.
 private func checkRoundTrip(_ image: NetpbmImage) {
     var image = image
-    if !isWritable(image.tupleType) {
+    // The reader accepts tuple types the writer refuses by design (a tab inside a
+    // `TUPLTYPE` value, bytes that are not UTF-8); write those untyped.
+    if !NetpbmImage.isWritableTupleType(image.tupleType.rawValue) {
         image.tupleType = .other("")
     }
     for format in compatibleFormats(image) {

@@ -45,8 +45,8 @@ func bench(_ arguments: [String], in directory: URL? = nil) throws -> RunResult 
     try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: tmp) }
     let out = tmp.appendingPathComponent("stdout"), err = tmp.appendingPathComponent("stderr")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
-    FileManager.default.createFile(atPath: err.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: err.path, contents: nil)
     let process = Process()
     process.executableURL = binary
     process.arguments = arguments
@@ -154,14 +154,17 @@ struct BenchmarkBinaryTests {
         }
         // The rest of the list: end to end at 8 and 16 bits, Netpbm, both rooflines.
         let names = benchmarks.compactMap { $0["name"] as? String }
-        for prefix in ["copy/float-rgba/", "copy/samples-rgba16/", "pipeline/rgba8/identity/", "pipeline/rgba16/identity/",
+        for prefix in ["copy/float-rgba/", "copy/samples-rgba8/", "copy/samples-rgba16/",
+                       "pipeline/rgba8/identity/", "pipeline/rgba16/identity/",
                        "netpbm/decode/p6-8bit/", "netpbm/encode/p6-8bit/", "netpbm/decode/p6-16bit/", "netpbm/encode/p6-16bit/"] {
             #expect(names.contains { $0.hasPrefix(prefix) }, "no \(prefix)…")
         }
         for depth in ["rgba8", "rgba16"] {
-            for variant in KernelVariant.allCases {
-                #expect(names.contains { $0.hasPrefix("pipeline/\(depth)/recipe/\(variant.rawValue)/") },
-                        "no pipeline/\(depth)/recipe/\(variant.rawValue)")
+            for entry in ["adjustments", "recipe"] {
+                for variant in KernelVariant.allCases {
+                    #expect(names.contains { $0.hasPrefix("pipeline/\(depth)/\(entry)/\(variant.rawValue)/") },
+                            "no pipeline/\(depth)/\(entry)/\(variant.rawValue)")
+                }
             }
         }
         let copy = try #require(benchmarks.first { ($0["name"] as? String)?.hasPrefix("copy/float-rgba/") == true })

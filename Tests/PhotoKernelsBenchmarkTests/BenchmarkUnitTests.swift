@@ -77,7 +77,9 @@ struct WorkloadTests {
         let size = ImageSize(width: 10, height: 10)
         let entry = KernelCatalog.entries[0]
         #expect(Workload(kind: .kernel(entry, .scalar), size: size).bytesMoved == 3200)
-        #expect(Workload(kind: .pipeline(.eight, entry, .scalar), size: size).bytesMoved == 1600)
+        #expect(Workload(kind: .pipeline(.eight, entry, .scalar), size: size).bytesMoved == 800)
+        #expect(Workload(kind: .pipeline(.sixteen, nil, nil), size: size).bytesMoved == 1600)
+        #expect(Workload(kind: .pipeline(.eight, nil, nil), size: size).roofline == .samplesRGBA8)
         #expect(Workload(kind: .netpbmDecode(.eight), size: size).bytesMoved == 900)
         #expect(Workload(kind: .netpbmEncode(.sixteen), size: size).bytesMoved == 1200)
         #expect(Workload(kind: .kernel(entry, .simd4), size: size).scalarKey == "kernel/\(entry.name)/10x10")

@@ -91,4 +91,36 @@ struct SamplePipelineTests {
         }
         #expect(out == [255, 95, 0, 153])
     }
+
+    @Test("exposure through the SIMD4 pipeline reads the scalar formula from a table: equal to the bit, every layout")
+    func exposureTable() {
+        for layout in SampleLayout.allCases {
+            for maxval in [255, 65535] {
+                var rng = SeededGenerator(seed: UInt64(maxval) + UInt64(layout.rawValue))
+                let (w, h) = (29, 5)
+                let samples = (0..<(w * h * layout.channelCount)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
+                for ev: Float in [-2.5, 0.7, 3] {
+                    let scalar = SamplePipeline.run([Exposure(ev: ev)], width: w, height: h, samples: samples, layout: layout,
+                                                    maxval: maxval, variant: .scalar, threads: 1)
+                    let simd = SamplePipeline.run([Exposure(ev: ev)], width: w, height: h, samples: samples, layout: layout,
+                                                  maxval: maxval, variant: .simd4, threads: 2)
+                    #expect(simd == scalar, "\(layout) maxval \(maxval) ev \(ev)")
+                }
+            }
+        }
+    }
+
+    @Test("a full recipe at 16 bits: SIMD4 pipeline within SPEC §8 of the scalar pipeline")
+    func recipeSixteenBit() {
+        var rng = SeededGenerator(seed: 16)
+        let (w, h) = (64, 48)
+        let samples = (0..<(w * h * 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
+        let kernels = KernelCatalog.sampleRecipe.kernels
+        let scalar = SamplePipeline.run(kernels, width: w, height: h, samples: samples, layout: .rgba, maxval: 65535,
+                                        variant: .scalar, threads: 1)
+        let simd = SamplePipeline.run(kernels, width: w, height: h, samples: samples, layout: .rgba, maxval: 65535,
+                                      variant: .simd4, threads: 2)
+        let d = sampleDifferences(simd, scalar)
+        #expect(d.largest <= 1 && d.count * 1000 <= samples.count, "\(d.count) of \(samples.count) differ, by up to \(d.largest)")
+    }
 }

@@ -25,7 +25,9 @@ usage() {
 }
 
 seconds="${1:-600}"
-[[ "$seconds" =~ ^[0-9]+$ ]] && ((seconds > 0)) || usage
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+    usage
+fi
 shift $(($# > 0 ? 1 : 0))
 
 swiftc="${SWIFTC:-$(command -v swiftc || true)}"
@@ -70,8 +72,8 @@ else
     echo "warning: $shared_corpus not found; fuzzing from the seeds and the kept corpus only" >&2
 fi
 
-# Tiny valid files of every format (bash printf understands \xHH).
-seed() { printf "$2" >"$corpus/seed-$1"; }
+# Tiny valid files of every format (printf %b expands \n, \r and \xHH).
+seed() { printf '%b' "$2" >"$corpus/seed-$1"; }
 seed p1.pbm            'P1\n# plain bitmap\n3 2\n0 1 0\n101\n'
 seed p2.pgm            'P2\n2 2\n15\n0 15\n7 3\n'
 seed p2-16.pgm         'P2 2 1 65535 0 65535\n'
@@ -91,7 +93,8 @@ seed stream.pnm        'P5\n1 1\n255\n\x07\nP4 8 1\n\xaa\n\nP7\nWIDTH 1\nHEIGHT 
 # --- 3. Fuzz ------------------------------------------------------------------------
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 log="$logs/fuzz-$stamp.log"
-before="$(ls -1 "$artifacts")"
+list_artifacts() { find "$artifacts" -maxdepth 1 -type f -printf '%f\n' | sort; }
+before="$(list_artifacts)"
 export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-$toolchain_bin/llvm-symbolizer}"
 
 echo "== fuzzing for $seconds s (log: $log)"
@@ -113,9 +116,9 @@ status=0
 new_artifacts=()
 while IFS= read -r name; do
     case "$name" in
-        crash-* | timeout-* | oom-* | leak-* | slow-unit-*) new_artifacts+=(".build/fuzz/artifacts/$name") ;;
+        crash-* | timeout-* | oom-* | leak-*) new_artifacts+=(".build/fuzz/artifacts/$name") ;;
     esac
-done < <(comm -13 <(printf '%s\n' "$before" | sort) <(ls -1 "$artifacts" | sort))
+done < <(comm -13 <(printf '%s\n' "$before") <(list_artifacts))
 
 echo
 echo "== summary"
