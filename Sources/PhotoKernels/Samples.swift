@@ -158,6 +158,78 @@ extension Image {
         }
     }
 
+    /// Overwrites every pixel with the decoded `samples` (SPEC §0), without
+    /// allocating: the buffer-reusing form of `init(width:height:layout:maxval:samples:)`
+    /// for live previews and benchmarks.
+    ///
+    /// - Parameters:
+    ///   - samples: `width × height × layout.channelCount` samples, row-major.
+    ///   - layout, maxval: how to read them (maxval 1…255 for `UInt8`).
+    ///   - threads: thread count, `nil` for every core.
+    /// - Precondition: the sizes agree.
+    /// - Complexity: O(width × height); no allocation unless the storage is shared.
+    public mutating func decode(from samples: UnsafeBufferPointer<UInt8>, layout: SampleLayout, maxval: Int = 255,
+                                threads: Int? = nil) {
+        decodeRows(from: samples, layout: layout, maxval: maxval, threads: threads)
+    }
+
+    /// The 16-bit form of `decode(from:layout:maxval:threads:)`.
+    public mutating func decode(from samples: UnsafeBufferPointer<UInt16>, layout: SampleLayout, maxval: Int,
+                                threads: Int? = nil) {
+        decodeRows(from: samples, layout: layout, maxval: maxval, threads: threads)
+    }
+
+    /// Encodes every pixel into `samples` (SPEC §0: clamp once, round half to even,
+    /// NaN → 0), without allocating: the buffer-reusing form of
+    /// `samples(layout:maxval:)`.
+    ///
+    /// - Parameters:
+    ///   - samples: room for `width × height × layout.channelCount` samples.
+    ///   - layout, maxval: what to write (maxval 1…255 for `UInt8`).
+    ///   - threads: thread count, `nil` for every core.
+    /// - Precondition: the sizes agree.
+    /// - Complexity: O(width × height); no allocation.
+    public func encode(into samples: UnsafeMutableBufferPointer<UInt8>, layout: SampleLayout, maxval: Int = 255,
+                       threads: Int? = nil) {
+        encodeRows(into: samples, layout: layout, maxval: maxval, threads: threads)
+    }
+
+    /// The 16-bit form of `encode(into:layout:maxval:threads:)`.
+    public func encode(into samples: UnsafeMutableBufferPointer<UInt16>, layout: SampleLayout, maxval: Int,
+                       threads: Int? = nil) {
+        encodeRows(into: samples, layout: layout, maxval: maxval, threads: threads)
+    }
+
+    private mutating func decodeRows<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        from samples: UnsafeBufferPointer<Sample>, layout: SampleLayout, maxval: Int, threads: Int?) {
+        precondition(maxval <= Int(Sample.max), "maxval does not fit the sample type")
+        checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
+        let width = self.width, height = self.height, channels = layout.channelCount
+        let source = UncheckedBox(samples.baseAddress!)
+        withUnsafeMutablePixels { pixels in
+            let destination = SendablePointer(base: pixels.baseAddress!)
+            RowBands.forEach(rows: height, threads: threads) { rows in
+                SampleConversion.decode(source.value + rows.lowerBound * width * channels, layout: layout, maxval: maxval,
+                                        into: destination.base + rows.lowerBound * width, count: rows.count * width)
+            }
+        }
+    }
+
+    private func encodeRows<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        into samples: UnsafeMutableBufferPointer<Sample>, layout: SampleLayout, maxval: Int, threads: Int?) {
+        precondition(maxval <= Int(Sample.max), "maxval does not fit the sample type")
+        checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
+        let width = self.width, channels = layout.channelCount
+        let destination = SendablePointer(base: samples.baseAddress!)
+        withUnsafePixels { pixels in
+            let source = UncheckedBox(pixels.baseAddress!)
+            RowBands.forEach(rows: height, threads: threads) { rows in
+                SampleConversion.encode(source.value + rows.lowerBound * width, count: rows.count * width, layout: layout,
+                                        maxval: maxval, into: destination.base + rows.lowerBound * width * channels)
+            }
+        }
+    }
+
     /// Whether every pixel has `R == G == B` (a grey image: it loses nothing when
     /// written with a grey layout).
     ///

@@ -83,4 +83,27 @@ struct SamplesTests {
             }
         }
     }
+
+    @Test("decode(from:) and encode(into:) reuse buffers and equal the allocating forms, any thread count")
+    func bufferReusingForms() {
+        var rng = SeededGenerator(seed: 8)
+        for layout in SampleLayout.allCases {
+            let (w, h) = (13, 7)
+            let bytes = (0..<(w * h * layout.channelCount)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let words = bytes.map { UInt16($0) * 257 }
+            for threads in [1, 3] {
+                var image = Image(width: w, height: h)
+                bytes.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, threads: threads) }
+                #expect(image == Image(width: w, height: h, layout: layout, samples: bytes), "8-bit \(layout)")
+                var out = [UInt8](repeating: 0, count: bytes.count)
+                out.withUnsafeMutableBufferPointer { image.encode(into: $0, layout: layout, threads: threads) }
+                #expect(out == image.samples(layout: layout, maxval: 255).map { UInt8($0) }, "8-bit encode \(layout)")
+                words.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, maxval: 65535, threads: threads) }
+                #expect(image == Image(width: w, height: h, layout: layout, maxval: 65535, samples: words), "16-bit \(layout)")
+                var out16 = [UInt16](repeating: 0, count: words.count)
+                out16.withUnsafeMutableBufferPointer { image.encode(into: $0, layout: layout, maxval: 65535, threads: threads) }
+                #expect(out16 == words, "16-bit round trip \(layout)")
+            }
+        }
+    }
 }
