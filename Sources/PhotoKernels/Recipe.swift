@@ -259,7 +259,11 @@ public struct Recipe: Sendable, Hashable {
         } catch let DecodingError.valueNotFound(type, context) {
             throw .malformed(field: context.path, reason: "expected \(typeName(type)), found null")
         } catch let DecodingError.keyNotFound(key, context) {
-            throw .malformed(field: (context.codingPath + [key]).map(\.stringValue).joined(separator: "."), reason: "missing")
+            let field = (context.codingPath + [key]).map(\.stringValue).joined(separator: ".")
+            let hint = context.codingPath.isEmpty && ["formatIdentifier", "formatVersion"].contains(key.stringValue)
+                ? " (a recipe starts {\"formatIdentifier\": \"\(formatIdentifier)\", \"formatVersion\": \"\(formatVersion)\", …})"
+                : ""
+            throw .malformed(field: field, reason: "missing" + hint)
         } catch let DecodingError.dataCorrupted(context) {
             throw .malformed(field: context.path, reason: context.debugDescription)
         } catch {

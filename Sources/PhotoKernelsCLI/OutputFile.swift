@@ -56,10 +56,13 @@ enum OutputFile {
 
     /// Writes `data` to `path` (`-` for standard output).
     ///
-    /// A file is written to a temporary file in the same directory, then renamed over
-    /// `path` with rename(2), which is atomic on one file system: readers see the old
-    /// file or the new one, never a partial one, and a failure leaves no trace. An
-    /// existing file's permissions are kept.
+    /// A regular file (or a new one) is written to a temporary file in the same
+    /// directory, then renamed over it with rename(2), which is atomic on one file
+    /// system: readers see the old file or the new one, never a partial one, and a
+    /// failure leaves no trace. A symbolic link is followed, so the file it points to
+    /// is replaced and the link stays a link; the replaced file's permissions are kept.
+    /// Anything else that already exists — a FIFO, a terminal, `/dev/stdout` — is not
+    /// a file to replace, so it is opened and written in place.
     ///
     /// - Throws: exit 73 when the directory is missing, the path is a directory, or
     ///   writing or renaming fails.
@@ -72,8 +75,19 @@ enum OutputFile {
             }
             return
         }
-        try checkDestination(path)
-        let url = URL(fileURLWithPath: path)
+        var status = stat()
+        let exists = stat(path, &status) == 0  // follows symbolic links
+        if exists, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
+            try writeInPlace(data, to: path)
+            return
+        }
+        // The file a symbolic link names, so the rename replaces it and not the link.
+        let target = exists ? (realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        } ?? path) : path
+        try checkDestination(target)
+        let url = URL(fileURLWithPath: target)
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
@@ -82,13 +96,26 @@ enum OutputFile {
             try? FileManager.default.removeItem(at: temporary)
             throw .cantCreate("cannot create '\(path)': \(reason(error))")
         }
-        if let permissions = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.posixPermissions] {
-            try? FileManager.default.setAttributes([.posixPermissions: permissions], ofItemAtPath: temporary.path)
+        if exists {
+            chmod(temporary.path, status.st_mode & 0o7777)
         }
-        if rename(temporary.path, url.path) != 0 {
+        if rename(temporary.path, target) != 0 {
             let message = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
             throw .cantCreate("cannot write '\(path)': \(message)")
+        }
+    }
+
+    /// Writes `data` into an existing non-regular file (a FIFO or a device).
+    private static func writeInPlace(_ data: Data, to path: String) throws(CLIError) {
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw .cantCreate("cannot open '\(path)' for writing: \(String(cString: strerror(errno)))")
+        }
+        defer { try? handle.close() }
+        do {
+            try handle.write(contentsOf: data)
+        } catch {
+            throw .cantCreate("cannot write '\(path)': \(reason(error))")
         }
     }
 

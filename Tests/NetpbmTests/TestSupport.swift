@@ -83,6 +83,16 @@ func header(
 /// Returns `nil` when the folder is missing: that fails the test when the environment
 /// variable `CI` is set, and only prints a warning otherwise.
 func corpusRoot(sourceLocation: SourceLocation = #_sourceLocation) -> URL? {
+    if let root = corpusLocation { return root }
+    if ProcessInfo.processInfo.environment["CI"] != nil {
+        Issue.record("Netpbm corpus missing beside the package (../shared/corpus/pnm-public)", sourceLocation: sourceLocation)
+    }
+    return nil
+}
+
+/// `../shared/corpus/pnm-public` beside the package root, looked up once (and the
+/// warning for a missing corpus printed once, not once per test).
+private let corpusLocation: URL? = {
     let packageRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent()  // NetpbmTests
         .deletingLastPathComponent()  // Tests
@@ -93,13 +103,11 @@ func corpusRoot(sourceLocation: SourceLocation = #_sourceLocation) -> URL? {
     if FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), isDirectory.boolValue {
         return root
     }
-    if ProcessInfo.processInfo.environment["CI"] != nil {
-        Issue.record("Netpbm corpus missing at \(root.path)", sourceLocation: sourceLocation)
-    } else {
-        print("warning: Netpbm corpus missing at \(root.path); corpus tests skipped")
+    if ProcessInfo.processInfo.environment["CI"] == nil {
+        print("warning: Netpbm corpus missing at \(root.path); the corpus tests are skipped (see docs/testing.md)")
     }
     return nil
-}
+}()
 
 /// SplitMix64: a tiny seeded generator so random tests are reproducible.
 struct SeededGenerator: RandomNumberGenerator {

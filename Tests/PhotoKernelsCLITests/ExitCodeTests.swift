@@ -160,4 +160,39 @@ struct ExitCodeTests {
         #expect(try sandbox.read("in.ppm") == before)
         #expect(try sandbox.contents() == ["in.ppm"])
     }
+
+    @Test("an output that is a symbolic link replaces the file it names and keeps the link")
+    func symlinkOutput() throws {
+        let sandbox = try Self.sandboxWithInput()
+        _ = try sandbox.write("target.ppm", Array("old".utf8))
+        chmod(sandbox.url("target.ppm").path, 0o640)
+        try FileManager.default.createSymbolicLink(atPath: sandbox.url("link.ppm").path, withDestinationPath: "target.ppm")
+        let result = try Tool.run(["apply", "in.ppm", "-o", "link.ppm", "--preset", "noir"], in: sandbox)
+        #expect(result.status == 0, "\(result.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: sandbox.url("link.ppm").path)
+        #expect(attributes[.type] as? FileAttributeType == .typeSymbolicLink, "the link must stay a link")
+        let target = try FileManager.default.attributesOfItem(atPath: sandbox.url("target.ppm").path)
+        #expect((target[.posixPermissions] as? NSNumber)?.intValue == 0o640, "the target keeps its permissions")
+        let expected = libraryPath(Fixtures.rgb8, layout: .rgb, recipe: Recipe(adjustments: .noir), outputLayout: .rgb)
+        #expect(try sandbox.images("target.ppm").first?.samples == expected)
+    }
+
+    @Test("an output that is a FIFO is written into, not replaced")
+    func fifoOutput() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let fifo = sandbox.url("pipe.ppm").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        // A reader on the other end, so the writer's open does not block forever.
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat \"$0\" > \"$1\"", fifo, sandbox.url("received.ppm").path]
+        try reader.run()
+        let result = try Tool.run(["apply", "in.ppm", "-o", "pipe.ppm", "--preset", "noir"], in: sandbox)
+        reader.waitUntilExit()
+        #expect(result.status == 0, "\(result.stderr)")
+        var status = stat()
+        #expect(stat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO, "the FIFO must stay a FIFO")
+        let expected = libraryPath(Fixtures.rgb8, layout: .rgb, recipe: Recipe(adjustments: .noir), outputLayout: .rgb)
+        #expect(try sandbox.images("received.ppm").first?.samples == expected)
+    }
 }

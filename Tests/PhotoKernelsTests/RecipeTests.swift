@@ -124,7 +124,8 @@ struct RecipeTests {
          RecipeError.malformed(field: "hue", reason: "expected a number")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"intensity": 1}}"#,
          RecipeError.malformed(field: "effect.name", reason: "missing")),
-        (#"{"formatVersion": "1.0"}"#, RecipeError.malformed(field: "formatIdentifier", reason: "missing")),
+        (#"{"formatVersion": "1.0"}"#, RecipeError.malformed(field: "formatIdentifier", reason:
+            #"missing (a recipe starts {"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", …})"#)),
     ])
     func rejects(json: String, error: RecipeError) {
         #expect(throws: error) { try Recipe.decode(from: Data(json.utf8)) }
