@@ -31,23 +31,8 @@ extension ColorMatrixKernel {
     func applyRGBA8(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>,
                     count: Int, maxval: Int) {
         let block = PackedMatrix16(self, maxval: maxval)
-        let whole = count - count % 16
-        var i = 0
-        while i < whole {
-            block.apply8(UnsafeRawPointer(source + 4 * i), UnsafeMutableRawPointer(destination + 4 * i))
-            i += 16
-        }
-        if whole < count {
-            // The tail goes through the same block code on a zero-padded copy, so every
-            // pixel of the image sees one formula.
-            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 16) { tail in
-                let bytes = UnsafeMutableRawPointer(tail.baseAddress!)
-                bytes.initializeMemory(as: UInt32.self, repeating: 0, count: 16)
-                bytes.copyMemory(from: source + 4 * whole, byteCount: 4 * (count - whole))
-                block.apply8(UnsafeRawPointer(bytes), bytes)
-                UnsafeMutableRawPointer(destination + 4 * whole).copyMemory(from: bytes, byteCount: 4 * (count - whole))
-            }
-        }
+        forEachBlock(of: 16, bytesPerPixel: 4, count: count, UnsafeRawPointer(source), UnsafeMutableRawPointer(destination),
+                     block.apply8)
     }
 
     /// Applies the matrix to `count` RGBA pixels of 16-bit samples at `maxval`
@@ -58,21 +43,32 @@ extension ColorMatrixKernel {
     func applyRGBA16(_ source: UnsafePointer<UInt16>, _ destination: UnsafeMutablePointer<UInt16>,
                      count: Int, maxval: Int) {
         let block = PackedMatrix8(self, maxval: maxval)
-        let whole = count - count % 8
-        var i = 0
-        while i < whole {
-            block.apply16(UnsafeRawPointer(source + 4 * i), UnsafeMutableRawPointer(destination + 4 * i))
-            i += 8
-        }
-        if whole < count {
-            withUnsafeTemporaryAllocation(of: UInt64.self, capacity: 8) { tail in
-                let bytes = UnsafeMutableRawPointer(tail.baseAddress!)
-                bytes.initializeMemory(as: UInt64.self, repeating: 0, count: 8)
-                bytes.copyMemory(from: source + 4 * whole, byteCount: 8 * (count - whole))
-                block.apply16(UnsafeRawPointer(bytes), bytes)
-                UnsafeMutableRawPointer(destination + 4 * whole).copyMemory(from: bytes, byteCount: 8 * (count - whole))
-            }
-        }
+        forEachBlock(of: 8, bytesPerPixel: 8, count: count, UnsafeRawPointer(source), UnsafeMutableRawPointer(destination),
+                     block.apply16)
+    }
+}
+
+/// Runs `body` on every whole block of `pixels` pixels, then on the tail through a
+/// zero-padded 64-byte copy, so every pixel of the image sees the same block code.
+@inline(__always)
+private func forEachBlock(of pixels: Int, bytesPerPixel: Int, count: Int,
+                          _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer,
+                          _ body: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) {
+    let blockBytes = pixels * bytesPerPixel  // 64: one SIMD16<UInt32>
+    let whole = count - count % pixels
+    var offset = 0
+    while offset < whole * bytesPerPixel {
+        body(source + offset, destination + offset)
+        offset += blockBytes
+    }
+    let tailBytes = (count - whole) * bytesPerPixel
+    guard tailBytes > 0 else { return }
+    withUnsafeTemporaryAllocation(byteCount: blockBytes, alignment: 16) { tail in
+        let bytes = tail.baseAddress!
+        bytes.initializeMemory(as: UInt8.self, repeating: 0, count: blockBytes)
+        bytes.copyMemory(from: source + offset, byteCount: tailBytes)
+        body(UnsafeRawPointer(bytes), bytes)
+        (destination + offset).copyMemory(from: bytes, byteCount: tailBytes)
     }
 }
 
