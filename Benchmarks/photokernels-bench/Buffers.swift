@@ -240,15 +240,20 @@ final class Fixture {
     }
 }
 
-/// An integer sample type the end-to-end pipeline reads and writes.
+/// An integer sample type the end-to-end pipeline and the conversions read and write.
 ///
-/// Exists because `SamplePipeline.run` has one concrete overload per sample type (so
-/// each is specialised inside the library); this protocol lets the runner stay
-/// generic and still call the concrete overload.
+/// Exists because `SamplePipeline.run`, `Image.decode(from:…)` and
+/// `Image.encode(into:…)` have one concrete overload per sample type (so each is
+/// specialised inside the library); this protocol lets the runner stay generic and
+/// still call the concrete overload.
 protocol PipelineSample: FixedWidthInteger, UnsignedInteger, Sendable {
     /// `SamplePipeline.run` from an RGBA raster to an RGBA raster at `maxval`.
     static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<Self>,
                             output: UnsafeMutableBufferPointer<Self>, maxval: Int, variant: KernelVariant, threads: Int?)
+    /// `image.decode(from: samples, layout: .rgba, maxval:, threads:)`: overwrites `image`.
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<Self>, into image: inout Image, maxval: Int, threads: Int?)
+    /// `image.encode(into: samples, layout: .rgba, maxval:, threads:)`: overwrites `samples`.
+    static func encodeRGBA(_ image: Image, into samples: UnsafeMutableBufferPointer<Self>, maxval: Int, threads: Int?)
 }
 
 extension UInt8: PipelineSample {
@@ -257,6 +262,14 @@ extension UInt8: PipelineSample {
         SamplePipeline.run(kernels, width: size.width, height: size.height,
                            input: input, inputLayout: .rgba, inputMaxval: maxval,
                            output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
+    }
+
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt8>, into image: inout Image, maxval: Int, threads: Int?) {
+        image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads)
+    }
+
+    static func encodeRGBA(_ image: Image, into samples: UnsafeMutableBufferPointer<UInt8>, maxval: Int, threads: Int?) {
+        image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads)
     }
 }
 
@@ -267,6 +280,14 @@ extension UInt16: PipelineSample {
                            input: input, inputLayout: .rgba, inputMaxval: maxval,
                            output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
     }
+
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt16>, into image: inout Image, maxval: Int, threads: Int?) {
+        image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads)
+    }
+
+    static func encodeRGBA(_ image: Image, into samples: UnsafeMutableBufferPointer<UInt16>, maxval: Int, threads: Int?) {
+        image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads)
+    }
 }
 
 /// The integer rasters of one sample depth: the input, the pipeline's output and a
@@ -275,9 +296,10 @@ extension UInt16: PipelineSample {
 /// A class with plain stored arrays, so `output.withUnsafeMutableBufferPointer` works
 /// on the one and only reference to the storage (no copy-on-write).
 final class SampleBuffers<Sample: PipelineSample> {
-    /// The RGBA input, read-only.
+    /// The RGBA input, read-only: `pristine.samples(layout: .rgba, maxval:)` at the
+    /// depth's maxval — also the exact expected output of the `float-to-rgba` conversion.
     let input: [Sample]
-    /// Where the pipeline (and the roofline copy) writes.
+    /// Where the pipeline, the `float-to-rgba` conversion and the roofline copy write.
     var output: [Sample] = []
     /// The scalar variant's output, when another variant is to be checked against it.
     var reference: [Sample] = []

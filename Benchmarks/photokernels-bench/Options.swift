@@ -162,6 +162,8 @@ struct Options: Sendable {
     var allowDebugBuild = false
     /// `--quiet`: no progress lines on standard error.
     var quiet = false
+    /// `--targets`: only the benchmarks of issue 6's target table, at 12 MP.
+    var targets = false
 
     /// The sampling rule these options imply (see `SamplingPolicy`).
     var samplingPolicy: SamplingPolicy {
@@ -206,6 +208,9 @@ enum OptionParser {
         OptionSpec("samples", value: "n",
                    "Minimum timed samples per benchmark (default: 5, more until 0.3 s or 50 samples; --quick: 3)."),
         OptionSpec("quick", "A smoke run: 512x384 (128x96 in a debug build) and few samples; finishes in seconds."),
+        OptionSpec("targets",
+                   "Run only issue 6's target benchmarks at 12MP (the six rows and the Float copy); the report ends with "
+                   + "their MP/s against the targets for the thread count. Not combinable with --filter, --sizes or --quick."),
         OptionSpec("format", value: "format", "Report format: text, markdown, json or csv (default: text)."),
         OptionSpec("output", short: "o", value: "file", "Write the report to <file> instead of standard output."),
         OptionSpec("save-baseline", value: "name", "Also save the run as <baseline-dir>/<name>.json."),
@@ -268,6 +273,7 @@ enum OptionParser {
             "  \(program) --filter 'kernel/(sepia|hue)/' --sizes 12MP --save-baseline before",
             "  \(program) compare before --filter 'kernel/(sepia|hue)/' --sizes 12MP",
             "  \(program) compare before after --format markdown",
+            "  \(program) --targets --threads 1",
         ]
         return lines.joined(separator: "\n")
     }
@@ -363,6 +369,7 @@ enum OptionParser {
             case "samples":
                 options.minSamples = try positiveInteger(value!, option: name)
             case "quick": options.quick = true
+            case "targets": options.targets = true
             case "format":
                 guard let format = OutputFormat(rawValue: value!.lowercased()) else {
                     throw .usage("'--format \(value!)': expected text, markdown, json or csv.")
@@ -396,6 +403,13 @@ enum OptionParser {
             }
         }
 
+        if options.targets {
+            guard options.filter == nil, !sizesGiven, !options.quick else {
+                throw .usage("'--targets' selects its own benchmarks and size; drop --filter, --sizes and --quick.")
+            }
+            options.filter = IssueTarget.filter
+            options.sizes = [IssueTarget.size]
+        }
         if options.quick && !sizesGiven { options.sizes = [.quick] }
         if help { options.command = .help; return options }
         if version { options.command = .version; return options }

@@ -12,7 +12,8 @@ import PhotoKernels
 /// verification run of non-scalar variants; then timed samples, each preceded by an
 /// untimed restore of the input where the workload overwrites it. The timed regions
 /// call only library functions (`Image.apply`, `SamplePipeline.run`,
-/// `NetpbmReader.read`, `NetpbmWriter.encode`) or `memcpy` (the roofline).
+/// `Image.decode(from:…)`, `Image.encode(into:…)`, `NetpbmReader.read`,
+/// `NetpbmWriter.encode`) or `memcpy` (the roofline).
 final class Runner {
     let policy: SamplingPolicy
     /// What the library is told (`nil` = every core).
@@ -70,7 +71,8 @@ final class Runner {
         return outcome
     }
 
-    /// Checks every selected non-scalar variant against the scalar reference on a
+    /// Checks every selected non-scalar variant against the scalar reference, and every
+    /// sample ⇄ Float conversion against the scalar formulas, on a
     /// small image with odd dimensions (259 × 67: exercises any tail loop) before
     /// anything is timed, so a wrong kernel is known in seconds, not after the 12 MP
     /// runs. Skipped when every size is at most 1 MP: the warm-up check there is as quick.
@@ -83,7 +85,9 @@ final class Runner {
         var failures: [String: String] = [:]
         for workload in plan {
             let small = Workload(kind: workload.kind, size: fixture.size)
-            guard let variant = small.variant, variant != .scalar, checked.insert(small.familyName).inserted else { continue }
+            let checkable: Bool
+            if case .convert = small.kind { checkable = true } else { checkable = small.variant.map { $0 != .scalar } ?? false }
+            guard checkable, checked.insert(small.familyName).inserted else { continue }
             do { try verify(small, in: fixture) } catch { failures[small.familyName] = error.message }
         }
         return failures
@@ -138,6 +142,12 @@ final class Runner {
             case .sixteen: return try measurePipeline(workload, fixture.samples16())
             }
 
+        case .convert(let direction, let depth):
+            switch depth {
+            case .eight: return try measureConversion(workload, direction, fixture.samples8(), in: fixture)
+            case .sixteen: return try measureConversion(workload, direction, fixture.samples16(), in: fixture)
+            }
+
         case .netpbmDecode:
             try verify(workload, in: fixture)
             let file = try netpbmInput(workload, in: fixture)
@@ -175,6 +185,7 @@ final class Runner {
     ///   reference (computed here if the plan did not time the scalar variant first);
     /// - the kernel-less pipeline: decode → encode at one depth returns the input
     ///   unchanged (SPEC §0);
+    /// - conversions: exact, see `verifyConversion`;
     /// - Netpbm: decoding returns the samples written, encoding the bytes read.
     func verify(_ workload: Workload, in fixture: Fixture) throws(ToolError) {
         let size = workload.size
@@ -199,6 +210,12 @@ final class Runner {
             switch depth {
             case .eight: try verifyPipeline(workload, fixture.samples8())
             case .sixteen: try verifyPipeline(workload, fixture.samples16())
+            }
+
+        case .convert(let direction, let depth):
+            switch depth {
+            case .eight: try verifyConversion(workload, direction, fixture.samples8(), in: fixture)
+            case .sixteen: try verifyConversion(workload, direction, fixture.samples16(), in: fixture)
             }
 
         case .netpbmDecode:
@@ -319,6 +336,116 @@ final class Runner {
         if !report.passed {
             throw ToolError(Verification.message(report, workload: workload, width: size.width,
                                                  against: "the scalar reference"), status: .failure)
+        }
+    }
+
+    /// Verifies (the warm-up), then times one conversion between the RGBA raster of
+    /// `buffers` and a preallocated `Float` buffer:
+    /// - `toFloat`: `fixture.work.decode(from: buffers.input, layout: .rgba, …)`;
+    ///   idempotent, so no restore between samples;
+    /// - `fromFloat`: `fixture.pristine.encode(into: buffers.output, layout: .rgba, …)`.
+    private func measureConversion<Sample>(_ workload: Workload, _ direction: ConversionDirection,
+                                           _ buffers: SampleBuffers<Sample>, in fixture: Fixture) throws(ToolError) -> SampleSet {
+        try verifyConversion(workload, direction, buffers, in: fixture)
+        guard case .convert(_, let depth) = workload.kind else { preconditionFailure("not a conversion") }
+        let maxval = depth.maxval, libraryThreads = self.libraryThreads
+        switch direction {
+        case .toFloat:
+            let buffer = fixture.work.withUnsafePixels { $0.baseAddress }
+            let samples = buffers.input.withUnsafeBufferPointer { input in
+                Sampler.measure(policy: policy) {
+                    Sample.decodeRGBA(input, into: &fixture.work, maxval: maxval, threads: libraryThreads)
+                }
+            }
+            // A moved buffer means a copy-on-write copy ran inside the timed region.
+            guard fixture.work.withUnsafePixels({ $0.baseAddress }) == buffer else {
+                throw ToolError("\(workload.name): the image was copied during timing (copy-on-write); "
+                                + "the timings would include a full copy.", status: .failure)
+            }
+            return samples
+        case .fromFloat:
+            let image = fixture.pristine
+            return buffers.output.withUnsafeMutableBufferPointer { output in
+                Sampler.measure(policy: policy) {
+                    Sample.encodeRGBA(image, into: output, maxval: maxval, threads: libraryThreads)
+                }
+            }
+        }
+    }
+
+    /// Runs one conversion, untimed, and checks it exactly (SPEC §0):
+    /// - `toFloat`: every `Float` equals `SampleCoding.decode(v, maxval:)` of its
+    ///   sample, bit for bit;
+    /// - `fromFloat`: every sample equals `pristine.samples(layout: .rgba, maxval:)` (the
+    ///   fixture's raster) and `SampleCoding.encode` of its `Float`, exactly.
+    func verifyConversion<Sample>(_ workload: Workload, _ direction: ConversionDirection,
+                                  _ buffers: SampleBuffers<Sample>, in fixture: Fixture) throws(ToolError) {
+        guard case .convert(_, let depth) = workload.kind else { preconditionFailure("not a conversion") }
+        let maxval = depth.maxval, m = Float(depth.maxval), width = workload.size.width
+        let channels = ["R", "G", "B", "A"]
+        switch direction {
+        case .toFloat:
+            fixture.allocateFloatBuffers()
+            buffers.input.withUnsafeBufferPointer { input in
+                Sample.decodeRGBA(input, into: &fixture.work, maxval: maxval, threads: libraryThreads)
+            }
+            let mismatch: (index: Int, count: Int, expected: Float, actual: Float)? =
+                buffers.input.withUnsafeBufferPointer { input in
+                    fixture.work.withUnsafePixels { pixels in
+                        pixels.withMemoryRebound(to: Float.self) { decoded in
+                            var first: (Int, Float, Float)?, count = 0
+                            for i in 0..<input.count {
+                                let expected = SampleCoding.decode(input[i], maxval: m)
+                                if decoded[i].bitPattern != expected.bitPattern {
+                                    count += 1
+                                    if first == nil { first = (i, expected, decoded[i]) }
+                                }
+                            }
+                            return first.map { ($0.0, count, $0.1, $0.2) }
+                        }
+                    }
+                }
+            if let mismatch {
+                let pixel = mismatch.index / 4
+                throw ToolError("""
+                    \(workload.name): \(mismatch.count) of \(buffers.input.count) decoded values differ from \
+                    SampleCoding.decode (SPEC §0: exact); first at pixel (\(pixel % width), \(pixel / width)) \
+                    channel \(channels[mismatch.index % 4]): expected \(mismatch.expected), got \(mismatch.actual).
+                    """, status: .failure)
+            }
+        case .fromFloat:
+            buffers.allocate()
+            let image = fixture.pristine
+            buffers.output.withUnsafeMutableBufferPointer { output in
+                Sample.encodeRGBA(image, into: output, maxval: maxval, threads: libraryThreads)
+            }
+            let mismatch: (index: Int, count: Int, expected: Int, formula: Int, actual: Int)? =
+                buffers.input.withUnsafeBufferPointer { reference in
+                    buffers.output.withUnsafeBufferPointer { output in
+                        image.withUnsafePixels { pixels in
+                            pixels.withMemoryRebound(to: Float.self) { values in
+                                var first: (Int, Int, Int, Int)?, count = 0
+                                for i in 0..<output.count {
+                                    let formula = Int(SampleCoding.encode(values[i], maxval: m))
+                                    if output[i] != reference[i] || Int(output[i]) != formula {
+                                        count += 1
+                                        if first == nil { first = (i, Int(reference[i]), formula, Int(output[i])) }
+                                    }
+                                }
+                                return first.map { ($0.0, count, $0.1, $0.2, $0.3) }
+                            }
+                        }
+                    }
+                }
+            if let mismatch {
+                let pixel = mismatch.index / 4
+                throw ToolError("""
+                    \(workload.name): \(mismatch.count) of \(buffers.output.count) encoded samples differ from \
+                    Image.samples(layout: .rgba, maxval: \(maxval)) or SampleCoding.encode (SPEC §0: exact); first at \
+                    pixel (\(pixel % width), \(pixel / width)) channel \(channels[mismatch.index % 4]): expected \
+                    \(mismatch.expected) (formula \(mismatch.formula)), got \(mismatch.actual).
+                    """, status: .failure)
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 // The list of benchmarks: KernelCatalog × KernelVariant, the end-to-end sample
-// pipeline, Netpbm decode/encode, and the memory-copy rooflines.
+// pipeline, the sample ⇄ Float conversions, Netpbm decode/encode, and the
+// memory-copy rooflines.
 
 import PhotoKernels
 
@@ -41,6 +42,19 @@ enum SampleDepth: Int, Sendable, CaseIterable {
     var fileBytesPerSample: Int { self == .eight ? 1 : 2 }
 }
 
+/// Which way a conversion between an RGBA integer raster and the `Float` image runs.
+enum ConversionDirection: Sendable, CaseIterable {
+    /// `Image.decode(from:layout:maxval:threads:)`: samples → the preallocated `Float` image.
+    case toFloat
+    /// `Image.encode(into:layout:maxval:threads:)`: the `Float` image → a preallocated raster.
+    case fromFloat
+
+    /// `rgba8-to-float`, `float-to-rgba16`, …: the middle part of the benchmark name.
+    func label(_ depth: SampleDepth) -> String {
+        self == .toFloat ? "rgba\(depth.rawValue)-to-float" : "float-to-rgba\(depth.rawValue)"
+    }
+}
+
 /// One benchmark: what runs, on which size, and how many bytes it moves.
 ///
 /// Exists so the runner, the reports and `--list` all read one description; the
@@ -56,6 +70,9 @@ struct Workload: Sendable {
         /// (`UInt8` at 8 bits, `UInt16` at 16); a nil entry means no kernels
         /// (decode → encode only), where the variant is moot.
         case pipeline(SampleDepth, CatalogEntry?, KernelVariant?)
+        /// `Image.decode(from:layout: .rgba, …)` or `Image.encode(into:layout: .rgba, …)`
+        /// between an RGBA raster of the depth and a preallocated `Float` image or raster.
+        case convert(ConversionDirection, SampleDepth)
         /// `NetpbmReader.read` of a raw P6 file.
         case netpbmDecode(SampleDepth)
         /// `NetpbmWriter.encode` of an RGB `NetpbmImage` as raw P6.
@@ -75,6 +92,8 @@ struct Workload: Sendable {
             parts = ["kernel", entry.name, variant.rawValue]
         case .pipeline(let depth, let entry, let variant):
             parts = ["pipeline", "rgba\(depth.rawValue)", entry?.name ?? "identity"] + (variant.map { [$0.rawValue] } ?? [])
+        case .convert(let direction, let depth):
+            parts = ["convert", direction.label(depth)]
         case .netpbmDecode(let depth):
             parts = ["netpbm", "decode", "p6-\(depth.rawValue)bit"]
         case .netpbmEncode(let depth):
@@ -86,7 +105,7 @@ struct Workload: Sendable {
     /// The name without its size: the same benchmark at every size.
     var familyName: String { String(name.dropLast(size.label.count + 1)) }
 
-    /// `copy`, `kernel`, `pipeline` or `netpbm`.
+    /// `copy`, `kernel`, `pipeline`, `convert` or `netpbm`.
     var group: String { String(name.prefix { $0 != "/" }) }
 
     /// The catalog entry's name (`identity` for the kernel-less pipeline); nil for copies
@@ -123,12 +142,15 @@ struct Workload: Sendable {
     /// - copy: the buffer read and the buffer written (2 × its bytes per pixel);
     /// - kernel: in place, 16 B read + 16 B written;
     /// - pipeline: the RGBA raster read and written (4 + 4 B at 8 bits, 8 + 8 B at 16);
+    /// - convert: the raster (4 or 8 B) plus the `Float` image (16 B), one read and the
+    ///   other written: 20 B at 8 bits, 24 B at 16;
     /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
     var bytesPerPixel: Int {
         switch kind {
         case .copy(let buffer): return 2 * buffer.bytesPerPixel
         case .kernel: return 2 * CopyBuffer.floatRGBA.bytesPerPixel
         case .pipeline(let depth, _, _): return 2 * CopyBuffer.samples(depth).bytesPerPixel
+        case .convert(_, let depth): return CopyBuffer.samples(depth).bytesPerPixel + CopyBuffer.floatRGBA.bytesPerPixel
         case .netpbmDecode(let depth), .netpbmEncode(let depth):
             return 3 * depth.fileBytesPerSample + 3 * MemoryLayout<UInt16>.stride
         }
@@ -139,10 +161,15 @@ struct Workload: Sendable {
 
     /// The copy this workload is measured against (nil for the copies themselves,
     /// whose multiple is 1 by definition — they report it anyway via their own class).
+    ///
+    /// The conversions use the `Float` copy: the 16 B/px `Float` side dominates their
+    /// traffic, and the multiple is taken on bytes (median ÷ (20 or 24 B/px ÷ the copy's
+    /// bandwidth)), so 1× means streaming the raster and the image as fast as `memcpy`
+    /// streams two `Float` images.
     var roofline: CopyBuffer? {
         switch kind {
         case .copy(let buffer): return buffer
-        case .kernel: return .floatRGBA
+        case .kernel, .convert: return .floatRGBA
         case .pipeline(let depth, _, _): return .samples(depth)
         case .netpbmDecode, .netpbmEncode: return .samplesRGBA16
         }
@@ -177,6 +204,9 @@ enum WorkloadPlan {
         for depth in SampleDepth.allCases {
             kinds.append(.pipeline(depth, nil, nil))
             for entry in pipelineEntries { kinds += variants.map { .pipeline(depth, entry, $0) } }
+        }
+        for depth in SampleDepth.allCases {
+            kinds += ConversionDirection.allCases.map { .convert($0, depth) }
         }
         for depth in SampleDepth.allCases {
             kinds += [.netpbmDecode(depth), .netpbmEncode(depth)]

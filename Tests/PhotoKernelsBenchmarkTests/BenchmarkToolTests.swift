@@ -156,6 +156,8 @@ struct BenchmarkBinaryTests {
         let names = benchmarks.compactMap { $0["name"] as? String }
         for prefix in ["copy/float-rgba/", "copy/samples-rgba8/", "copy/samples-rgba16/",
                        "pipeline/rgba8/identity/", "pipeline/rgba16/identity/",
+                       "convert/rgba8-to-float/", "convert/float-to-rgba8/",
+                       "convert/rgba16-to-float/", "convert/float-to-rgba16/",
                        "netpbm/decode/p6-8bit/", "netpbm/encode/p6-8bit/", "netpbm/decode/p6-16bit/", "netpbm/encode/p6-16bit/"] {
             #expect(names.contains { $0.hasPrefix(prefix) }, "no \(prefix)…")
         }
@@ -169,6 +171,16 @@ struct BenchmarkBinaryTests {
         }
         let copy = try #require(benchmarks.first { ($0["name"] as? String)?.hasPrefix("copy/float-rgba/") == true })
         #expect(copy["roofline_multiple"] as? Double == 1)
+        // The conversions: group `convert`, 20 or 24 bytes per pixel, against the Float copy.
+        for (prefix, bytes) in [("convert/rgba8-to-float/", 20), ("convert/float-to-rgba8/", 20),
+                                ("convert/rgba16-to-float/", 24), ("convert/float-to-rgba16/", 24)] {
+            let b = try #require(benchmarks.first { ($0["name"] as? String)?.hasPrefix(prefix) == true })
+            #expect(b["group"] as? String == "convert", "\(prefix)")
+            #expect(b["error_occurred"] as? Bool != true, "\(prefix): \(b["error_message"] ?? "")")
+            let pixels = try #require(b["pixels"] as? Int)
+            #expect(b["bytes_per_iteration"] as? Int == bytes * pixels, "\(prefix)")
+            #expect((b["roofline"] as? String)?.hasPrefix("copy/float-rgba/") == true, "\(prefix)")
+        }
     }
 
     @Test("SPEC §8: every variant agrees with the scalar reference, in the Float kernels and after encoding")
@@ -226,11 +238,22 @@ struct BenchmarkBinaryTests {
         #expect(fresh.status == 0, "\(fresh.stdout)\n\(fresh.stderr)")
     }
 
+    @Test("--targets lists exactly the issue-6 benchmarks at 12MP and their rooflines")
+    func targetsList() throws {
+        let result = try bench(["--targets", "--list"] + common)
+        #expect(result.status == 0, "\(result.stderr)")
+        let names = Set(result.stdout.split(separator: "\n").map(String.init))
+        #expect(names == ["kernel/adjustments/simd4/12MP", "pipeline/rgba8/adjustments/simd4/12MP",
+                          "kernel/sepia/simd4/12MP", "kernel/vignette/simd4/12MP",
+                          "convert/rgba8-to-float/12MP", "convert/float-to-rgba8/12MP",
+                          "copy/float-rgba/12MP", "copy/samples-rgba8/12MP"], "\(names.sorted())")
+    }
+
     @Test("usage errors exit 64, a missing baseline 66, an invalid one 65")
     func usageErrors() throws {
         for arguments in [["--bogus"], ["--threads", "0"], ["--format", "xml"], ["--sizes", "12MP,huge"],
                           ["--filter", "("], ["compare"], ["compare", "a", "b", "c"], ["frobnicate"],
-                          ["--save-baseline", "../escape"]] {
+                          ["--save-baseline", "../escape"], ["--targets", "--quick"], ["--targets", "--filter", "copy"]] {
             let result = try bench(arguments + common)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.hasPrefix("Error: "), "\(arguments): \(result.stderr)")

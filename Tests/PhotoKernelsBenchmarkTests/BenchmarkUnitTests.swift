@@ -83,6 +83,103 @@ struct WorkloadTests {
         #expect(Workload(kind: .netpbmDecode(.eight), size: size).bytesMoved == 900)
         #expect(Workload(kind: .netpbmEncode(.sixteen), size: size).bytesMoved == 1200)
         #expect(Workload(kind: .kernel(entry, .simd4), size: size).scalarKey == "kernel/\(entry.name)/10x10")
+        #expect(Workload(kind: .convert(.toFloat, .eight), size: size).bytesMoved == 2000)
+        #expect(Workload(kind: .convert(.fromFloat, .sixteen), size: size).bytesMoved == 2400)
+        #expect(Workload(kind: .convert(.fromFloat, .eight), size: size).roofline == .floatRGBA)
+    }
+
+    @Test("the conversions are named convert/<from>-to-<to>/<size>, two directions × two depths")
+    func conversions() throws {
+        let all = try WorkloadPlan.make(sizes: [.mp12], filter: "^convert/")
+        #expect(all.map(\.name).sorted() == ["convert/float-to-rgba16/12MP", "convert/float-to-rgba8/12MP",
+                                             "convert/rgba16-to-float/12MP", "convert/rgba8-to-float/12MP",
+                                             "copy/float-rgba/12MP"])
+        let decode = Workload(kind: .convert(.toFloat, .eight), size: .mp12)
+        #expect(decode.group == "convert" && decode.variant == nil && decode.kernelName == nil)
+    }
+
+    @Test("--targets selects the six target rows at 12MP, and nothing else but their rooflines")
+    func targetsPlan() throws {
+        let options = try OptionParser.parse(["--targets", "--threads", "1"])
+        #expect(options.sizes == [.mp12] && options.threads == 1)
+        let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter)
+        let expected = IssueTarget.all.map { "\($0.benchmark)/12MP" } + ["copy/samples-rgba8/12MP"]
+        #expect(Set(plan.map(\.name)) == Set(expected))
+        #expect(IssueTarget.all.filter { $0.oneThread != nil }.count == 6)
+    }
+}
+
+@Suite("Conversions")
+struct ConversionTests {
+    @Test("decode and encode through the library verify exactly, on a size with a tail and several bands")
+    func verifyExactly() throws {
+        let runner = Runner(options: try OptionParser.parse(["--threads", "2", "--quiet"]))
+        let size = ImageSize(width: 37, height: 9)  // 333 pixels: not a multiple of 4
+        let fixture = Fixture(size: size, seed: 7, threads: 2)
+        for depth in SampleDepth.allCases {
+            for direction in ConversionDirection.allCases {
+                let workload = Workload(kind: .convert(direction, depth), size: size)
+                do { try runner.verify(workload, in: fixture) } catch { Issue.record("\(workload.name): \(error.message)") }
+            }
+        }
+        // The last decode (16 bits) left the exact SPEC §0 division in the work image.
+        let input = fixture.samples16().input
+        fixture.work.withUnsafePixels { pixels in
+            #expect(pixels[0].x == Float(input[0]) / 65535 && pixels[332].w == Float(input[4 * 332 + 3]) / 65535)
+        }
+    }
+}
+
+@Suite("Issue 6 targets")
+struct TargetTests {
+    /// A report whose records hold the given MP/s, at `threads` threads and `targetCPU`.
+    func report(_ mps: [String: Double], threads: Int, targetCPU: String = "x86-64 avx2 fma",
+                failed: Set<String> = []) throws -> BenchmarkReport {
+        var r = try BenchmarkReport.decode(Data(#"{"context": {"date": "x"}, "benchmarks": []}"#.utf8))
+        r.context.threads = threads
+        r.context.targetCPU = targetCPU
+        r.benchmarks = try mps.keys.sorted().map { name in
+            var b = try JSONDecoder().decode(BenchmarkRecord.self,
+                                             from: Data(#"{"name": "\#(name)", "real_time": 1, "time_unit": "ms"}"#.utf8))
+            b.megapixelsPerSecond = mps[name]
+            if failed.contains(name) { b.errorOccurred = true }
+            return b
+        }
+        return r
+    }
+
+    /// The table row of the section that mentions `benchmark`.
+    func row(_ text: String, _ benchmark: String) -> String {
+        text.split(separator: "\n").first { $0.contains(benchmark + "/12MP") }.map(String.init) ?? ""
+    }
+
+    @Test("rows are marked met or NOT met against the target of the run's thread count")
+    func marks() throws {
+        let one = try report(["kernel/adjustments/simd4/12MP": 700, "kernel/sepia/simd4/12MP": 600,
+                              "copy/float-rgba/12MP": 500], threads: 1)
+        let text = try #require(one.targetsSection(markdown: false))
+        #expect(row(text, "kernel/adjustments/simd4").contains(" met"))
+        #expect(!row(text, "kernel/adjustments/simd4").contains("NOT"))
+        #expect(row(text, "kernel/sepia/simd4").contains("NOT met"))
+        #expect(row(text, "kernel/vignette/simd4").contains("not run"))
+        #expect(text.contains("1 of 2 targets met at 1 thread(s)"))
+        // The same numbers at 2 threads miss the 2T targets (850 and 855).
+        let two = try #require(try report(["kernel/adjustments/simd4/12MP": 700], threads: 2).targetsSection(markdown: true))
+        #expect(row(two, "kernel/adjustments/simd4").contains("NOT met") && two.contains("≥ 850"))
+        // A failed benchmark is not met; three threads have no target; no target row, no section.
+        let failed = try report(["convert/float-to-rgba8/12MP": 2000], threads: 1, failed: ["convert/float-to-rgba8/12MP"])
+        #expect(row(try #require(failed.targetsSection(markdown: false)), "convert/float-to-rgba8").contains("FAILED"))
+        let three = try #require(try report(["kernel/adjustments/simd4/12MP": 9999], threads: 3).targetsSection(markdown: false))
+        #expect(three.contains("targets for 1 and 2 threads only"))
+        #expect(try report(["copy/float-rgba/12MP": 500], threads: 1).targetsSection(markdown: false) == nil)
+        #expect(try report(["kernel/adjustments/simd4/48MP": 500], threads: 1).targetsSection(markdown: false) == nil)
+    }
+
+    @Test("a default build is told the targets are for a native build, and gets the 500 MP/s rule")
+    func defaultBuild() throws {
+        let r = try report(["pipeline/rgba8/adjustments/simd4/12MP": 640], threads: 1, targetCPU: "x86-64 baseline (sse2)")
+        let text = try #require(r.targetsSection(markdown: false))
+        #expect(text.contains("native build") && text.contains("8-bit path at 1 thread: 640 MP/s, met"))
     }
 }
 
