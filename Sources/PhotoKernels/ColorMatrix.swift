@@ -169,5 +169,9 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     }
 }
 
-/// The mask that selects the alpha lane of a pixel.
-let alphaLane: SIMDMask<SIMD4<Int32>> = [false, false, false, true]
+/// The mask that selects the alpha lane of a pixel. A computed constant, not a
+/// stored global: a global `let` is initialised lazily, and the `swift_once` check
+/// it costs was not hoisted out of every pixel loop (seen in the vignette's).
+var alphaLane: SIMDMask<SIMD4<Int32>> {
+    @inline(__always) get { [false, false, false, true] }
+}

@@ -231,7 +231,9 @@ public struct Exposure: PixelKernel, Hashable {
 }
 
 /// The R, G and B lanes of a pixel.
-let colourLanes: SIMDMask<SIMD4<Int32>> = [true, true, true, false]
+var colourLanes: SIMDMask<SIMD4<Int32>> {
+    @inline(__always) get { [true, true, true, false] }  // computed: no lazy-global check in loops
+}
 
 /// Whether any lane of `mask` is set: the mask's 128 bits read as two words.
 @inline(__always)

@@ -71,7 +71,10 @@ public enum SampleCoding {
     public static func encode(_ x: Float, maxval: Float) -> UInt16 {
         var c: Float = x > 0 ? x : 0   // NaN and negatives → 0
         c = c < 1 ? c : 1              // +∞ → 1
-        return UInt16((c * maxval).rounded(.toNearestOrEven))
+        // c·maxval ≤ 65535, so adding 2²³ rounds it half to even (the default IEEE
+        // mode) and leaves the integer in the low mantissa bits — no `rintf` call in
+        // builds without SSE4.1's `roundss`.
+        return UInt16(truncatingIfNeeded: (c * maxval + 8_388_608).bitPattern)
     }
 }
 

@@ -106,4 +106,18 @@ struct SamplesTests {
             }
         }
     }
+
+    @Test("the magic-number rounding of encode equals rounded(.toNearestOrEven) at every tie and between", arguments: [1, 255, 1023, 65535])
+    func magicRoundingMatchesRounded(maxval: Int) {
+        let m = Float(maxval)
+        var mismatches = 0
+        for k in 0...maxval {
+            for fraction: Float in [0, 0.25, 0.5, 0.75] {
+                let c = min(1, (Float(k) + fraction) / m)
+                let expected = UInt16((c * m).rounded(.toNearestOrEven))
+                if SampleCoding.encode(c, maxval: m) != expected { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0, "maxval \(maxval): \(mismatches) values round differently")
+    }
 }
