@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // PhotoKernels: SIMD photo-adjustment kernels, Netpbm I/O, a CLI and a benchmark.
-// No dependencies and no unsafeFlags, so the package stays usable as a dependency;
+// No dependencies and no unsafe compiler flags, so the package stays usable as a dependency;
 // build for speed with `-Xswiftc -target-cpu -Xswiftc native` (see docs/performance.md).
 import PackageDescription
 
