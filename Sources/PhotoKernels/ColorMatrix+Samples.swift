@@ -2,12 +2,14 @@
 // that `SamplePipeline` takes when a recipe fuses to one matrix and the raster is
 // RGBA in and out at one maxval.
 //
-// Why it is fast: 16 pixels (8 for 16-bit samples) are loaded as whole 32-bit lanes
+// Why it is fast: 8 pixels (one 256-bit register) are loaded as whole 32-bit lanes
 // and the channels are picked out with shifts and masks, so the block is in
-// structure-of-arrays form without a single shuffle; a sample becomes a `Float` by
-// OR-ing it into the mantissa of 2²³ and subtracting 2²³ (no conversion
-// instruction); the result is rounded half to even by adding 2²³ and read back from
-// the low mantissa bits; everything else is plain `*`, `+` and lane masks.
+// structure-of-arrays form without a single shuffle of pixels; an 8-bit channel
+// becomes a `Float` with one integer-to-float conversion (exact below 2²⁴); the
+// result is clamped with two lane selects the compiler turns into `max`/`min`,
+// rounded half to even by adding 2²³, and repacked from the low mantissa bits with
+// shifts and ORs. The loop is written out in the driver, two blocks per step, so the
+// matrix stays in registers (or one load away) and no block costs a call.
 //
 // Why it is exact:
 // - 16-bit samples take the reference's own steps in the same order — `v / m`, the
@@ -30,9 +32,18 @@ extension ColorMatrixKernel {
     /// - Complexity: O(count); no allocation.
     func applyRGBA8(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>,
                     count: Int, maxval: Int) {
-        let block = PackedMatrix16(self, maxval: maxval)
-        forEachBlock(of: 16, bytesPerPixel: 4, count: count, UnsafeRawPointer(source), UnsafeMutableRawPointer(destination),
-                     block.apply8)
+        let block = PackedMatrix8Bit(self, maxval: maxval)
+        let input = UnsafeRawPointer(source), output = UnsafeMutableRawPointer(destination)
+        let whole = count / 8
+        block.apply(input, output, blocks: whole)
+        let rest = count - whole * 8
+        guard rest > 0 else { return }
+        // The last 1…7 pixels go through the same block code via a zero-padded copy.
+        let offset = whole * 32
+        var tail = SIMD8<UInt32>()
+        withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: input + offset, byteCount: rest * 4) }
+        withUnsafeMutableBytes(of: &tail) { block.apply(UnsafeRawPointer($0.baseAddress!), $0.baseAddress!, blocks: 1) }
+        withUnsafeBytes(of: tail) { (output + offset).copyMemory(from: $0.baseAddress!, byteCount: rest * 4) }
     }
 
     /// Applies the matrix to `count` RGBA pixels of 16-bit samples at `maxval`
@@ -42,48 +53,38 @@ extension ColorMatrixKernel {
     /// - Complexity: O(count); no allocation.
     func applyRGBA16(_ source: UnsafePointer<UInt16>, _ destination: UnsafeMutablePointer<UInt16>,
                      count: Int, maxval: Int) {
-        let block = PackedMatrix8(self, maxval: maxval)
-        forEachBlock(of: 8, bytesPerPixel: 8, count: count, UnsafeRawPointer(source), UnsafeMutableRawPointer(destination),
-                     block.apply16)
-    }
-}
-
-/// Runs `body` on every whole block of `pixels` pixels, then on the tail through a
-/// zero-padded 64-byte copy, so every pixel of the image sees the same block code.
-@inline(__always)
-private func forEachBlock(of pixels: Int, bytesPerPixel: Int, count: Int,
-                          _ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer,
-                          _ body: (UnsafeRawPointer, UnsafeMutableRawPointer) -> Void) {
-    let blockBytes = pixels * bytesPerPixel  // 64: one SIMD16<UInt32>
-    let whole = count - count % pixels
-    var offset = 0
-    while offset < whole * bytesPerPixel {
-        body(source + offset, destination + offset)
-        offset += blockBytes
-    }
-    let tailBytes = (count - whole) * bytesPerPixel
-    guard tailBytes > 0 else { return }
-    withUnsafeTemporaryAllocation(byteCount: blockBytes, alignment: 16) { tail in
-        let bytes = tail.baseAddress!
-        bytes.initializeMemory(as: UInt8.self, repeating: 0, count: blockBytes)
-        bytes.copyMemory(from: source + offset, byteCount: tailBytes)
-        body(UnsafeRawPointer(bytes), bytes)
-        (destination + offset).copyMemory(from: bytes, byteCount: tailBytes)
+        let block = PackedMatrix16Bit(self, maxval: maxval)
+        let input = UnsafeRawPointer(source), output = UnsafeMutableRawPointer(destination)
+        let whole = count / 8
+        var offset = 0
+        for _ in 0..<whole {
+            let pixels = input.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
+            output.storeBytes(of: block.apply(pixels), toByteOffset: offset, as: SIMD16<UInt32>.self)
+            offset &+= 64
+        }
+        let rest = count - whole * 8
+        guard rest > 0 else { return }
+        // The last 1…7 pixels go through the same block code via a zero-padded copy.
+        var tail = SIMD16<UInt32>()
+        withUnsafeMutableBytes(of: &tail) { $0.baseAddress!.copyMemory(from: input + offset, byteCount: rest * 8) }
+        let result = block.apply(tail)
+        withUnsafeBytes(of: result) { (output + offset).copyMemory(from: $0.baseAddress!, byteCount: rest * 8) }
     }
 }
 
 /// 2²³: adding it to a `Float` in [0, 2²³) rounds to an integer (half to even) and
 /// leaves that integer in the low mantissa bits; OR-ing an integer below 2²³ into its
-/// bit pattern and subtracting it converts the integer to `Float` exactly.
+/// bit pattern and subtracting 2²³ converts the integer to `Float` exactly (the
+/// 16-bit block, whose lanes hold two samples, does that instead of a conversion).
 private let magic: Float = 8_388_608
 private let magicBits: UInt32 = 0x4B00_0000
 
-/// The matrix broadcast across 16 lanes, for 16 pixels of 8-bit RGBA at a time.
-/// Held in local `let`s of one struct so the compiler keeps them in registers.
-private struct PackedMatrix16 {
-    let m00, m01, m02, m10, m11, m12, m20, m21, m22: SIMD16<Float>
-    let t0, t1, t2: SIMD16<Float>
-    let low, high: SIMD16<Float>
+/// The matrix broadcast across 8 lanes, for 8 pixels of 8-bit RGBA at a time (one
+/// pixel per 32-bit lane, R in the low byte).
+private struct PackedMatrix8Bit {
+    let m00, m01, m02, m10, m11, m12, m20, m21, m22: SIMD8<Float>
+    let t0, t1, t2: SIMD8<Float>
+    let maxval, low: SIMD8<Float>
 
     init(_ k: ColorMatrixKernel, maxval: Int) {
         let m = Float(maxval)
@@ -92,37 +93,64 @@ private struct PackedMatrix16 {
         (m02, m12, m22) = (.init(repeating: k.column2.x), .init(repeating: k.column2.y), .init(repeating: k.column2.z))
         (t0, t1, t2) = (.init(repeating: k.translation.x * m), .init(repeating: k.translation.y * m),
                         .init(repeating: k.translation.z * m))
-        (low, high) = (.init(repeating: magic), .init(repeating: magic + m))
+        (self.maxval, low) = (.init(repeating: m), .init(repeating: magic))
     }
 
-    /// `round(clamp(y, 0, maxval))` in the low bits of the result (y already + 2²³).
+    /// `round(clamp(y, 0, maxval))` (half to even) in the low mantissa bits; the
+    /// exponent bits of 2²³ stay above them. NaN (possible only from absurd matrices
+    /// such as ∞ − ∞) becomes 0, as in `SampleCoding.encode`.
     @inline(__always)
-    func encode(_ y: SIMD16<Float>) -> SIMD16<UInt32> {
-        var y = y
-        y.replace(with: low, where: y .< low)
-        y.replace(with: high, where: y .> high)
-        return unsafeBitCast(y, to: SIMD16<UInt32>.self) & 0xFFFF
+    func encode(_ y: SIMD8<Float>) -> SIMD8<UInt32> {
+        let zero = SIMD8<Float>(repeating: 0)
+        // Written so that the comparison and the replacement use the same operands:
+        // that is the shape the compiler emits as one `max` / `min` instruction.
+        var c = zero.replacing(with: y, where: y .> zero)
+        c = c.replacing(with: maxval, where: c .> maxval)
+        return unsafeBitCast(c + low, to: SIMD8<UInt32>.self)
     }
 
-    @inline(__always)
-    func apply8(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer) {
-        let v = source.loadUnaligned(as: SIMD16<UInt32>.self)
-        let byte = SIMD16<UInt32>(repeating: 0xFF)
-        let r = unsafeBitCast((v & byte) | magicBits, to: SIMD16<Float>.self) - low
-        let g = unsafeBitCast(((v &>> 8) & byte) | magicBits, to: SIMD16<Float>.self) - low
-        let b = unsafeBitCast(((v &>> 16) & byte) | magicBits, to: SIMD16<Float>.self) - low
-        let red = encode(m00 * r + m01 * g + m02 * b + t0 + low)
-        let green = encode(m10 * r + m11 * g + m12 * b + t1 + low)
-        let blue = encode(m20 * r + m21 * g + m22 * b + t2 + low)
-        let out = red | (green &<< 8) | (blue &<< 16) | (v & 0xFF00_0000)
-        destination.storeBytes(of: out, as: SIMD16<UInt32>.self)
+    /// Runs `blocks` blocks of 8 pixels, two per step: two independent dependency
+    /// chains for the out-of-order core to overlap. Every block is the same code.
+    @inline(never)
+    func apply(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, blocks: Int) {
+        var offset = 0
+        for _ in 0..<blocks / 2 {
+            let first = input.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
+            let second = input.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD8<UInt32>.self)
+            let (a, b) = (apply(first), apply(second))
+            output.storeBytes(of: a, toByteOffset: offset, as: SIMD8<UInt32>.self)
+            output.storeBytes(of: b, toByteOffset: offset &+ 32, as: SIMD8<UInt32>.self)
+            offset &+= 64
+        }
+        if blocks % 2 == 1 {
+            let last = input.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
+            output.storeBytes(of: apply(last), toByteOffset: offset, as: SIMD8<UInt32>.self)
+        }
+    }
+
+    // `@_transparent` rather than `@inline(__always)`: with two call sites in the
+    // loop, Swift 6.3 inlined `@inline(__always)` into only one and called the other
+    // (seen in the disassembly), which costs a call and reloads per 8 pixels.
+    @_transparent
+    func apply(_ v: SIMD8<UInt32>) -> SIMD8<UInt32> {
+        let byte = SIMD8<UInt32>(repeating: 0xFF)
+        // Integers below 2²⁴ convert to Float exactly; Int32 lanes give the one-instruction conversion.
+        let r = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v & byte))
+        let g = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: (v &>> 8) & byte))
+        let b = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: (v &>> 16) & byte))
+        let red = encode(m00 * r + m01 * g + m02 * b + t0)
+        let green = encode(m10 * r + m11 * g + m12 * b + t1)
+        let blue = encode(m20 * r + m21 * g + m22 * b + t2)
+        // Shifting left by 8 or 16 pushes the exponent bits out of the lane; red's
+        // are masked off. Alpha is the input's own byte.
+        return (red & byte) | (green &<< 8) | (blue &<< 16) | (v & 0xFF00_0000)
     }
 }
 
 /// The matrix broadcast across 8 lanes, for 8 pixels of 16-bit RGBA at a time: each
 /// pixel is two 32-bit lanes, `R | G << 16` and `B | A << 16`, split into even and
 /// odd lanes. It computes exactly what the scalar path computes.
-private struct PackedMatrix8 {
+private struct PackedMatrix16Bit {
     let m00, m01, m02, m10, m11, m12, m20, m21, m22: SIMD8<Float>
     let t0, t1, t2: SIMD8<Float>
     let low, maxval: SIMD8<Float>
@@ -147,8 +175,7 @@ private struct PackedMatrix8 {
     }
 
     @inline(__always)
-    func apply16(_ source: UnsafeRawPointer, _ destination: UnsafeMutableRawPointer) {
-        let v = source.loadUnaligned(as: SIMD16<UInt32>.self)
+    func apply(_ v: SIMD16<UInt32>) -> SIMD16<UInt32> {
         let (rg, ba) = (v.evenHalf, v.oddHalf)
         let word = SIMD8<UInt32>(repeating: 0xFFFF)
         // Decode exactly as `SampleCoding.decode`: the integer as a Float, divided by maxval.
@@ -161,6 +188,6 @@ private struct PackedMatrix8 {
         var out = SIMD16<UInt32>()
         out.evenHalf = red | (green &<< 16)
         out.oddHalf = blue | (ba & 0xFFFF_0000)
-        destination.storeBytes(of: out, as: SIMD16<UInt32>.self)
+        return out
     }
 }

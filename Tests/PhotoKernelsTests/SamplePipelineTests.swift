@@ -123,4 +123,42 @@ struct SamplePipelineTests {
         let d = sampleDifferences(simd, scalar)
         #expect(d.largest <= 1 && d.count * 1000 <= samples.count, "\(d.count) of \(samples.count) differ, by up to \(d.largest)")
     }
+
+    @Test("8-bit block edges: every count 1…33 in place equals out of place; saturation to 0 and maxval; exact ties round to even")
+    func packedEightBitEdges() {
+        var rng = SeededGenerator(seed: 88)
+        let kernel = Adjustments(saturation: 1.7, contrast: 1.2, brightness: 0.05, hue: 40).kernel
+        for count in 1...33 {
+            let bytes = (0..<(count * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            var out = [UInt8](repeating: 0, count: bytes.count)
+            bytes.withUnsafeBufferPointer { input in
+                out.withUnsafeMutableBufferPointer { output in
+                    kernel.applyRGBA8(input.baseAddress!, output.baseAddress!, count: count, maxval: 255)
+                }
+            }
+            var inPlace = bytes
+            inPlace.withUnsafeMutableBufferPointer { kernel.applyRGBA8($0.baseAddress!, $0.baseAddress!, count: count, maxval: 255) }
+            #expect(inPlace == out, "count \(count): in place differs")
+            // The last block goes through a padded copy: no byte past `count` pixels is touched.
+            var guarded = bytes + [0xA5, 0xA5, 0xA5, 0xA5]
+            guarded.withUnsafeMutableBufferPointer { kernel.applyRGBA8($0.baseAddress!, $0.baseAddress!, count: count, maxval: 255) }
+            #expect(Array(guarded.suffix(4)) == [0xA5, 0xA5, 0xA5, 0xA5], "count \(count): wrote past the end")
+        }
+        // A huge contrast drives every channel far past both ends: clamped, never wrapped.
+        let steep = ColorMatrixKernel(Adjustments(contrast: 1e30).matrix)
+        let pixels: [UInt8] = [0, 127, 128, 255, 255, 128, 127, 7, 1, 254, 200, 0]
+        var out = [UInt8](repeating: 0, count: 12)
+        pixels.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { steep.applyRGBA8(input.baseAddress!, $0.baseAddress!, count: 3, maxval: 255) }
+        }
+        #expect(out == [0, 0, 255, 255, 255, 255, 0, 7, 0, 255, 255, 0])
+        // Brightness 0.5 puts every unclamped 8-bit result on an exact .5 (v + 127.5): half to even.
+        let lift = Adjustments(brightness: 0.5).kernel
+        let ramp: [UInt8] = [0, 1, 2, 255, 3, 4, 127, 9]
+        out = [UInt8](repeating: 0, count: 8)
+        ramp.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { lift.applyRGBA8(input.baseAddress!, $0.baseAddress!, count: 2, maxval: 255) }
+        }
+        #expect(out == [128, 128, 130, 255, 130, 132, 254, 9])
+    }
 }
