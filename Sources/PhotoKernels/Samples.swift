@@ -281,17 +281,28 @@ enum SampleConversion {
             // Four pixels are sixteen samples in order, so a block widens straight into
             // sixteen floats: the same correctly rounded division as
             // `SampleCoding.decode`, with the integer turned into a Float by the
-            // mantissa trick. The tail takes the scalar formula.
+            // mantissa trick. The block is two eight-sample halves because
+            // `SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Sample>)` inlines as one
+            // `vpmovzxbd`/`vpmovzxwd` while the SIMD16 widening is an out-of-line
+            // call (docs/performance.md §4). The offsets use `&*`: `i < count`, and
+            // the caller's buffers already hold `count` pixels, so they cannot
+            // overflow. The tail takes the scalar formula.
             let whole = count - count % 4
-            let mv = SIMD16<Float>(repeating: m), magic = SIMD16<Float>(repeating: 8_388_608)
+            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+            let pixelBytes = 4 * MemoryLayout<Sample>.stride
             var i = 0
             while i < whole {
-                let samples = SIMD16<UInt32>(truncatingIfNeeded: from.loadUnaligned(
-                    fromByteOffset: i * 4 * MemoryLayout<Sample>.stride, as: SIMD16<Sample>.self))
-                let x = (unsafeBitCast(samples | 0x4B00_0000, to: SIMD16<Float>.self) - magic) / mv
-                to.storeBytes(of: x, toByteOffset: i * 16, as: SIMD16<Float>.self)
-                i += 4
+                let offset = i &* pixelBytes
+                let low = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
+                    fromByteOffset: offset, as: SIMD8<Sample>.self))
+                let high = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
+                    fromByteOffset: offset &+ 2 &* pixelBytes, as: SIMD8<Sample>.self))
+                let x0 = (unsafeBitCast(low | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
+                let x1 = (unsafeBitCast(high | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
+                to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
+                to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)
+                i &+= 4
             }
             for i in whole..<count {
                 let s = source + 4 * i
@@ -365,21 +376,29 @@ enum SampleConversion {
                 (d + 2).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.z, maxval: m)))
             }
         case .rgba:
-            // `SampleCoding.encode` on four pixels at once: NaN fails `c > 0` and lands
-            // on 0 as in the scalar function; `c · m + 2²³` rounds half to even and
-            // leaves the integer in the low bits, which narrow to the sample type.
-            let whole = count - count % 4
-            let mv = SIMD16<Float>(repeating: m), magic = SIMD16<Float>(repeating: 8_388_608)
+            // `SampleCoding.encode` on two pixels at once. `zero.replacing(with: c, where:
+            // c .> zero)` is `c > 0 ? c : 0`, so NaN fails the test and lands on 0 as in
+            // the scalar function (it compiles to one `maxps`, and the clamp to 1 to one
+            // `minps`); `c · m + 2²³` rounds half to even and leaves the integer in the
+            // low bits, which the mask bounds so the narrowing is a plain pack.
+            // Two pixels per iteration, not four: with two SIMD8 halves (or one SIMD16)
+            // the optimiser splits the whole block into SIMD4 pieces around the
+            // narrowing and doubles the instruction count.
+            let whole = count - count % 2
+            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
+            let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+            let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+            let pixelBytes = 4 * MemoryLayout<Sample>.stride
             var i = 0
             while i < whole {
-                var c = from.loadUnaligned(fromByteOffset: i * 16, as: SIMD16<Float>.self)
-                c.replace(with: 0, where: .!(c .> 0))
-                c.replace(with: 1, where: c .> 1)
-                let bits = unsafeBitCast(c * mv + magic, to: SIMD16<UInt32>.self)
-                to.storeBytes(of: SIMD16<Sample>(truncatingIfNeeded: bits),
-                              toByteOffset: i * 4 * MemoryLayout<Sample>.stride, as: SIMD16<Sample>.self)
-                i += 4
+                let x = from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self)
+                let positive = zero.replacing(with: x, where: x .> zero)
+                let c = one.replacing(with: positive, where: positive .< one)
+                let bits = unsafeBitCast(c * mv + magic, to: SIMD8<UInt32>.self) & sampleMask
+                to.storeBytes(of: SIMD8<Sample>(truncatingIfNeeded: bits),
+                              toByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
+                i &+= 2
             }
             for i in whole..<count {
                 let p = source[i], d = destination + 4 * i
