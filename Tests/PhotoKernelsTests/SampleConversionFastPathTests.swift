@@ -1,129 +1,160 @@
 import Testing
 @testable import PhotoKernels
 
-/// The blocked RGBA loops of `SampleConversion` against the per-sample formulas of
-/// `SampleCoding` (SPEC §0), bit for bit.
+/// The blocked RGBA and RGB loops of `SampleConversion` against the per-sample
+/// formulas of `SampleCoding` (SPEC §0), bit for bit.
 ///
-/// The decoder works in blocks of 4 pixels (two 8-sample halves) and the encoder in
-/// blocks of 2; counts 1…33 put every sample position of a block, and every tail
-/// length, under test. Each call writes into a buffer with sentinel guards after
-/// `count` pixels, so a block or tail that writes past the end fails too.
+/// The RGBA decoder works in blocks of 4 pixels (two 8-sample halves), the other
+/// loops in blocks of 2 (the RGB decoder only while a third pixel follows); counts
+/// 1…33 put every sample position of a block, and every tail length, under test.
+/// Each call writes into a buffer with sentinel guards after `count` pixels, so a
+/// block or tail that writes past the end fails too.
 @Suite("Sample conversion fast paths: bit-identical to SampleCoding (SPEC §0)")
 struct SampleConversionFastPathTests {
     static let counts = Array(1...33)
+    static let layouts: [SampleLayout] = [.rgb, .rgba]
     /// Guard pixels / samples after the `count` the loop may write.
     static let guardCount = 8
 
     // MARK: decode
 
-    /// Decodes `samples` (`4 · count` of them) through the fast path and returns the
-    /// mismatches against `SampleCoding.decode`, compared as bit patterns.
+    /// Decodes `samples` (`channels · count` of them) through the fast path and
+    /// returns the mismatches against `SampleCoding.decode` (and alpha 1 for RGB),
+    /// compared as bit patterns.
     static func decodeMismatches<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        _ samples: [Sample], maxval: Int) -> [String] {
-        precondition(samples.count % 4 == 0)
-        let count = samples.count / 4
+        _ samples: [Sample], layout: SampleLayout, maxval: Int) -> [String] {
+        let channels = layout.channelCount
+        precondition(samples.count % channels == 0)
+        let count = samples.count / channels
         let sentinel = SIMD4<Float>(repeating: -12345)
         var out = [SIMD4<Float>](repeating: sentinel, count: count + guardCount)
         samples.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { destination in
-                SampleConversion.decode(source.baseAddress!, layout: .rgba, maxval: maxval,
+                SampleConversion.decode(source.baseAddress!, layout: layout, maxval: maxval,
                                         into: destination.baseAddress!, count: count)
             }
         }
         var failures: [String] = []
         for (k, v) in samples.enumerated() {
             let expected = SampleCoding.decode(v, maxval: Float(maxval))
-            let observed = out[k / 4][k % 4]
+            let observed = out[k / channels][k % channels]
             if observed.bitPattern != expected.bitPattern {
-                failures.append("count \(count), sample \(k) (value \(v)): \(observed) instead of \(expected)")
+                failures.append("\(layout) count \(count), sample \(k) (value \(v)): \(observed) instead of \(expected)")
             }
         }
+        if channels == 3, let p = out[..<count].firstIndex(where: { $0.w.bitPattern != Float(1).bitPattern }) {
+            failures.append("rgb count \(count), pixel \(p): alpha \(out[p].w) instead of 1")
+        }
         if out[count...] != [SIMD4<Float>](repeating: sentinel, count: guardCount)[...] {
-            failures.append("count \(count): wrote past the last pixel")
+            failures.append("\(layout) count \(count): wrote past the last pixel")
         }
         return failures
     }
 
-    @Test("8-bit decode: all 256 values at every sample position, counts 1…33",
+    @Test("8-bit RGB and RGBA decode: all 256 values at every sample position, counts 1…33",
           arguments: [1, 15, 100, 254, 255])
     func decode8Exhaustive(maxval: Int) {
         // Rotation r puts value (r + k) mod 256 at sample k, so over the 256 rotations
         // every value visits every position of every block and of the tail. Values
         // above maxval are included: the fast path must not assume they are absent.
         var failures: [String] = []
-        for count in Self.counts {
-            for r in 0..<256 {
-                let samples = (0..<(4 * count)).map { UInt8(truncatingIfNeeded: r + $0) }
-                failures += Self.decodeMismatches(samples, maxval: maxval)
+        for layout in Self.layouts {
+            for count in Self.counts {
+                for r in 0..<256 {
+                    let samples = (0..<(layout.channelCount * count)).map { UInt8(truncatingIfNeeded: r + $0) }
+                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval)
+                }
             }
         }
         #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
     }
 
-    @Test("16-bit decode: every value 0…maxval, counts 1…33", arguments: [1023, 65535])
+    @Test("16-bit RGB and RGBA decode: every value 0…maxval, counts 1…33", arguments: [1023, 65535])
     func decode16Exhaustive(maxval: Int) {
         // For each count the values 0…maxval run through consecutive buffers, so each
         // value is decoded once per count; the buffer start advances by one sample
         // less than a buffer, so a value's sample position shifts from count to count.
         var failures: [String] = []
         let values = maxval + 1
-        for count in Self.counts {
-            let n = 4 * count
-            var start = 0
-            while start < values + n {
-                let samples = (0..<n).map { UInt16((start + $0) % values) }
-                failures += Self.decodeMismatches(samples, maxval: maxval)
-                start += max(n - 1, 1)
+        for layout in Self.layouts {
+            for count in Self.counts {
+                let n = layout.channelCount * count
+                var start = 0
+                while start < values + n {
+                    let samples = (0..<n).map { UInt16((start + $0) % values) }
+                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval)
+                    start += max(n - 1, 1)
+                }
             }
         }
         #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
     }
 
-    @Test("decode into an image equals the formula for any thread count, 8 and 16 bits")
-    func decodeThreadsBitIdentical() {
+    @Test("decode(from:) and encode(into:) equal the formulas for any thread count, RGB and RGBA, 8 and 16 bits")
+    func threadsBitIdentical() {
         var rng = SeededGenerator(seed: 6)
         let (w, h) = (33, 7)
-        let bytes = (0..<(w * h * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        let words = (0..<(w * h * 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
-        for threads in [1, 2, 3] {
-            var image = Image(width: w, height: h)
-            bytes.withUnsafeBufferPointer { image.decode(from: $0, layout: .rgba, threads: threads) }
-            #expect(image.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w] }.map(\.bitPattern)
-                    == bytes.map { SampleCoding.decode($0, maxval: 255).bitPattern }, "8-bit, \(threads) threads")
-            words.withUnsafeBufferPointer { image.decode(from: $0, layout: .rgba, maxval: 65535, threads: threads) }
-            #expect(image.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w] }.map(\.bitPattern)
-                    == words.map { SampleCoding.decode($0, maxval: 65535).bitPattern }, "16-bit, \(threads) threads")
+        for layout in Self.layouts {
+            let channels = layout.channelCount
+            let bytes = (0..<(w * h * channels)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let words = (0..<(w * h * channels)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
+            // The decoded samples, alpha dropped for RGB, as bit patterns.
+            func decoded(_ image: Image) -> [UInt32] {
+                image.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w].prefix(channels) }.map(\.bitPattern)
+            }
+            let floats = randomImage(width: w, height: h, seed: 61, nanEvery: 5)
+            let values = floats.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w].prefix(channels) }
+            for threads in [1, 2, 3] {
+                var image = Image(width: w, height: h)
+                bytes.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, threads: threads) }
+                #expect(decoded(image) == bytes.map { SampleCoding.decode($0, maxval: 255).bitPattern },
+                        "8-bit \(layout), \(threads) threads")
+                #expect(layout == .rgba || image.isOpaque, "8-bit \(layout): alpha 1")
+                words.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, maxval: 65535, threads: threads) }
+                #expect(decoded(image) == words.map { SampleCoding.decode($0, maxval: 65535).bitPattern },
+                        "16-bit \(layout), \(threads) threads")
+                var out8 = [UInt8](repeating: 0, count: w * h * channels)
+                out8.withUnsafeMutableBufferPointer { floats.encode(into: $0, layout: layout, threads: threads) }
+                #expect(out8 == values.map { UInt8(SampleCoding.encode($0, maxval: 255)) }, "8-bit encode \(layout), \(threads) threads")
+                var out16 = [UInt16](repeating: 0, count: w * h * channels)
+                out16.withUnsafeMutableBufferPointer { floats.encode(into: $0, layout: layout, maxval: 1023, threads: threads) }
+                #expect(out16 == values.map { SampleCoding.encode($0, maxval: 1023) }, "16-bit encode \(layout), \(threads) threads")
+            }
         }
     }
 
     // MARK: encode
 
-    /// Encodes `values` (`4 · count` of them) through the fast path and returns the
-    /// mismatches against `SampleCoding.encode` narrowed to `Sample`.
+    /// Encodes `values` (`4 · count` of them, RGBA pixels) through the fast path and
+    /// returns the mismatches against `SampleCoding.encode` narrowed to `Sample`; RGB
+    /// drops each fourth value.
     static func encodeMismatches<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        _ values: [Float], maxval: Int, as _: Sample.Type) -> [String] {
+        _ values: [Float], layout: SampleLayout, maxval: Int, as _: Sample.Type) -> [String] {
         precondition(values.count % 4 == 0)
-        let count = values.count / 4
+        let count = values.count / 4, channels = layout.channelCount
         let pixels = stride(from: 0, to: values.count, by: 4).map {
             SIMD4(values[$0], values[$0 + 1], values[$0 + 2], values[$0 + 3])
         }
         let sentinel = Sample(truncatingIfNeeded: 0xA5A5)
-        var out = [Sample](repeating: sentinel, count: values.count + guardCount)
+        var out = [Sample](repeating: sentinel, count: count * channels + guardCount)
         pixels.withUnsafeBufferPointer { source in
             out.withUnsafeMutableBufferPointer { destination in
-                SampleConversion.encode(source.baseAddress!, count: count, layout: .rgba, maxval: maxval,
+                SampleConversion.encode(source.baseAddress!, count: count, layout: layout, maxval: maxval,
                                         into: destination.baseAddress!)
             }
         }
         var failures: [String] = []
-        for (k, x) in values.enumerated() {
-            let expected = Sample(truncatingIfNeeded: SampleCoding.encode(x, maxval: Float(maxval)))
-            if out[k] != expected {
-                failures.append("count \(count), sample \(k) (x \(x)): \(out[k]) instead of \(expected)")
+        for p in 0..<count {
+            for c in 0..<channels {
+                let x = values[4 * p + c], k = channels * p + c
+                let expected = Sample(truncatingIfNeeded: SampleCoding.encode(x, maxval: Float(maxval)))
+                if out[k] != expected {
+                    failures.append("\(layout) count \(count), sample \(k) (x \(x)): \(out[k]) instead of \(expected)")
+                }
             }
         }
-        if out[values.count...] != [Sample](repeating: sentinel, count: guardCount)[...] {
-            failures.append("count \(count): wrote past the last pixel")
+        if out[(count * channels)...] != [Sample](repeating: sentinel, count: guardCount)[...] {
+            failures.append("\(layout) count \(count): wrote past the last pixel")
         }
         return failures
     }
@@ -159,22 +190,25 @@ struct SampleConversionFastPathTests {
         let random = (0..<512).map { _ in Float.random(in: -0.5...1.5, using: &rng) }
         let pool = tieValues + random
         var failures: [String] = []
-        for count in counts {
-            let n = 4 * count
-            // Every special value at every sample position of a block and of the tail.
-            for r in 0..<specials.count {
-                failures += encodeMismatches((0..<n).map { specials[(r + $0) % specials.count] },
-                                             maxval: maxval, as: type)
-            }
-            // Ties and random values, the pool split into consecutive buffers.
-            for start in stride(from: 0, to: pool.count, by: n) {
-                failures += encodeMismatches((0..<n).map { pool[(start + $0) % pool.count] }, maxval: maxval, as: type)
+        for layout in layouts {
+            for count in counts {
+                let n = 4 * count
+                // Every special value at every sample position of a block and of the tail.
+                for r in 0..<specials.count {
+                    failures += encodeMismatches((0..<n).map { specials[(r + $0) % specials.count] },
+                                                 layout: layout, maxval: maxval, as: type)
+                }
+                // Ties and random values, the pool split into consecutive buffers.
+                for start in stride(from: 0, to: pool.count, by: n) {
+                    failures += encodeMismatches((0..<n).map { pool[(start + $0) % pool.count] },
+                                                 layout: layout, maxval: maxval, as: type)
+                }
             }
         }
         return (failures, exactTies)
     }
 
-    @Test("8-bit encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33",
+    @Test("8-bit RGB and RGBA encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33",
           arguments: [1, 15, 100, 255])
     func encode8(maxval: Int) {
         let (failures, exactTies) = Self.encodeAll(maxval: maxval, as: UInt8.self)
@@ -182,7 +216,7 @@ struct SampleConversionFastPathTests {
         #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
     }
 
-    @Test("16-bit encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33",
+    @Test("16-bit RGB and RGBA encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33",
           arguments: [1023, 65535])
     func encode16(maxval: Int) {
         let (failures, exactTies) = Self.encodeAll(maxval: maxval, as: UInt16.self)
