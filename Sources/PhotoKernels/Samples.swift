@@ -396,13 +396,16 @@ enum SampleConversion {
             // then dropped by moving the six wanted samples into place in a 64-bit
             // (8-bit samples) or two 64-bit (16-bit samples) integers and storing
             // exactly six samples. A lane shuffle instead spreads through the whole
-            // block and doubles its length. An odd last pixel takes the scalar formula.
+            // block and doubles its length. The packing reads lane 0 as the low bits, so
+            // a big-endian build takes the scalar formula throughout, as does an odd
+            // last pixel.
+            var i = 0
+            #if _endian(little)
             let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
             let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
             let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
             let pixelBytes = 3 * MemoryLayout<Sample>.stride
-            var i = 0
             while i &+ 2 <= count {
                 let x = from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self)
                 let positive = zero.replacing(with: x, where: x .> zero)
@@ -424,6 +427,7 @@ enum SampleConversion {
                 }
                 i &+= 2
             }
+            #endif
             for i in i..<count {
                 let p = source[i], d = destination + 3 * i
                 d.initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.x, maxval: m)))
@@ -433,9 +437,9 @@ enum SampleConversion {
         case .rgba:
             // `SampleCoding.encode` on two pixels at once. `zero.replacing(with: c, where:
             // c .> zero)` is `c > 0 ? c : 0`, so NaN fails the test and lands on 0 as in
-            // the scalar function (it compiles to one `maxps`, and the clamp to 1 to one
-            // `minps`); `c · m + 2²³` rounds half to even and leaves the integer in the
-            // low bits, which the mask bounds so the narrowing is a plain pack.
+            // the scalar function (one `vmaxps` in the native build, and the clamp to 1
+            // one `vminps`); `c · m + 2²³` rounds half to even and leaves the integer in
+            // the low bits, which the mask bounds so the narrowing is a plain pack.
             // Two pixels per iteration, not four: with two SIMD8 halves (or one SIMD16)
             // the optimiser splits the whole block into SIMD4 pieces around the
             // narrowing and doubles the instruction count.
