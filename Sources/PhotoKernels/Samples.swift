@@ -271,7 +271,28 @@ enum SampleConversion {
                 (destination + i).initialize(to: SIMD4(y, y, y, a))
             }
         case .rgb:
-            for i in 0..<count {
+            // Two pixels at a time: their six samples spread into the lanes
+            // `R G B _ R G B _` (a constant shuffle), then the RGBA block's widening
+            // and division; alpha is set to 1 by bits, not by a mask select, whose
+            // `SIMDMask` construction is not constant-folded. Each load reads eight
+            // samples, so the loop stops while a third pixel follows the pair; the
+            // last one or two pixels take the scalar formula.
+            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
+            let colour = SIMD8<UInt32>(~0, ~0, ~0, 0, ~0, ~0, ~0, 0)
+            let opaque = SIMD8<UInt32>(0, 0, 0, Float(1).bitPattern, 0, 0, 0, Float(1).bitPattern)
+            let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+            let pixelBytes = 3 * MemoryLayout<Sample>.stride
+            var i = 0
+            while i &+ 3 <= count {
+                let s = from.loadUnaligned(fromByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
+                let v = SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Sample>(s[0], s[1], s[2], s[2], s[3], s[4], s[5], s[5]))
+                let x = (unsafeBitCast(v | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
+                to.storeBytes(of: unsafeBitCast(unsafeBitCast(x, to: SIMD8<UInt32>.self) & colour | opaque,
+                                                to: SIMD8<Float>.self),
+                              toByteOffset: i &* 16, as: SIMD8<Float>.self)
+                i &+= 2
+            }
+            for i in i..<count {
                 let s = source + 3 * i
                 (destination + i).initialize(to: SIMD4(
                     SampleCoding.decode(s[0], maxval: m), SampleCoding.decode(s[1], maxval: m),
@@ -281,17 +302,28 @@ enum SampleConversion {
             // Four pixels are sixteen samples in order, so a block widens straight into
             // sixteen floats: the same correctly rounded division as
             // `SampleCoding.decode`, with the integer turned into a Float by the
-            // mantissa trick. The tail takes the scalar formula.
+            // mantissa trick. The block is two eight-sample halves because
+            // `SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Sample>)` inlines as one
+            // `vpmovzxbd`/`vpmovzxwd` while the SIMD16 widening is an out-of-line
+            // call (docs/performance.md §4). The offsets use `&*`: `i < count`, and
+            // the caller's buffers already hold `count` pixels, so they cannot
+            // overflow. The tail takes the scalar formula.
             let whole = count - count % 4
-            let mv = SIMD16<Float>(repeating: m), magic = SIMD16<Float>(repeating: 8_388_608)
+            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+            let pixelBytes = 4 * MemoryLayout<Sample>.stride
             var i = 0
             while i < whole {
-                let samples = SIMD16<UInt32>(truncatingIfNeeded: from.loadUnaligned(
-                    fromByteOffset: i * 4 * MemoryLayout<Sample>.stride, as: SIMD16<Sample>.self))
-                let x = (unsafeBitCast(samples | 0x4B00_0000, to: SIMD16<Float>.self) - magic) / mv
-                to.storeBytes(of: x, toByteOffset: i * 16, as: SIMD16<Float>.self)
-                i += 4
+                let offset = i &* pixelBytes
+                let low = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
+                    fromByteOffset: offset, as: SIMD8<Sample>.self))
+                let high = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
+                    fromByteOffset: offset &+ 2 &* pixelBytes, as: SIMD8<Sample>.self))
+                let x0 = (unsafeBitCast(low | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
+                let x1 = (unsafeBitCast(high | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
+                to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
+                to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)
+                i &+= 4
             }
             for i in whole..<count {
                 let s = source + 4 * i
@@ -340,9 +372,11 @@ enum SampleConversion {
     }
 
     /// Encodes `count` pixels from `source` as `layout` samples into `destination`.
+    /// `Sample` is `UInt8` or `UInt16` (the RGB block packs one or two bytes a sample).
     static func encode<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ source: UnsafePointer<SIMD4<Float>>, count: Int, layout: SampleLayout, maxval: Int,
         into destination: UnsafeMutablePointer<Sample>) {
+        precondition(MemoryLayout<Sample>.stride <= 2, "samples are 8 or 16 bits")
         let m = Float(maxval)
         let w = Luma.weights
         switch layout {
@@ -358,28 +392,72 @@ enum SampleConversion {
                 (destination + 2 * i + 1).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.w, maxval: m)))
             }
         case .rgb:
-            for i in 0..<count {
+            // Two pixels at a time, encoded exactly as the RGBA block below; alpha is
+            // then dropped by moving the six wanted samples into place in a 64-bit
+            // (8-bit samples) or two 64-bit (16-bit samples) integers and storing
+            // exactly six samples. A lane shuffle instead spreads through the whole
+            // block and doubles its length. The packing reads lane 0 as the low bits, so
+            // a big-endian build takes the scalar formula throughout, as does an odd
+            // last pixel.
+            var i = 0
+            #if _endian(little)
+            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
+            let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+            let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
+            let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+            let pixelBytes = 3 * MemoryLayout<Sample>.stride
+            while i &+ 2 <= count {
+                let x = from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self)
+                let positive = zero.replacing(with: x, where: x .> zero)
+                let c = one.replacing(with: positive, where: positive .< one)
+                let bits = unsafeBitCast(c * mv + magic, to: SIMD8<UInt32>.self) & sampleMask
+                let samples = SIMD8<Sample>(truncatingIfNeeded: bits)
+                let offset = i &* pixelBytes
+                if MemoryLayout<Sample>.stride == 1 {
+                    // Bytes R0 G0 B0 A0 R1 G1 B1 A1 → R0 G0 B0 R1 | G1 B1.
+                    let u = unsafeBitCast(samples, to: UInt64.self)
+                    to.storeBytes(of: UInt32(truncatingIfNeeded: (u & 0xFF_FFFF) | ((u &>> 8) & 0xFF00_0000)),
+                                  toByteOffset: offset, as: UInt32.self)
+                    to.storeBytes(of: UInt16(truncatingIfNeeded: u &>> 40), toByteOffset: offset &+ 4, as: UInt16.self)
+                } else {
+                    // Words R0 G0 B0 A0 | R1 G1 B1 A1 → R0 G0 B0 R1 | G1 B1.
+                    let w = unsafeBitCast(samples, to: SIMD2<UInt64>.self)
+                    to.storeBytes(of: (w[0] & 0xFFFF_FFFF_FFFF) | (w[1] &<< 48), toByteOffset: offset, as: UInt64.self)
+                    to.storeBytes(of: UInt32(truncatingIfNeeded: w[1] &>> 16), toByteOffset: offset &+ 8, as: UInt32.self)
+                }
+                i &+= 2
+            }
+            #endif
+            for i in i..<count {
                 let p = source[i], d = destination + 3 * i
                 d.initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.x, maxval: m)))
                 (d + 1).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.y, maxval: m)))
                 (d + 2).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.z, maxval: m)))
             }
         case .rgba:
-            // `SampleCoding.encode` on four pixels at once: NaN fails `c > 0` and lands
-            // on 0 as in the scalar function; `c · m + 2²³` rounds half to even and
-            // leaves the integer in the low bits, which narrow to the sample type.
-            let whole = count - count % 4
-            let mv = SIMD16<Float>(repeating: m), magic = SIMD16<Float>(repeating: 8_388_608)
+            // `SampleCoding.encode` on two pixels at once. `zero.replacing(with: c, where:
+            // c .> zero)` is `c > 0 ? c : 0`, so NaN fails the test and lands on 0 as in
+            // the scalar function (one `vmaxps` in the native build, and the clamp to 1
+            // one `vminps`); `c · m + 2²³` rounds half to even and leaves the integer in
+            // the low bits, which the mask bounds so the narrowing is a plain pack.
+            // Two pixels per iteration, not four: with two SIMD8 halves (or one SIMD16)
+            // the optimiser splits the whole block into SIMD4 pieces around the
+            // narrowing and doubles the instruction count.
+            let whole = count - count % 2
+            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
+            let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+            let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+            let pixelBytes = 4 * MemoryLayout<Sample>.stride
             var i = 0
             while i < whole {
-                var c = from.loadUnaligned(fromByteOffset: i * 16, as: SIMD16<Float>.self)
-                c.replace(with: 0, where: .!(c .> 0))
-                c.replace(with: 1, where: c .> 1)
-                let bits = unsafeBitCast(c * mv + magic, to: SIMD16<UInt32>.self)
-                to.storeBytes(of: SIMD16<Sample>(truncatingIfNeeded: bits),
-                              toByteOffset: i * 4 * MemoryLayout<Sample>.stride, as: SIMD16<Sample>.self)
-                i += 4
+                let x = from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self)
+                let positive = zero.replacing(with: x, where: x .> zero)
+                let c = one.replacing(with: positive, where: positive .< one)
+                let bits = unsafeBitCast(c * mv + magic, to: SIMD8<UInt32>.self) & sampleMask
+                to.storeBytes(of: SIMD8<Sample>(truncatingIfNeeded: bits),
+                              toByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
+                i &+= 2
             }
             for i in whole..<count {
                 let p = source[i], d = destination + 4 * i

@@ -1,0 +1,246 @@
+import Testing
+@testable import PhotoKernels
+
+/// The blocked RGBA and RGB loops of `SampleConversion` against the per-sample
+/// formulas of `SampleCoding` (SPEC §0), bit for bit.
+///
+/// The RGBA decoder works in blocks of 4 pixels (two 8-sample halves), the other
+/// loops in blocks of 2 (the RGB decoder only while a third pixel follows); counts
+/// 1…33 put every sample position of a block, and every tail length, under test.
+/// Each call writes into a buffer with sentinel guards after `count` pixels, so a
+/// block or tail that writes past the end fails too.
+@Suite("Sample conversion fast paths: bit-identical to SampleCoding (SPEC §0)")
+struct SampleConversionFastPathTests {
+    static let counts = Array(1...33)
+    static let layouts: [SampleLayout] = [.rgb, .rgba]
+    /// Guard pixels / samples after the `count` the loop may write.
+    static let guardCount = 8
+
+    // MARK: decode
+
+    /// Decodes `samples` (`channels · count` of them) through the fast path and
+    /// returns the mismatches against `SampleCoding.decode` (and alpha 1 for RGB),
+    /// compared as bit patterns.
+    static func decodeMismatches<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        _ samples: [Sample], layout: SampleLayout, maxval: Int) -> [String] {
+        let channels = layout.channelCount
+        precondition(samples.count % channels == 0)
+        let count = samples.count / channels
+        let sentinel = SIMD4<Float>(repeating: -12345)
+        var out = [SIMD4<Float>](repeating: sentinel, count: count + guardCount)
+        samples.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { destination in
+                SampleConversion.decode(source.baseAddress!, layout: layout, maxval: maxval,
+                                        into: destination.baseAddress!, count: count)
+            }
+        }
+        var failures: [String] = []
+        for (k, v) in samples.enumerated() {
+            let expected = SampleCoding.decode(v, maxval: Float(maxval))
+            let observed = out[k / channels][k % channels]
+            if observed.bitPattern != expected.bitPattern {
+                failures.append("\(layout) count \(count), sample \(k) (value \(v)): \(observed) instead of \(expected)")
+            }
+        }
+        if channels == 3, let p = out[..<count].firstIndex(where: { $0.w.bitPattern != Float(1).bitPattern }) {
+            failures.append("rgb count \(count), pixel \(p): alpha \(out[p].w) instead of 1")
+        }
+        if out[count...] != [SIMD4<Float>](repeating: sentinel, count: guardCount)[...] {
+            failures.append("\(layout) count \(count): wrote past the last pixel")
+        }
+        return failures
+    }
+
+    @Test("8-bit RGB and RGBA decode: all 256 values at every sample position, counts 1…33",
+          arguments: [1, 15, 100, 254, 255])
+    func decode8Exhaustive(maxval: Int) {
+        // Rotation r puts value (r + k) mod 256 at sample k, so over the 256 rotations
+        // every value visits every position of every block and of the tail. Values
+        // above maxval are included: the fast path must not assume they are absent.
+        var failures: [String] = []
+        for layout in Self.layouts {
+            for count in Self.counts {
+                for r in 0..<256 {
+                    let samples = (0..<(layout.channelCount * count)).map { UInt8(truncatingIfNeeded: r + $0) }
+                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval)
+                }
+            }
+        }
+        #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
+    }
+
+    @Test("16-bit RGB and RGBA decode: every value 0…maxval, counts 1…33", arguments: [1023, 65535])
+    func decode16Exhaustive(maxval: Int) {
+        // For each count the values 0…maxval run through consecutive buffers, so each
+        // value is decoded once per count; the buffer start advances by one sample
+        // less than a buffer, so a value's sample position shifts from count to count.
+        var failures: [String] = []
+        let values = maxval + 1
+        for layout in Self.layouts {
+            for count in Self.counts {
+                let n = layout.channelCount * count
+                var start = 0
+                while start < values + n {
+                    let samples = (0..<n).map { UInt16((start + $0) % values) }
+                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval)
+                    start += max(n - 1, 1)
+                }
+            }
+        }
+        #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
+    }
+
+    @Test("decode(from:) and encode(into:) equal the formulas for any thread count, RGB and RGBA, 8 and 16 bits")
+    func threadsBitIdentical() {
+        var rng = SeededGenerator(seed: 6)
+        let (w, h) = (33, 7)
+        for layout in Self.layouts {
+            let channels = layout.channelCount
+            let bytes = (0..<(w * h * channels)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let words = (0..<(w * h * channels)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
+            // The decoded samples, alpha dropped for RGB, as bit patterns.
+            func decoded(_ image: Image) -> [UInt32] {
+                image.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w].prefix(channels) }.map(\.bitPattern)
+            }
+            let floats = randomImage(width: w, height: h, seed: 61, nanEvery: 5)
+            let values = floats.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w].prefix(channels) }
+            for threads in [1, 2, 3] {
+                var image = Image(width: w, height: h)
+                bytes.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, threads: threads) }
+                #expect(decoded(image) == bytes.map { SampleCoding.decode($0, maxval: 255).bitPattern },
+                        "8-bit \(layout), \(threads) threads")
+                #expect(layout == .rgba || image.isOpaque, "8-bit \(layout): alpha 1")
+                words.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, maxval: 65535, threads: threads) }
+                #expect(decoded(image) == words.map { SampleCoding.decode($0, maxval: 65535).bitPattern },
+                        "16-bit \(layout), \(threads) threads")
+                var out8 = [UInt8](repeating: 0, count: w * h * channels)
+                out8.withUnsafeMutableBufferPointer { floats.encode(into: $0, layout: layout, threads: threads) }
+                #expect(out8 == values.map { UInt8(SampleCoding.encode($0, maxval: 255)) }, "8-bit encode \(layout), \(threads) threads")
+                var out16 = [UInt16](repeating: 0, count: w * h * channels)
+                out16.withUnsafeMutableBufferPointer { floats.encode(into: $0, layout: layout, maxval: 1023, threads: threads) }
+                #expect(out16 == values.map { SampleCoding.encode($0, maxval: 1023) }, "16-bit encode \(layout), \(threads) threads")
+            }
+        }
+    }
+
+    // MARK: encode
+
+    /// Encodes `values` (`4 · count` of them, RGBA pixels) through the fast path and
+    /// returns the mismatches against `SampleCoding.encode` narrowed to `Sample`; RGB
+    /// drops each fourth value.
+    static func encodeMismatches<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        _ values: [Float], layout: SampleLayout, maxval: Int, as _: Sample.Type) -> [String] {
+        precondition(values.count % 4 == 0)
+        let count = values.count / 4, channels = layout.channelCount
+        let pixels = stride(from: 0, to: values.count, by: 4).map {
+            SIMD4(values[$0], values[$0 + 1], values[$0 + 2], values[$0 + 3])
+        }
+        let sentinel = Sample(truncatingIfNeeded: 0xA5A5)
+        var out = [Sample](repeating: sentinel, count: count * channels + guardCount)
+        pixels.withUnsafeBufferPointer { source in
+            out.withUnsafeMutableBufferPointer { destination in
+                SampleConversion.encode(source.baseAddress!, count: count, layout: layout, maxval: maxval,
+                                        into: destination.baseAddress!)
+            }
+        }
+        var failures: [String] = []
+        for p in 0..<count {
+            for c in 0..<channels {
+                let x = values[4 * p + c], k = channels * p + c
+                let expected = Sample(truncatingIfNeeded: SampleCoding.encode(x, maxval: Float(maxval)))
+                if out[k] != expected {
+                    failures.append("\(layout) count \(count), sample \(k) (x \(x)): \(out[k]) instead of \(expected)")
+                }
+            }
+        }
+        if out[(count * channels)...] != [Sample](repeating: sentinel, count: guardCount)[...] {
+            failures.append("\(layout) count \(count): wrote past the last pixel")
+        }
+        return failures
+    }
+
+    static let specials: [Float] = [
+        .nan, -.nan, .signalingNaN, .infinity, -.infinity, 0, -0.0, 1, -1, 0.5, 1.5, 2, -0.25,
+        Float(1).nextUp, Float(1).nextDown, .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude,
+        -.greatestFiniteMagnitude, .ulpOfOne,
+    ]
+
+    /// Values whose scaled product `x · maxval` lies on or next to a .5 tie, for up to
+    /// `limit` integers k, and how many of them are exact ties in `Float`.
+    static func ties(maxval: Int, limit: Int = 1024) -> (values: [Float], exact: Int) {
+        let m = Float(maxval)
+        var values: [Float] = [], exact = 0
+        for k in stride(from: 0, to: maxval, by: max(1, maxval / limit)) {
+            let x = (Float(k) + 0.5) / m
+            for candidate in [x.nextDown, x, x.nextUp] {
+                values.append(candidate)
+                if candidate * m == Float(k) + 0.5 { exact += 1 }
+            }
+        }
+        // x = 0.5 is an exact tie for every odd maxval.
+        values.append(0.5)
+        if maxval % 2 == 1 { exact += 1 }
+        return (values, exact)
+    }
+
+    static func encodeAll<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        maxval: Int, as type: Sample.Type) -> (failures: [String], exactTies: Int) {
+        var rng = SeededGenerator(seed: UInt64(maxval))
+        let (tieValues, exactTies) = ties(maxval: maxval)
+        let random = (0..<512).map { _ in Float.random(in: -0.5...1.5, using: &rng) }
+        let pool = tieValues + random
+        var failures: [String] = []
+        for layout in layouts {
+            for count in counts {
+                let n = 4 * count
+                // Every special value at every sample position of a block and of the tail.
+                for r in 0..<specials.count {
+                    failures += encodeMismatches((0..<n).map { specials[(r + $0) % specials.count] },
+                                                 layout: layout, maxval: maxval, as: type)
+                }
+                // Ties and random values, the pool split into consecutive buffers.
+                for start in stride(from: 0, to: pool.count, by: n) {
+                    failures += encodeMismatches((0..<n).map { pool[(start + $0) % pool.count] },
+                                                 layout: layout, maxval: maxval, as: type)
+                }
+            }
+        }
+        return (failures, exactTies)
+    }
+
+    @Test("8-bit RGB and RGBA encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33",
+          arguments: [1, 15, 100, 255])
+    func encode8(maxval: Int) {
+        let (failures, exactTies) = Self.encodeAll(maxval: maxval, as: UInt8.self)
+        #expect(exactTies > 0, "maxval \(maxval): the tie values include no exact tie")
+        #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
+    }
+
+    @Test("16-bit RGB and RGBA encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33",
+          arguments: [1023, 65535])
+    func encode16(maxval: Int) {
+        let (failures, exactTies) = Self.encodeAll(maxval: maxval, as: UInt16.self)
+        #expect(exactTies > 0, "maxval \(maxval): the tie values include no exact tie")
+        #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
+    }
+
+    @Test("the encoder's exact ties round half to even")
+    func tiesRoundToEven() {
+        // 0.5 · 255 = 127.5 → 128; 0.5 · 65535 = 32767.5 → 32768; 0.125 · 100 = 12.5 → 12;
+        // 0.375 · 100 = 37.5 → 38. Four pixels of each, so the block loop (not only the
+        // tail) produces them.
+        let cases: [(x: Float, maxval: Int, expected: UInt16)] = [
+            (0.5, 255, 128), (0.5, 65535, 32768), (0.125, 100, 12), (0.375, 100, 38), (0.5, 1, 0),
+        ]
+        for (x, maxval, expected) in cases {
+            let image = Image(width: 4, height: 1, pixels: Array(repeating: SIMD4(repeating: x), count: 4))
+            #expect(image.samples(layout: .rgba, maxval: maxval) == Array(repeating: expected, count: 16),
+                    "\(x) · \(maxval)")
+            if maxval <= 255 {
+                var bytes = [UInt8](repeating: 0, count: 16)
+                bytes.withUnsafeMutableBufferPointer { image.encode(into: $0, layout: .rgba, maxval: maxval, threads: 1) }
+                #expect(bytes == Array(repeating: UInt8(expected), count: 16), "\(x) · \(maxval), 8-bit")
+            }
+        }
+    }
+}
