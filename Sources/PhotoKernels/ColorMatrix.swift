@@ -118,8 +118,8 @@ public struct ColorMatrixKernel: PixelKernel {
     public let name: String
     // Columns of the Float matrix, alpha lane 0.
     let column0, column1, column2, translation: SIMD4<Float>
-    // The same columns for two pixels per vector, with their alpha mask.
-    let pairs: PairedColumns
+    // The alpha masks of the two-pixel schedule.
+    let alpha = AlphaMasks()
 
     /// Rounds `matrix` to `Float` once.
     public init(_ matrix: ColorMatrix, name: String = "matrix") {
@@ -130,7 +130,6 @@ public struct ColorMatrixKernel: PixelKernel {
         column1 = SIMD4(Float(r.0.y), Float(r.1.y), Float(r.2.y), 0)
         column2 = SIMD4(Float(r.0.z), Float(r.1.z), Float(r.2.z), 0)
         translation = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
-        pairs = PairedColumns(column0, column1, column2, translation)
     }
 
     /// Applies `C' = M·C + t` in place to `row` (RGBA `Float` pixels, alpha untouched);
@@ -159,37 +158,33 @@ public struct ColorMatrixKernel: PixelKernel {
     /// The SIMD4 schedule: two pixels per `SIMD8<Float>`, an odd last pixel alone.
     func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         guard let base = row.baseAddress else { return }
-        applyMatrixSIMD4(base, count: row.count, column0, column1, column2, translation, pairs)
+        applyMatrixSIMD4(base, count: row.count, column0, column1, column2, translation, alpha)
     }
 }
 
-/// A matrix's columns and offset duplicated into both halves of a `SIMD8<Float>`, so
-/// one vector holds two pixels, and the masks of the alpha lanes for two pixels
-/// (lanes 3 and 7) and for one (lane 3).
+/// The alpha-lane masks of the two-pixel schedule: lanes 3 and 7 of a `SIMD8`, and
+/// lane 3 of a `SIMD4` for an odd last pixel.
 ///
-/// The masks are stored, not written as literals in the loop, on purpose. With a
-/// constant mask the optimiser knows lanes 3 and 7 of the result are discarded and
-/// splits the loop into scalar and 128-bit pieces joined by shuffles (about 25
-/// instructions per pixel in a native scratch build); loaded from the kernel the mask
-/// stays one `vblendvps` per two pixels. The literal `alphaLane` is also not always
-/// folded: in the odd-pixel tail it became an array allocation and a call.
-struct PairedColumns: Sendable {
-    let column0, column1, column2, translation: SIMD8<Float>
-    let alpha: SIMDMask<SIMD8<Int32>>
-    let pixelAlpha: SIMDMask<SIMD4<Int32>>
+/// They are stored in the kernel, not written as literals in the loop, on purpose.
+/// With a constant mask the optimiser knows lanes 3 and 7 of the sum are discarded
+/// and splits the loop into scalar and 128-bit pieces joined by shuffles (about 25
+/// instructions per pixel in a native scratch build); a mask loaded from the kernel
+/// stays one `vblendvps` per two pixels. The literal `alphaLane` was also not folded
+/// in the odd-pixel tail: it became an array instantiation and a call.
+struct AlphaMasks: Sendable {
+    /// Lanes 3 and 7: the alphas of two pixels in one `SIMD8<Float>`.
+    let pair: SIMDMask<SIMD8<Int32>>
+    /// Lane 3: the alpha of one pixel.
+    let pixel: SIMDMask<SIMD4<Int32>>
 
-    init(_ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>) {
-        column0 = SIMD8(lowHalf: c0, highHalf: c0)
-        column1 = SIMD8(lowHalf: c1, highHalf: c1)
-        column2 = SIMD8(lowHalf: c2, highHalf: c2)
-        translation = SIMD8(lowHalf: t, highHalf: t)
-        var alpha = SIMDMask<SIMD8<Int32>>(repeating: false)
-        alpha[3] = true
-        alpha[7] = true
-        self.alpha = alpha
-        var pixelAlpha = SIMDMask<SIMD4<Int32>>(repeating: false)
-        pixelAlpha[3] = true
-        self.pixelAlpha = pixelAlpha
+    init() {
+        var pair = SIMDMask<SIMD8<Int32>>(repeating: false)
+        pair[3] = true
+        pair[7] = true
+        self.pair = pair
+        var pixel = SIMDMask<SIMD4<Int32>>(repeating: false)
+        pixel[3] = true
+        self.pixel = pixel
     }
 }
 
@@ -198,14 +193,17 @@ struct PairedColumns: Sendable {
 /// Two pixels per `SIMD8<Float>`: `R`, `G`, `B` are broadcast within each half
 /// (`vshufps`), and each lane computes `c0·R + c1·G + c2·B + t` left to right, exactly
 /// as the one-pixel formula does, so the result is the same to the bit. An odd last
-/// pixel takes the one-pixel formula. `pairs` must be built from `c0`, `c1`, `c2`, `t`.
-/// The loads and stores are unaligned: a row of `SIMD4<Float>` is only 16-byte aligned.
+/// pixel takes the one-pixel formula. The loads and stores are unaligned: a row of
+/// `SIMD4<Float>` is only 16-byte aligned.
 @inline(__always)
 func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                       _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
-                      _ pairs: PairedColumns) {
+                      _ alpha: AlphaMasks) {
     let raw = UnsafeMutableRawPointer(p)
-    let (d0, d1, d2, dt, keep) = (pairs.column0, pairs.column1, pairs.column2, pairs.translation, pairs.alpha)
+    // The columns in both halves; the baseline build keeps one register per column.
+    let d0 = SIMD8(lowHalf: c0, highHalf: c0), d1 = SIMD8(lowHalf: c1, highHalf: c1)
+    let d2 = SIMD8(lowHalf: c2, highHalf: c2), dt = SIMD8(lowHalf: t, highHalf: t)
+    let keep = alpha.pair
     let pairCount = count &>> 1
     var offset = 0
     for _ in 0..<pairCount {
@@ -220,7 +218,7 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     if count & 1 != 0 {
         let last = p + (count &- 1)
         let v = last.pointee
-        last.pointee = (c0 * v.x + c1 * v.y + c2 * v.z + t).replacing(with: v, where: pairs.pixelAlpha)
+        last.pointee = (c0 * v.x + c1 * v.y + c2 * v.z + t).replacing(with: v, where: alpha.pixel)
     }
 }
 
