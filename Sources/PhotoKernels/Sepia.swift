@@ -48,12 +48,24 @@ extension ColorMatrix {
 /// Complexity: O(n) per row of n pixels (a 3×3 product per pixel); no allocation.
 public struct Sepia: PixelKernel {
     /// The strength, clamped to [0, 1] when applied; identity 0, default 1.
-    public var intensity: Double
+    public var intensity: Double {
+        didSet { kernel = Sepia.kernel(intensity) }
+    }
     /// `"sepia"`.
     public var name: String { "sepia" }
+    // The `.simd4` schedule, built once per intensity rather than once per row.
+    private var kernel: ColorMatrixKernel
 
     /// A sepia kernel; the default `intensity` 1 is full sepia.
-    public init(intensity: Double = 1) { self.intensity = intensity }
+    public init(intensity: Double = 1) {
+        self.intensity = intensity
+        kernel = Sepia.kernel(intensity)
+    }
+
+    /// `ColorMatrixKernel(.sepia(intensity:))`, named "sepia".
+    private static func kernel(_ intensity: Double) -> ColorMatrixKernel {
+        ColorMatrixKernel(.sepia(intensity: intensity), name: "sepia")
+    }
 
     /// `clamp(intensity, 0, 1)`.
     static func clampedAmount(_ intensity: Double) -> Double { min(max(intensity, 0), 1) }
@@ -72,7 +84,7 @@ public struct Sepia: PixelKernel {
         guard !isIdentity else { return }
         switch variant {
         case .scalar: applyScalar(row)
-        case .simd4: ColorMatrixKernel(matrix, name: name).apply(row, at: location, variant: .simd4)
+        case .simd4: kernel.apply(row, at: location, variant: .simd4)
         }
     }
 

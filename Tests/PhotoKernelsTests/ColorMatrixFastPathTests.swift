@@ -1,0 +1,167 @@
+import Testing
+@testable import PhotoKernels
+
+/// The matrices the fast-path tests run: the fused adjustments, sepia at two
+/// strengths, and a seeded random matrix with an offset and negative entries.
+private let fastPathMatrices: [(String, ColorMatrix)] = {
+    var rng = SeededGenerator(seed: 0x5EED_C0DE)
+    func random() -> SIMD3<Double> {
+        SIMD3(Double.random(in: -2...2, using: &rng), Double.random(in: -2...2, using: &rng),
+              Double.random(in: -2...2, using: &rng))
+    }
+    return [("adjustments dream", Adjustments.dream.matrix), ("adjustments vivid", Adjustments.vivid.matrix),
+            ("sepia 1", .sepia(intensity: 1)), ("sepia 0.37", .sepia(intensity: 0.37)),
+            ("random", ColorMatrix(random(), random(), random(), offset: random()))]
+}()
+
+/// Values that stress the arithmetic: NaNs with payloads (quiet, signalling,
+/// negative), infinities, huge, tiny and subnormal values, signed zeros.
+private let specialValues: [Float] = [
+    .nan, -.nan, Float(bitPattern: 0x7FC1_2345), Float(bitPattern: 0x7F80_0001), Float(bitPattern: 0xFFA0_0042),
+    .infinity, -.infinity, 3e38, -3e38, Float(bitPattern: 0x0001_0000), Float(bitPattern: 0x8001_0000), 0, -0.0, 1, 255, -7.5,
+]
+
+/// `count` pixels, seeded: RGB mostly in [−1, 2] with a special value every few
+/// channels, alpha either random in [0, 1] or a special value (NaN payloads included).
+private func fastPathPixels(_ count: Int, seed: UInt64) -> [SIMD4<Float>] {
+    var rng = SeededGenerator(seed: seed)
+    return (0..<count).map { i in
+        var p = SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
+                             Float.random(in: -1...2, using: &rng), Float.random(in: 0...1, using: &rng))
+        for c in 0..<4 where Int.random(in: 0..<5, using: &rng) == 0 {
+            p[c] = specialValues[Int.random(in: 0..<specialValues.count, using: &rng)]
+        }
+        return p
+    }
+}
+
+/// The straightforward one-pixel SIMD4 formula the fast path must reproduce:
+/// `c0·R + c1·G + c2·B + t`, left to right, alpha copied.
+private func formula(_ v: SIMD4<Float>, _ k: ColorMatrixKernel) -> SIMD4<Float> {
+    var out = k.column0 * v.x + k.column1 * v.y + k.column2 * v.z + k.translation
+    out.w = v.w
+    return out
+}
+
+/// Whether `a` equals `b` to the bit, except that a colour channel where both are
+/// NaN passes whatever the payloads. Which NaN payload survives `x + y` when both are
+/// NaN is decided by the instruction's operand order, which the compiler may choose
+/// differently for two correct schedules (SPEC §8 asks only "NaN where the other is
+/// NaN"). Alpha is compared to the bit always: it is copied, never computed.
+private func sameBits(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> Bool {
+    (0..<3).allSatisfy { c in a[c].bitPattern == b[c].bitPattern || (a[c].isNaN && b[c].isNaN) }
+        && a.w.bitPattern == b.w.bitPattern
+}
+
+/// Runs `kernel` (`.simd4`) on `count` pixels placed at `start` in a buffer with guard
+/// pixels around them; returns the row and whether the guards are untouched.
+private func runRow(_ kernel: any PixelKernel, _ pixels: [SIMD4<Float>], start: Int,
+                    variant: KernelVariant = .simd4) -> (row: [SIMD4<Float>], guardsIntact: Bool) {
+    let guardPixel = SIMD4<Float>(Float(bitPattern: 0x7FC0_BEEF), -1234.5, .infinity, Float(bitPattern: 0xFFC0_0ABC))
+    var buffer = [SIMD4<Float>](repeating: guardPixel, count: start + pixels.count + 3)
+    buffer.replaceSubrange(start..<(start + pixels.count), with: pixels)
+    buffer.withUnsafeMutableBufferPointer { all in
+        let row = UnsafeMutableBufferPointer(rebasing: all[start..<(start + pixels.count)])
+        kernel.apply(row, at: RowLocation(y: 0, imageWidth: pixels.count, imageHeight: 1), variant: variant)
+    }
+    let guards = buffer[..<start] + buffer[(start + pixels.count)...]
+    let intact = guards.allSatisfy { p in (0..<4).allSatisfy { p[$0].bitPattern == guardPixel[$0].bitPattern } }
+    return (Array(buffer[start..<(start + pixels.count)]), intact)
+}
+
+@Suite("Colour matrix fast path (two pixels per SIMD8)")
+struct ColorMatrixFastPathTests {
+    @Test("SIMD4 schedule equals the one-pixel formula to the bit: counts 1…33 and 63, 64, odd tails, any alignment")
+    func equalsFormulaBitForBit() {
+        for (name, matrix) in fastPathMatrices {
+            let kernel = ColorMatrixKernel(matrix, name: name)
+            for count in Array(1...33) + [63, 64] {
+                let input = fastPathPixels(count, seed: UInt64(count) &* 7919 &+ UInt64(name.utf8.count))
+                // Start 0 is 32-byte aligned in practice; start 1 is only 16-byte aligned.
+                for start in [0, 1] {
+                    let (row, guardsIntact) = runRow(kernel, input, start: start)
+                    #expect(guardsIntact, "\(name) count \(count) start \(start): wrote outside the row")
+                    for i in 0..<count where !sameBits(row[i], formula(input[i], kernel)) {
+                        Issue.record("\(name) count \(count) start \(start) pixel \(i): input \(input[i]), expected \(formula(input[i], kernel)), observed \(row[i])")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("alpha is kept to the bit, NaN payloads and signalling NaNs included, on every lane position")
+    func alphaBitExact() {
+        let alphas: [UInt32] = [0x7FC1_2345, 0x7F80_0001, 0xFFA0_0042, 0xFFC0_0000, 0x7F80_0000, 0x8000_0000,
+                                0x0000_0001, 0x3F80_0000, 0x4F00_0000]
+        for (name, matrix) in fastPathMatrices {
+            let kernel = ColorMatrixKernel(matrix, name: name)
+            for count in 1...9 {
+                // Each alpha lands on the even and the odd lane of a pair and on the tail.
+                let input = (0..<count).map { i in
+                    SIMD4<Float>(Float(i) * 0.1, 0.5, .nan, Float(bitPattern: alphas[(i + count) % alphas.count]))
+                }
+                let (row, _) = runRow(kernel, input, start: 0)
+                for i in 0..<count {
+                    #expect(row[i].w.bitPattern == input[i].w.bitPattern,
+                            "\(name) count \(count) pixel \(i): alpha \(String(input[i].w.bitPattern, radix: 16)) became \(String(row[i].w.bitPattern, radix: 16))")
+                    #expect(row[i].z.isNaN, "\(name) pixel \(i): a NaN blue must give NaN")
+                }
+            }
+        }
+    }
+
+    @Test("SIMD4 schedule equals the scalar reference within SPEC §8 on counts 1…33, NaN and infinities included")
+    func matchesScalarReference() {
+        for (name, matrix) in fastPathMatrices {
+            let kernel = ColorMatrixKernel(matrix, name: name)
+            for count in 1...33 {
+                let input = fastPathPixels(count, seed: UInt64(count) &+ 100)
+                let simd = runRow(kernel, input, start: 1).row
+                let scalar = runRow(kernel, input, start: 1, variant: .scalar).row
+                for i in 0..<count {
+                    let finite = (0..<3).allSatisfy { input[i][$0] >= -1 && input[i][$0] <= 2 }
+                    for c in 0..<4 {
+                        let a = simd[i][c], b = scalar[i][c]
+                        // §8's bound applies to inputs in [−1, 2]; elsewhere NaN and ±∞ must agree.
+                        let ok = (a.isNaN && b.isNaN) || a == b || (finite && abs(a - b) <= 1e-5)
+                        #expect(ok, "\(name) count \(count) pixel \(i) channel \(c): input \(input[i]), SIMD4 \(a), scalar \(b)")
+                    }
+                    #expect(simd[i].w.bitPattern == input[i].w.bitPattern, "\(name): alpha changed")
+                }
+            }
+        }
+    }
+
+    @Test("the kernel runs the two-pixel path: an image's every row equals the formula, widths 1…33, odd heights")
+    func imagesEqualFormula() {
+        let kernel = ColorMatrixKernel(Adjustments.dream.matrix, name: "adjustments")
+        for (w, h) in testShapes {
+            let input = randomImage(width: w, height: h, seed: 610, nanEvery: 5)
+            let output = run([kernel], on: input, .simd4)
+            let same = zip(output.pixels, input.pixels).allSatisfy { sameBits($0, formula($1, kernel)) }
+            #expect(same, "\(w)×\(h): differs from the formula")
+        }
+    }
+
+    @Test("Sepia's SIMD4 variant is its matrix kernel, and follows a changed intensity")
+    func sepiaUsesCurrentIntensity() {
+        let input = fastPathPixels(33, seed: 77)
+        for a in [0.25, 1, 3] {
+            let direct = runRow(ColorMatrixKernel(.sepia(intensity: a)), input, start: 0).row
+            #expect(zip(runRow(Sepia(intensity: a), input, start: 0).row, direct).allSatisfy(sameBits),
+                    "sepia \(a): differs from ColorMatrixKernel(.sepia(intensity:))")
+        }
+        // A kernel whose intensity changes after init must use the new strength.
+        var sepia = Sepia(intensity: 1)
+        sepia.intensity = 0.4
+        let expected = runRow(ColorMatrixKernel(.sepia(intensity: 0.4)), input, start: 0).row
+        let full = runRow(Sepia(intensity: 1), input, start: 0).row
+        let observed = runRow(sepia, input, start: 0).row
+        #expect(zip(observed, expected).allSatisfy(sameBits), "sepia 1 → 0.4: not the 0.4 matrix")
+        #expect(!zip(observed, full).allSatisfy(sameBits), "sepia 1 → 0.4: still the full-strength matrix")
+        sepia.intensity = 0
+        let untouched = runRow(sepia, input, start: 0).row
+        #expect(zip(untouched, input).allSatisfy { p, q in (0..<4).allSatisfy { p[$0].bitPattern == q[$0].bitPattern } },
+                "sepia 1 → 0: must leave the pixels untouched")
+    }
+}
