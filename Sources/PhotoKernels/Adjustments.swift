@@ -74,12 +74,20 @@ public struct Saturation: PixelKernel {
                 row[i].z = y + s * (b - y)
             }
         case .simd4:
-            let w = Luma.weights
-            for i in row.indices {
-                let v = row[i]
-                let y = SIMD4(repeating: w.x * v.x + w.y * v.y + w.z * v.z)
-                row[i] = (y + s * (v - y)).replacing(with: v, where: alphaLane)
-            }
+            guard let base = row.baseAddress else { return }
+            Saturation.applySIMD4(base, count: row.count, saturation: s, AlphaMasks())
+        }
+    }
+
+    /// The schedule: luma broadcast, one vector expression per pixel, alpha restored
+    /// by the mask it is given (see `AlphaMasks`).
+    @inline(never)
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, saturation s: Float, _ alpha: AlphaMasks) {
+        let w = Luma.weights
+        for i in 0..<count {
+            let v = p[i]
+            let y = SIMD4(repeating: w.x * v.x + w.y * v.y + w.z * v.z)
+            p[i] = (y + s * (v - y)).replacing(with: v, where: alpha.pixel)
         }
     }
 }
@@ -112,11 +120,19 @@ public struct Contrast: PixelKernel {
                 row[i].z = (row[i].z - 0.5) * c + 0.5
             }
         case .simd4:
-            let half = SIMD4<Float>(repeating: 0.5), cv = SIMD4<Float>(repeating: c)
-            for i in row.indices {
-                let v = row[i]
-                row[i] = ((v - half) * cv + half).replacing(with: v, where: alphaLane)
-            }
+            guard let base = row.baseAddress else { return }
+            Contrast.applySIMD4(base, count: row.count, contrast: c, AlphaMasks())
+        }
+    }
+
+    /// The schedule: one vector expression per pixel, alpha restored by the mask it
+    /// is given (see `AlphaMasks`).
+    @inline(never)
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, contrast c: Float, _ alpha: AlphaMasks) {
+        let half = SIMD4<Float>(repeating: 0.5), cv = SIMD4<Float>(repeating: c)
+        for i in 0..<count {
+            let v = p[i]
+            p[i] = ((v - half) * cv + half).replacing(with: v, where: alpha.pixel)
         }
     }
 }
@@ -148,11 +164,19 @@ public struct Brightness: PixelKernel {
                 row[i].z = row[i].z + b
             }
         case .simd4:
-            let bv = SIMD4<Float>(repeating: b)
-            for i in row.indices {
-                let v = row[i]
-                row[i] = (v + bv).replacing(with: v, where: alphaLane)
-            }
+            guard let base = row.baseAddress else { return }
+            Brightness.applySIMD4(base, count: row.count, brightness: b, AlphaMasks())
+        }
+    }
+
+    /// The schedule: one vector add per pixel, alpha restored by the mask it is given
+    /// (see `AlphaMasks`).
+    @inline(never)
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, brightness b: Float, _ alpha: AlphaMasks) {
+        let bv = SIMD4<Float>(repeating: b)
+        for i in 0..<count {
+            let v = p[i]
+            p[i] = (v + bv).replacing(with: v, where: alpha.pixel)
         }
     }
 }

@@ -162,20 +162,23 @@ public struct ColorMatrixKernel: PixelKernel {
     }
 }
 
-/// The alpha-lane masks of the two-pixel schedule: lanes 3 and 7 of a `SIMD8`, and
-/// lane 3 of a `SIMD4` for an odd last pixel.
+/// The alpha-lane masks of every SIMD4 schedule: lanes 3 and 7 of a `SIMD8` (two
+/// pixels), and lane 3 of a `SIMD4` (one pixel).
 ///
-/// They are stored in the kernel, not written as literals in the loop, on purpose.
+/// Every pixel loop receives them as a value (stored in the kernel, or passed to a
+/// non-inlined loop function), never as literals in the loop, on purpose.
 /// With a constant mask the optimiser knows lanes 3 and 7 of the sum are discarded
 /// and splits the loop into scalar and 128-bit pieces joined by shuffles (about 25
 /// instructions per pixel in a native scratch build); a mask loaded from the kernel
-/// stays one `vblendvps` per two pixels. The literal `alphaLane` was also not folded
+/// stays one `vblendvps` per two pixels. A literal one-pixel mask was also not folded
 /// in the odd-pixel tail: it became an array instantiation and a call.
 struct AlphaMasks: Sendable {
     /// Lanes 3 and 7: the alphas of two pixels in one `SIMD8<Float>`.
     let pair: SIMDMask<SIMD8<Int32>>
     /// Lane 3: the alpha of one pixel.
     let pixel: SIMDMask<SIMD4<Int32>>
+    /// Lanes 0–2: the colour channels of one pixel.
+    var colour: SIMDMask<SIMD4<Int32>> { .!pixel }
 
     init() {
         var pair = SIMDMask<SIMD8<Int32>>(repeating: false)
@@ -222,9 +225,3 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     }
 }
 
-/// The mask that selects the alpha lane of a pixel. A computed constant, not a
-/// stored global: a global `let` is initialised lazily, and the `swift_once` check
-/// it costs was not hoisted out of every pixel loop (seen in the vignette's).
-var alphaLane: SIMDMask<SIMD4<Int32>> {
-    @inline(__always) get { [false, false, false, true] }
-}

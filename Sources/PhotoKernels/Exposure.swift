@@ -146,9 +146,8 @@ public struct Exposure: PixelKernel, Hashable {
             let scale = SIMD4<Float>(repeating: constants.scale)
             let gain = SIMD4<Float>(repeating: constants.encodedGain)
             let encodeSwitch = SIMD4<Float>(repeating: constants.encodeSwitch)
-            for i in 0..<row.count {
-                base[i] = Exposure.pixelSIMD4(base[i], scale: scale, encodedGain: gain, encodeSwitch: encodeSwitch)
-            }
+            Exposure.applySIMD4(base, count: row.count, scale: scale, encodedGain: gain, encodeSwitch: encodeSwitch,
+                                AlphaMasks())
         }
     }
 
@@ -156,6 +155,16 @@ public struct Exposure: PixelKernel, Hashable {
     @inline(__always)
     static func reference(_ c: Float, scale: Float) -> Float {
         SRGBTransfer.encode(SRGBTransfer.decode(c) * scale)
+    }
+
+    /// The SIMD4 schedule over `count` pixels; alpha restored by the mask it is given
+    /// (see `AlphaMasks`).
+    @inline(never)
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, scale: SIMD4<Float>,
+                           encodedGain: SIMD4<Float>, encodeSwitch: SIMD4<Float>, _ alpha: AlphaMasks) {
+        for i in 0..<count {
+            p[i] = pixelSIMD4(p[i], scale: scale, encodedGain: encodedGain, encodeSwitch: encodeSwitch, alpha)
+        }
     }
 
     /// One pixel through the SIMD4 schedule; alpha comes back bit for bit.
@@ -180,12 +189,12 @@ public struct Exposure: PixelKernel, Hashable {
     /// `fullSIMD4`, whose `log2` maps NaN to NaN); ±∞ stays ±∞.
     @inline(__always)
     static func pixelSIMD4(_ v: SIMD4<Float>, scale: SIMD4<Float>, encodedGain: SIMD4<Float>,
-                           encodeSwitch: SIMD4<Float>) -> SIMD4<Float> {
+                           encodeSwitch: SIMD4<Float>, _ alpha: AlphaMasks) -> SIMD4<Float> {
         let negative = v .< 0
         let a = v.replacing(with: -v, where: negative)
         let decodeLinear = a .<= SRGBTransfer.decodeThreshold
         let encodeLinear = a .<= encodeSwitch
-        let crossing = (decodeLinear .^ encodeLinear) .& colourLanes
+        let crossing = (decodeLinear .^ encodeLinear) .& alpha.colour
         let e: SIMD4<Float>
         if anyLane(crossing) {
             e = fullSIMD4(a, scale: scale)
@@ -194,7 +203,7 @@ public struct Exposure: PixelKernel, Hashable {
             e = powerPower.replacing(with: a * scale, where: decodeLinear)
         }
         let signed = e.replacing(with: -e, where: negative)
-        return signed.replacing(with: v, where: alphaLane)
+        return signed.replacing(with: v, where: alpha.pixel)
     }
 
     /// The formula as written, on the four lanes of `a ≥ 0` (SPEC §3, §7):
@@ -228,11 +237,6 @@ public struct Exposure: PixelKernel, Hashable {
             return ev == 0 ? x : Exposure.reference(x, scale: scale)
         }
     }
-}
-
-/// The R, G and B lanes of a pixel.
-var colourLanes: SIMDMask<SIMD4<Int32>> {
-    @inline(__always) get { [true, true, true, false] }  // computed: no lazy-global check in loops
 }
 
 /// Whether any lane of `mask` is set: the mask's 128 bits read as two words.

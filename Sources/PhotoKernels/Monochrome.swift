@@ -72,7 +72,7 @@ public struct Monochrome: PixelKernel, Hashable {
         let i = Float(intensity)
         switch variant {
         case .scalar: Monochrome.applyScalar(base, count: row.count, k: k, intensity: i)
-        case .simd4: Monochrome.applySIMD4(base, count: row.count, k: k, intensity: i)
+        case .simd4: Monochrome.applySIMD4(base, count: row.count, k: k, intensity: i, AlphaMasks())
         }
     }
 
@@ -91,8 +91,11 @@ public struct Monochrome: PixelKernel, Hashable {
         }
     }
 
-    /// The schedule: `Y` broadcast, both branches as vectors, one mask select.
-    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, k: SIMD4<Float>, intensity: Float) {
+    /// The schedule: `Y` broadcast, both branches as vectors, one mask select; alpha
+    /// restored by the mask it is given (see `AlphaMasks`).
+    @inline(never)
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, k: SIMD4<Float>, intensity: Float,
+                           _ alpha: AlphaMasks) {
         let w = Luma.weights
         let oneMinusK = 1 - k
         let i = SIMD4<Float>(repeating: intensity)
@@ -102,7 +105,7 @@ public struct Monochrome: PixelKernel, Hashable {
             let dark = 2 * y * k
             let light = 1 - 2 * (1 - y) * oneMinusK
             let m = light.replacing(with: dark, where: y .< 0.5)
-            p[x] = (v + i * (m - v)).replacing(with: v, where: alphaLane)
+            p[x] = (v + i * (m - v)).replacing(with: v, where: alpha.pixel)
         }
     }
 }

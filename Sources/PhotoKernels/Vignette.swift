@@ -265,8 +265,8 @@ public struct Vignette: PixelKernel, Codable, Hashable {
         // The last step of the band formula, `1 − i·t`, at t = 0 and t = 1: the same
         // bits as a lane that takes the inside or the outside branch.
         let insideGain = 1 - g.intensity * 0, outsideGain = 1 - g.intensity * 1
-        // The alpha masks are bound once and handed to the pixel loops: see `scaleRow`.
-        let keep = AlphaMasks(two: alphaLanes8, one: alphaLane)
+        // The alpha masks are handed to the pixel loops as a value: see `AlphaMasks`.
+        let keep = AlphaMasks()
         let (a, b, c, e) = constantSpans(count: count, dy: dy, g)
         scaleRow(p, count: a, by: outsideGain, keep)
         scaleRow(p + b, count: c - b, by: insideGain, keep)
@@ -377,14 +377,6 @@ public struct Vignette: PixelKernel, Codable, Hashable {
         }
     }
 
-    /// The alpha-lane masks for one and for two pixels, passed into the pixel loops as
-    /// arguments. Inlined as constants, the compiler turned the blend into partial
-    /// multiplies and shuffles (about 20 instructions per 2 pixels instead of 7).
-    struct AlphaMasks {
-        var two: SIMDMask<SIMD8<Int32>>
-        var one: SIMDMask<SIMD4<Int32>>
-    }
-
     /// `R, G, B ×= gains[x]` for pixels `0 ..< count`, the gains read as `Float`s from
     /// `gains`; alpha kept bit for bit. Two pixels per `SIMD8`.
     @inline(never)
@@ -395,12 +387,12 @@ public struct Vignette: PixelKernel, Codable, Hashable {
             let v = pixels.loadUnaligned(as: SIMD8<Float>.self)
             let g = SIMD8<Float>(lowHalf: SIMD4(repeating: gain.load(as: Float.self)),
                                  highHalf: SIMD4(repeating: gain.load(fromByteOffset: 4, as: Float.self)))
-            pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.two), as: SIMD8<Float>.self)
+            pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.pair), as: SIMD8<Float>.self)
             x &+= 2
         }
         if x < count {
             let v = p[x]
-            p[x] = (v * SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self))).replacing(with: v, where: keep.one)
+            p[x] = (v * SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self))).replacing(with: v, where: keep.pixel)
         }
     }
 
@@ -413,19 +405,14 @@ public struct Vignette: PixelKernel, Codable, Hashable {
         while x < count &- 1 {
             let pixels = UnsafeMutableRawPointer(p + x)
             let v = pixels.loadUnaligned(as: SIMD8<Float>.self)
-            pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.two), as: SIMD8<Float>.self)
+            pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.pair), as: SIMD8<Float>.self)
             x &+= 2
         }
         if x < count {
             let v = p[x]
-            p[x] = (v * SIMD4(repeating: gain)).replacing(with: v, where: keep.one)
+            p[x] = (v * SIMD4(repeating: gain)).replacing(with: v, where: keep.pixel)
         }
     }
-}
-
-/// The alpha lanes of two pixels in one `SIMD8`: a computed constant, like `alphaLane`.
-private var alphaLanes8: SIMDMask<SIMD8<Int32>> {
-    @inline(__always) get { [false, false, false, true, false, false, false, true] }
 }
 
 extension Vignette {
