@@ -73,7 +73,8 @@ public enum SRGBTransfer {
 /// Schedules:
 /// - `.scalar` is the reference: `SRGBTransfer.encode(SRGBTransfer.decode(c) · 2^ev)`
 ///   per channel with Foundation's `pow`.
-/// - `.simd4` works on one pixel's four lanes. Where decode and encode both use
+/// - `.simd4` works on one pixel's four lanes (two pixels per `SIMD8`, each half
+///   deciding for its own pixel). Where decode and encode both use
 ///   their power segments the two powers cancel exactly,
 ///   `encode(decode(C)·2^ev) = (C + 0.055)·2^(ev/2.4) − 0.055`, and where both use
 ///   their linear segments the result is `C·2^ev`; a pixel with a colour lane in the
@@ -157,13 +158,46 @@ public struct Exposure: PixelKernel, Hashable {
         SRGBTransfer.encode(SRGBTransfer.decode(c) * scale)
     }
 
-    /// The SIMD4 schedule over `count` pixels; alpha restored by the mask it is given
-    /// (see `AlphaMasks`).
+    /// The SIMD4 schedule over `count` pixels: two pixels per `SIMD8<Float>`, an odd
+    /// last pixel through `pixelSIMD4`; alpha restored by the masks it is given (see
+    /// `AlphaMasks`).
+    ///
+    /// Each half makes the decision `pixelSIMD4` makes for its pixel: both halves
+    /// compute the shortcut, and a half with a colour lane that crosses a segment
+    /// boundary is replaced by `fullSIMD4` of that pixel alone. Lane for lane the
+    /// arithmetic is `pixelSIMD4`'s, so the result is the same to the bit. Loads and
+    /// stores are unaligned (rows are 16-byte aligned).
     @inline(never)
     static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, scale: SIMD4<Float>,
                            encodedGain: SIMD4<Float>, encodeSwitch: SIMD4<Float>, _ alpha: AlphaMasks) {
-        for i in 0..<count {
-            p[i] = pixelSIMD4(p[i], scale: scale, encodedGain: encodedGain, encodeSwitch: encodeSwitch, alpha)
+        let raw = UnsafeMutableRawPointer(p)
+        let scale2 = SIMD8(lowHalf: scale, highHalf: scale)
+        let gain2 = SIMD8(lowHalf: encodedGain, highHalf: encodedGain)
+        let switch2 = SIMD8(lowHalf: encodeSwitch, highHalf: encodeSwitch)
+        let keep = alpha.pair, colour = .!alpha.pair
+        var offset = 0
+        for _ in 0..<(count &>> 1) {
+            let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+            let negative = v .< 0
+            let a = v.replacing(with: -v, where: negative)
+            let decodeLinear = a .<= SRGBTransfer.decodeThreshold
+            let encodeLinear = a .<= switch2
+            let crossing = (decodeLinear .^ encodeLinear) .& colour
+            let powerPower = (a + 0.055) * gain2 - 0.055
+            var e = powerPower.replacing(with: a * scale2, where: decodeLinear)
+            // Rare (a dark band a few hundredths wide): test each half only then.
+            let words = unsafeBitCast(crossing, to: SIMD4<UInt64>.self)
+            if words[0] | words[1] | words[2] | words[3] != 0 {
+                if words[0] | words[1] != 0 { e.lowHalf = fullSIMD4(a.lowHalf, scale: scale) }
+                if words[2] | words[3] != 0 { e.highHalf = fullSIMD4(a.highHalf, scale: scale) }
+            }
+            let signed = e.replacing(with: -e, where: negative)
+            raw.storeBytes(of: signed.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
+            offset &+= 32
+        }
+        if count & 1 != 0 {
+            let last = p + (count &- 1)
+            last.pointee = pixelSIMD4(last.pointee, scale: scale, encodedGain: encodedGain, encodeSwitch: encodeSwitch, alpha)
         }
     }
 

@@ -33,7 +33,8 @@
 /// Schedules: `.scalar` is the formula per channel with a branch on `Y < 0.5`;
 /// `.simd4` computes `Y` once, both branches on the pixel's four lanes, and selects
 /// with the mask `Y < 0.5` — the same operations in the same order per channel, so
-/// the two agree to the bit.
+/// the two agree to the bit. It runs two pixels per `SIMD8<Float>`, lane for lane the
+/// same arithmetic.
 ///
 /// Complexity: O(n) per row of n pixels; no allocation.
 public struct Monochrome: PixelKernel, Hashable {
@@ -91,21 +92,47 @@ public struct Monochrome: PixelKernel, Hashable {
         }
     }
 
-    /// The schedule: `Y` broadcast, both branches as vectors, one mask select; alpha
-    /// restored by the mask it is given (see `AlphaMasks`).
+    /// The schedule: two pixels per `SIMD8<Float>`, an odd last pixel alone. The
+    /// products `wR·R`, `wG·G`, `wB·B` are broadcast within each half (`vshufps`), so every lane computes
+    /// `Y = wR·R + wG·G + wB·B` left to right, both branches and the `Y < 0.5` select
+    /// exactly as the one-pixel formula does: the same bits. Alpha is restored by the
+    /// masks it is given (see `AlphaMasks`). The loads and stores are unaligned: a row
+    /// of `SIMD4<Float>` is only 16-byte aligned.
     @inline(never)
     static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, k: SIMD4<Float>, intensity: Float,
                            _ alpha: AlphaMasks) {
         let w = Luma.weights
         let oneMinusK = 1 - k
-        let i = SIMD4<Float>(repeating: intensity)
-        for x in 0..<count {
-            let v = p[x]
+        let raw = UnsafeMutableRawPointer(p)
+        let w2 = SIMD8(lowHalf: w, highHalf: w)
+        let k2 = SIMD8(lowHalf: k, highHalf: k), oneMinusK2 = SIMD8(lowHalf: oneMinusK, highHalf: oneMinusK)
+        let i2 = SIMD8<Float>(repeating: intensity)
+        let keep = alpha.pair
+        var offset = 0
+        for _ in 0..<(count &>> 1) {
+            let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+            // The products wR·R, wG·G, wB·B in place, then broadcast within each half
+            // and summed left to right: the luma of each pixel in all its lanes.
+            let t = w2 * v
+            let y = SIMD8(t[0], t[0], t[0], t[0], t[4], t[4], t[4], t[4])
+                + SIMD8(t[1], t[1], t[1], t[1], t[5], t[5], t[5], t[5])
+                + SIMD8(t[2], t[2], t[2], t[2], t[6], t[6], t[6], t[6])
+            let dark = 2 * y * k2
+            let light = 1 - 2 * (1 - y) * oneMinusK2
+            let m = light.replacing(with: dark, where: y .< 0.5)
+            raw.storeBytes(of: (v + i2 * (m - v)).replacing(with: v, where: keep), toByteOffset: offset,
+                           as: SIMD8<Float>.self)
+            offset &+= 32
+        }
+        if count & 1 != 0 {
+            let last = p + (count &- 1)
+            let v = last.pointee
+            let i = SIMD4<Float>(repeating: intensity)
             let y = SIMD4<Float>(repeating: w.x * v.x + w.y * v.y + w.z * v.z)
             let dark = 2 * y * k
             let light = 1 - 2 * (1 - y) * oneMinusK
             let m = light.replacing(with: dark, where: y .< 0.5)
-            p[x] = (v + i * (m - v)).replacing(with: v, where: alpha.pixel)
+            last.pointee = (v + i * (m - v)).replacing(with: v, where: alpha.pixel)
         }
     }
 }
