@@ -43,32 +43,6 @@ private func formula(_ v: SIMD4<Float>, _ k: ColorMatrixKernel) -> SIMD4<Float> 
     return out
 }
 
-/// Whether `a` equals `b` to the bit, except that a colour channel where both are
-/// NaN passes whatever the payloads. Which NaN payload survives `x + y` when both are
-/// NaN is decided by the instruction's operand order, which the compiler may choose
-/// differently for two correct schedules (SPEC §8 asks only "NaN where the other is
-/// NaN"). Alpha is compared to the bit always: it is copied, never computed.
-private func sameBits(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> Bool {
-    (0..<3).allSatisfy { c in a[c].bitPattern == b[c].bitPattern || (a[c].isNaN && b[c].isNaN) }
-        && a.w.bitPattern == b.w.bitPattern
-}
-
-/// Runs `kernel` (`.simd4`) on `count` pixels placed at `start` in a buffer with guard
-/// pixels around them; returns the row and whether the guards are untouched.
-private func runRow(_ kernel: any PixelKernel, _ pixels: [SIMD4<Float>], start: Int,
-                    variant: KernelVariant = .simd4) -> (row: [SIMD4<Float>], guardsIntact: Bool) {
-    let guardPixel = SIMD4<Float>(Float(bitPattern: 0x7FC0_BEEF), -1234.5, .infinity, Float(bitPattern: 0xFFC0_0ABC))
-    var buffer = [SIMD4<Float>](repeating: guardPixel, count: start + pixels.count + 3)
-    buffer.replaceSubrange(start..<(start + pixels.count), with: pixels)
-    buffer.withUnsafeMutableBufferPointer { all in
-        let row = UnsafeMutableBufferPointer(rebasing: all[start..<(start + pixels.count)])
-        kernel.apply(row, at: RowLocation(y: 0, imageWidth: pixels.count, imageHeight: 1), variant: variant)
-    }
-    let guards = buffer[..<start] + buffer[(start + pixels.count)...]
-    let intact = guards.allSatisfy { p in (0..<4).allSatisfy { p[$0].bitPattern == guardPixel[$0].bitPattern } }
-    return (Array(buffer[start..<(start + pixels.count)]), intact)
-}
-
 @Suite("Colour matrix fast path (two pixels per SIMD8)")
 struct ColorMatrixFastPathTests {
     @Test("SIMD4 schedule equals the one-pixel formula to the bit: counts 1…33 and 63, 64, odd tails, any alignment")
