@@ -127,6 +127,9 @@ extension BenchmarkReport {
                              + (mp >= IssueTarget.defaultBuild8BitOneThread ? "met" : "NOT met"))
             }
         }
+        notes.append("the last two columns are the issue's anchors, measured on its machine: the fastest existing "
+                     + "tool(s), and hand-written C with AVX2, each 1T / 2T; × roofline is time against a memcpy, "
+                     + "lower is faster; docs/performance.md has C on this machine and why rows fall short")
         if let load = context.loadAverage {
             notes.append("load average at the start: " + load.map { formatted($0, digits: 2) }.joined(separator: " ")
                          + " on \(context.numCPUs.map(String.init) ?? "?") CPUs")

@@ -163,6 +163,8 @@ struct TargetTests {
         #expect(row(text, "kernel/sepia/simd4").contains("NOT met"))
         #expect(row(text, "kernel/vignette/simd4").contains("not run"))
         #expect(text.contains("1 of 2 targets met at 1 thread(s)"))
+        // The anchors are labelled as the issue's, and the reader is pointed to the analysis.
+        #expect(text.contains("the issue's anchors, measured on its machine") && text.contains("docs/performance.md"))
         // The same numbers at 2 threads miss the 2T targets (850 and 855).
         let two = try #require(try report(["kernel/adjustments/simd4/12MP": 700], threads: 2).targetsSection(markdown: true))
         #expect(row(two, "kernel/adjustments/simd4").contains("NOT met") && two.contains("≥ 850"))
