@@ -8,8 +8,8 @@
 // becomes a `Float` with one integer-to-float conversion (exact below 2²⁴); the
 // result is clamped with two lane selects the compiler turns into `max`/`min`,
 // rounded half to even by adding 2²³, and repacked from the low mantissa bits with
-// shifts and ORs. The loop is written out in the driver, two blocks per step, so the
-// matrix stays in registers (or one load away) and no block costs a call.
+// shifts and ORs. One loop function runs two blocks per step with the block inlined,
+// so the matrix stays in registers (or one load away) and no block costs a call.
 //
 // Why it is exact:
 // - 16-bit samples take the reference's own steps in the same order — `v / m`, the

@@ -21,20 +21,6 @@ private let specialValues: [Float] = [
     .infinity, -.infinity, 3e38, -3e38, Float(bitPattern: 0x0001_0000), Float(bitPattern: 0x8001_0000), 0, -0.0, 1, 255, -7.5,
 ]
 
-/// `count` pixels, seeded: RGB mostly in [−1, 2] with a special value every few
-/// channels, alpha either random in [0, 1] or a special value (NaN payloads included).
-private func fastPathPixels(_ count: Int, seed: UInt64) -> [SIMD4<Float>] {
-    var rng = SeededGenerator(seed: seed)
-    return (0..<count).map { i in
-        var p = SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
-                             Float.random(in: -1...2, using: &rng), Float.random(in: 0...1, using: &rng))
-        for c in 0..<4 where Int.random(in: 0..<5, using: &rng) == 0 {
-            p[c] = specialValues[Int.random(in: 0..<specialValues.count, using: &rng)]
-        }
-        return p
-    }
-}
-
 /// The straightforward one-pixel SIMD4 formula the fast path must reproduce:
 /// `c0·R + c1·G + c2·B + t`, left to right, alpha copied.
 private func formula(_ v: SIMD4<Float>, _ k: ColorMatrixKernel) -> SIMD4<Float> {
@@ -50,7 +36,7 @@ struct ColorMatrixFastPathTests {
         for (name, matrix) in fastPathMatrices {
             let kernel = ColorMatrixKernel(matrix, name: name)
             for count in Array(1...33) + [63, 64] {
-                let input = fastPathPixels(count, seed: UInt64(count) &* 7919 &+ UInt64(name.utf8.count))
+                let input = fastPathPixels(count, seed: UInt64(count) &* 7919 &+ UInt64(name.utf8.count), specials: specialValues)
                 // Start 0 is 32-byte aligned in practice; start 1 is only 16-byte aligned.
                 for start in [0, 1] {
                     let (row, guardsIntact) = runRow(kernel, input, start: start)
@@ -89,7 +75,7 @@ struct ColorMatrixFastPathTests {
         for (name, matrix) in fastPathMatrices {
             let kernel = ColorMatrixKernel(matrix, name: name)
             for count in 1...33 {
-                let input = fastPathPixels(count, seed: UInt64(count) &+ 100)
+                let input = fastPathPixels(count, seed: UInt64(count) &+ 100, specials: specialValues)
                 let simd = runRow(kernel, input, start: 1).row
                 let scalar = runRow(kernel, input, start: 1, variant: .scalar).row
                 for i in 0..<count {
@@ -119,7 +105,7 @@ struct ColorMatrixFastPathTests {
 
     @Test("Sepia's SIMD4 variant is its matrix kernel, and follows a changed intensity")
     func sepiaUsesCurrentIntensity() {
-        let input = fastPathPixels(33, seed: 77)
+        let input = fastPathPixels(33, seed: 77, specials: specialValues)
         for a in [0.25, 1, 3] {
             let direct = runRow(ColorMatrixKernel(.sepia(intensity: a)), input, start: 0).row
             #expect(zip(runRow(Sepia(intensity: a), input, start: 0).row, direct).allSatisfy(sameBits),

@@ -132,20 +132,6 @@ private let specialValues: [Float] = [
     -7.5, 0.5, 0.04045, -0.04045, 0.0031308, 1.5, -0.25,
 ]
 
-/// `count` pixels, seeded: RGB mostly in [−1, 2] with a special value every few
-/// channels, alpha either random in [0, 1] or a special value (NaN payloads included).
-private func fastPathPixels(_ count: Int, seed: UInt64, specials: [Float] = specialValues) -> [SIMD4<Float>] {
-    var rng = SeededGenerator(seed: seed)
-    return (0..<count).map { _ in
-        var p = SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
-                             Float.random(in: -1...2, using: &rng), Float.random(in: 0...1, using: &rng))
-        for c in 0..<4 where Int.random(in: 0..<5, using: &rng) == 0 {
-            p[c] = specials[Int.random(in: 0..<specials.count, using: &rng)]
-        }
-        return p
-    }
-}
-
 /// The old schedule on a copy of `pixels`.
 private func legacyRow(_ subject: Subject, _ pixels: [SIMD4<Float>]) -> [SIMD4<Float>] {
     var out = pixels
@@ -195,7 +181,7 @@ struct PixelKernelFastPathTests {
     func equalsLegacy() {
         for (n, subject) in subjects.enumerated() {
             for count in Array(1...33) + [63, 64] {
-                expectLegacy(subject, fastPathPixels(count, seed: UInt64(n &* 1000 &+ count)), "count \(count)")
+                expectLegacy(subject, fastPathPixels(count, seed: UInt64(n &* 1000 &+ count), specials: specialValues), "count \(count)")
             }
         }
     }

@@ -172,3 +172,17 @@ func runRow(_ kernel: any PixelKernel, _ pixels: [SIMD4<Float>], start: Int,
     let intact = guards.allSatisfy { p in (0..<4).allSatisfy { p[$0].bitPattern == guardPixel[$0].bitPattern } }
     return (Array(buffer[start..<(start + pixels.count)]), intact)
 }
+
+/// `count` pixels, seeded: RGB mostly in [−1, 2] with one of `specials` in about
+/// one channel in five, alpha either random in [0, 1] or a special value (NaN payloads included).
+func fastPathPixels(_ count: Int, seed: UInt64, specials: [Float]) -> [SIMD4<Float>] {
+    var rng = SeededGenerator(seed: seed)
+    return (0..<count).map { _ in
+        var p = SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
+                             Float.random(in: -1...2, using: &rng), Float.random(in: 0...1, using: &rng))
+        for c in 0..<4 where Int.random(in: 0..<5, using: &rng) == 0 {
+            p[c] = specials[Int.random(in: 0..<specials.count, using: &rng)]
+        }
+        return p
+    }
+}
