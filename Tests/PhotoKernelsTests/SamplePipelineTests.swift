@@ -13,14 +13,32 @@ func sampleDifferences<S: FixedWidthInteger>(_ a: [S], _ b: [S]) -> (count: Int,
 
 @Suite("Sample pipeline: the packed integer fast path (SPEC §0, §8)")
 struct SamplePipelineTests {
-    /// Matrices from the library: presets, looks, a hue turn, and one that overshoots both ends.
+    /// Matrices from the library: presets, looks, a hue turn, one that overshoots both
+    /// ends, and three that put samples on exact .5 ties at maxval 255 (brightness
+    /// 0.1 adds 25.5; contrast 2 maps v to 2v − 127.5).
     static let matrices: [ColorMatrixKernel] = [
         Adjustments.vivid.kernel, Adjustments.noir.kernel, Adjustments.dream.kernel,
         PhotoEffect.instant.kernel, PhotoEffect.transfer.kernel, ColorMatrixKernel(.sepia(intensity: 1)),
         Adjustments(saturation: 2, contrast: 1.5, brightness: -0.3, hue: 123).kernel,
+        Adjustments(brightness: 0.1).kernel, Adjustments(contrast: 2).kernel,
+        Adjustments(saturation: 1.3, brightness: 0.1).kernel,
     ]
 
-    @Test("the fast path matches the scalar path: 8-bit ≤ 1 LSB in ≤ 0.1 % of samples, 16-bit exactly; widths 1…33")
+    /// The packed path on 8-bit RGBA, through the public pipeline entry point.
+    static func packed8(_ kernel: ColorMatrixKernel, _ bytes: [UInt8], width: Int, height: Int, maxval: Int,
+                        threads: Int = 2) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: bytes.count)
+        bytes.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                SamplePipeline.run([kernel], width: width, height: height, input: input, inputLayout: .rgba,
+                                   inputMaxval: maxval, output: output, outputLayout: .rgba,
+                                   outputMaxval: maxval, variant: .simd4, threads: threads)
+            }
+        }
+        return out
+    }
+
+    @Test("the fast path equals the scalar path to the bit, 8 and 16 bits, at exact ties too; widths 1…33")
     func fastMatchesScalar() {
         for maxval in [255, 100, 65535, 4095] {
             var total = 0, differing = 0, largest = 0
@@ -32,16 +50,8 @@ struct SamplePipelineTests {
                                                        maxval: maxval, variant: .scalar, threads: 1)
                     let fast: [UInt16]
                     if maxval <= 255 {
-                        let bytes = samples.map { UInt8($0) }
-                        var out = [UInt8](repeating: 0, count: bytes.count)
-                        bytes.withUnsafeBufferPointer { input in
-                            out.withUnsafeMutableBufferPointer { output in
-                                SamplePipeline.run([kernel], width: w, height: h, input: input, inputLayout: .rgba,
-                                                   inputMaxval: maxval, output: output, outputLayout: .rgba,
-                                                   outputMaxval: maxval, variant: .simd4, threads: 2)
-                            }
-                        }
-                        fast = out.map(UInt16.init)
+                        fast = Self.packed8(kernel, samples.map { UInt8($0) }, width: w, height: h, maxval: maxval)
+                            .map(UInt16.init)
                     } else {
                         fast = SamplePipeline.run([kernel], width: w, height: h, samples: samples, layout: .rgba,
                                                   maxval: maxval, variant: .simd4, threads: 2)
@@ -55,13 +65,39 @@ struct SamplePipelineTests {
                             "\(kernel.name) \(w)×\(h) maxval \(maxval): alpha changed")
                 }
             }
-            #expect(largest <= 1, "maxval \(maxval): a sample differs by \(largest)")
-            #expect(differing * 1000 <= total, "maxval \(maxval): \(differing) of \(total) samples differ")
-            if maxval > 255 {
-                // The 16-bit block takes the reference's own steps: equal to the bit.
-                #expect(differing == 0, "maxval \(maxval): \(differing) samples differ from the scalar path")
+            // Both blocks take the reference's own steps: equal to the bit (stricter than SPEC §8).
+            #expect(differing == 0, "maxval \(maxval): \(differing) of \(total) samples differ, by up to \(largest)")
+        }
+    }
+
+    @Test("exact ties at 8 bits: every sample value 0…255 in every channel and every grey equals the scalar path")
+    func exactTies() {
+        // The folded 8-bit block this replaced rounded exact ties to even while the
+        // scalar path landed a rounding error either side: brightness 0.1 put 21 % of
+        // all 8-bit samples 1 LSB apart, contrast 2 put 37 %, and saturation 1.3 with
+        // brightness 0.1 put 25 % of a grey ramp.
+        var pixels: [UInt8] = []
+        for v in 0...255 {
+            let u = UInt8(v)
+            pixels += [u, u, u, 255]                         // greys
+            pixels += [u, 255 - u, u &* 7, u]                // every value in every channel
+        }
+        let width = pixels.count / 4
+        let samples = pixels.map(UInt16.init)
+        for kernel in Self.matrices {
+            for maxval in [255] {
+                let reference = SamplePipeline.run([kernel], width: width, height: 1, samples: samples, layout: .rgba,
+                                                   maxval: maxval, variant: .scalar, threads: 1).map(UInt8.init)
+                let fast = Self.packed8(kernel, pixels, width: width, height: 1, maxval: maxval)
+                let d = sampleDifferences(fast, reference)
+                #expect(d.count == 0, "\(kernel.name): \(d.count) of \(fast.count) samples differ, by up to \(d.largest)")
             }
         }
+        // Hand-computed: brightness 0.1 on 33 is 33 + 25.5 in exact arithmetic, but the
+        // scalar path's Float steps, (33/255 + 0.1)·255, give 58.500004: 59, where the
+        // folded block gave 58.5 and rounded to even, 58. Likewise 35 → 60.500004 → 61.
+        let lifted = Self.packed8(Adjustments(brightness: 0.1).kernel, [33, 35, 255, 7], width: 1, height: 1, maxval: 255)
+        #expect(lifted == [59, 61, 255, 7])
     }
 
     @Test("the fast path on the identity matrix returns the input bytes")
@@ -152,13 +188,14 @@ struct SamplePipelineTests {
             out.withUnsafeMutableBufferPointer { steep.applyRGBA8(input.baseAddress!, $0.baseAddress!, count: 3, maxval: 255) }
         }
         #expect(out == [0, 0, 255, 255, 255, 255, 0, 7, 0, 255, 255, 0])
-        // Brightness 0.5 puts every unclamped 8-bit result on an exact .5 (v + 127.5): half to even.
+        // Brightness 0.5 puts every unclamped 8-bit result next to a .5 (v + 127.5): the
+        // block must land on the same side as the scalar path.
         let lift = Adjustments(brightness: 0.5).kernel
         let ramp: [UInt8] = [0, 1, 2, 255, 3, 4, 127, 9]
-        out = [UInt8](repeating: 0, count: 8)
-        ramp.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { lift.applyRGBA8(input.baseAddress!, $0.baseAddress!, count: 2, maxval: 255) }
-        }
-        #expect(out == [128, 128, 130, 255, 130, 132, 254, 9])
+        out = Self.packed8(lift, ramp, width: 2, height: 1, maxval: 255, threads: 1)
+        let scalar = SamplePipeline.run([lift], width: 2, height: 1, samples: ramp.map(UInt16.init), layout: .rgba,
+                                        maxval: 255, variant: .scalar, threads: 1)
+        #expect(out.map(UInt16.init) == scalar)
+        #expect(out[0] == 128 && out[3] == 255 && out[7] == 9, "0 + 127.5 is an exact tie: half to even; alpha kept")
     }
 }
