@@ -208,7 +208,13 @@ public enum NetpbmWriter {
         let temporary = directory.appendingPathComponent(
             ".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
-            try Data(bytes).write(to: temporary, options: .withoutOverwriting)
+            // A `Data` that borrows the array's storage rather than copying the whole file.
+            try bytes.withUnsafeBytes { buffer in
+                let data = buffer.baseAddress.map {
+                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                } ?? Data()
+                try data.write(to: temporary, options: .withoutOverwriting)
+            }
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw .writeFailed(path: path, reason: NetpbmReader.reason(error))

@@ -191,15 +191,16 @@ struct ApplyCommand {
             try OutputFile.checkDestination(saveRecipe)
         }
         let recipe = try RecipeBuilder(command: commandName).build(request.settings)
-        let images = try readImages(request.input)
+        var images = try readImages(request.input)
 
         let processor = ImageProcessor(kernels: recipe.kernels, target: request.target, maxval: request.maxval,
                                        variant: request.variant, threads: request.threads)
         let source = request.input == "-" ? "standard input" : request.input
         var outputs: [NetpbmImage] = []
         var droppedAlpha = false
-        for image in images {
-            let result = try processor.process(image, source: source)
+        // By index, so each image's samples are uniquely referenced and can be reused.
+        for index in images.indices {
+            let result = try processor.process(&images[index], source: source)
             outputs.append(result.image)
             droppedAlpha = droppedAlpha || result.droppedAlpha
         }
@@ -213,7 +214,7 @@ struct ApplyCommand {
         if droppedAlpha {
             Console.err("note: \(destination) cannot store alpha (only PAM can); the alpha channel was dropped\n")
         }
-        try OutputFile.write(Data(bytes), to: request.output)
+        try OutputFile.write(bytes, to: request.output)
         if let saveRecipe = request.saveRecipe {
             try OutputFile.write(recipe.encodedJSON() + Data("\n".utf8), to: saveRecipe)
         }

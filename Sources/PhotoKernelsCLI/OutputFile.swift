@@ -54,6 +54,23 @@ enum OutputFile {
         }
     }
 
+    /// Writes `bytes` to `path` exactly as the `Data` overload does, without first
+    /// copying them into a `Data` (an encoded image can be hundreds of megabytes).
+    ///
+    /// - Throws: as the `Data` overload.
+    static func write(_ bytes: [UInt8], to path: String) throws(CLIError) {
+        // `withUnsafeBytes` rethrows untyped errors; carry the typed one out in a Result.
+        try bytes.withUnsafeBytes { buffer in
+            Result { () throws(CLIError) in
+                // The `Data` only borrows the array's storage, and does not outlive this closure.
+                let data = buffer.baseAddress.map {
+                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
+                } ?? Data()
+                try write(data, to: path)
+            }
+        }.get()
+    }
+
     /// Writes `data` to `path` (`-` for standard output).
     ///
     /// A regular file (or a new one) is written to a temporary file in the same
