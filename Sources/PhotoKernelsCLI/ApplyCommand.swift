@@ -204,17 +204,20 @@ struct ApplyCommand {
             outputs.append(result.image)
             droppedAlpha = droppedAlpha || result.droppedAlpha
         }
-        let bytes: [UInt8]
-        do {
-            bytes = try NetpbmWriter.encode(outputs)
-        } catch {
-            throw CLIError(status: .software, message: "internal error encoding the output: \(error.description)")
-        }
         let destination = request.output == "-" ? "standard output" : request.output
         if droppedAlpha {
             Console.err("note: \(destination) cannot store alpha (only PAM can); the alpha channel was dropped\n")
         }
-        try OutputFile.write(bytes, to: request.output)
+        // Encoded in pieces straight into the output: the file never exists as one buffer.
+        // The writer checks every image before the first piece, so an encoding error
+        // leaves nothing behind.
+        try OutputFile.write(to: request.output) { piece throws(CLIError) in
+            do throws(NetpbmError) {
+                try NetpbmWriter.encode(outputs, to: piece)
+            } catch {
+                throw CLIError(status: .software, message: "internal error encoding the output: \(error.description)")
+            }
+        }
         if let saveRecipe = request.saveRecipe {
             try OutputFile.write(recipe.encodedJSON() + Data("\n".utf8), to: saveRecipe)
         }

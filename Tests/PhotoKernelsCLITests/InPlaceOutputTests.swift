@@ -121,6 +121,27 @@ struct InPlaceOutputTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.work.path) == ["out.bin"])
     }
 
+    @Test("pieces are written in order; a producer's error passes through and leaves no file")
+    func piecewiseWrite() throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.work.appendingPathComponent("out.bin").path
+        try OutputFile.write(to: path) { piece throws(CLIError) in
+            for text in ["P5\n", "2 1\n", "255\n", "\u{1}\u{2}"] {
+                guard Array(text.utf8).withUnsafeBytes({ piece($0) }) else { return }
+            }
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("P5\n2 1\n255\n\u{1}\u{2}".utf8))
+
+        let fresh = sandbox.work.appendingPathComponent("never.bin").path
+        #expect(throws: CLIError.self) {
+            try OutputFile.write(to: fresh) { piece throws(CLIError) in
+                _ = [UInt8](repeating: 7, count: 10).withUnsafeBytes { piece($0) }
+                throw CLIError(status: .software, message: "producer failed")
+            }
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.work.path) == ["out.bin"])
+    }
+
     @Test("apply writes the same bytes in place as the allocating path, for every output kind",
           arguments: [("in.ppm", "out.ppm"), ("in.ppm", "out.pam"), ("in.pam", "out.pam"), ("in.pam", "out.ppm"),
                       ("in.pgm", "out.pnm"), ("in.pgm", "out.pgm"), ("in.ppm", "out.pgm")])
