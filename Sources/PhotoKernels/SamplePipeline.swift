@@ -138,6 +138,37 @@ public enum SamplePipeline {
         }
     }
 
+    /// Applies `kernels` to a raster held in an array, overwriting it with the result:
+    /// the same samples as `run(_:width:height:samples:layout:maxval:outputLayout:outputMaxval:variant:threads:)`
+    /// with `outputLayout == layout`, without allocating a second raster.
+    ///
+    /// Same-memory use is exact because every path reads a span before writing it: the
+    /// row path decodes a whole row into its scratch row before encoding back into that
+    /// row (input and output rows start at the same offset, since the layout is the
+    /// same), and the packed matrix path loads each block of pixels before storing it.
+    ///
+    /// - Parameters:
+    ///   - samples: `width × height × layout.channelCount` samples ≤ `maxval`, interleaved,
+    ///     rows top to bottom; on return the result, ≤ `outputMaxval`, in the same layout.
+    ///   - layout, maxval: how to read `samples` (maxval 1…65535).
+    ///   - outputMaxval: how to write the result; `nil` means `maxval`.
+    ///   - variant, threads: as for the other overloads; the result never depends on `threads`.
+    /// - Precondition: the sample count matches (programming error).
+    /// - Complexity: O(width × height × kernels.count); allocates one scratch row per
+    ///   band, and copies `samples` once only if its storage is shared.
+    public static func runInPlace(
+        _ kernels: [any PixelKernel], width: Int, height: Int,
+        samples: inout [UInt16], layout: SampleLayout, maxval: Int, outputMaxval: Int? = nil,
+        variant: KernelVariant = .simd4, threads: Int? = nil
+    ) {
+        let outputMaxval = outputMaxval ?? maxval
+        samples.withUnsafeMutableBufferPointer { buffer in
+            runRows(kernels, width: width, height: height, input: UnsafeBufferPointer(buffer), inputLayout: layout,
+                    inputMaxval: maxval, output: buffer, outputLayout: layout, outputMaxval: outputMaxval,
+                    variant: variant, threads: threads)
+        }
+    }
+
     /// Takes the packed fast path (`ColorMatrixKernel.applyRGBA8/16`) when the work is
     /// one colour matrix from RGBA to RGBA at one maxval and one sample width; returns
     /// whether it did. Bands of whole rows split the raster across threads as usual.

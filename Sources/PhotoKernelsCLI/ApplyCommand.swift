@@ -191,29 +191,33 @@ struct ApplyCommand {
             try OutputFile.checkDestination(saveRecipe)
         }
         let recipe = try RecipeBuilder(command: commandName).build(request.settings)
-        let images = try readImages(request.input)
+        var images = try readImages(request.input)
 
         let processor = ImageProcessor(kernels: recipe.kernels, target: request.target, maxval: request.maxval,
                                        variant: request.variant, threads: request.threads)
         let source = request.input == "-" ? "standard input" : request.input
         var outputs: [NetpbmImage] = []
         var droppedAlpha = false
-        for image in images {
-            let result = try processor.process(image, source: source)
+        // By index, so each image's samples are uniquely referenced and can be reused.
+        for index in images.indices {
+            let result = try processor.process(&images[index], source: source)
             outputs.append(result.image)
             droppedAlpha = droppedAlpha || result.droppedAlpha
-        }
-        let bytes: [UInt8]
-        do {
-            bytes = try NetpbmWriter.encode(outputs)
-        } catch {
-            throw CLIError(status: .software, message: "internal error encoding the output: \(error.description)")
         }
         let destination = request.output == "-" ? "standard output" : request.output
         if droppedAlpha {
             Console.err("note: \(destination) cannot store alpha (only PAM can); the alpha channel was dropped\n")
         }
-        try OutputFile.write(Data(bytes), to: request.output)
+        // Encoded in pieces straight into the output: the file never exists as one buffer.
+        // The writer checks every image before the first piece, so an encoding error
+        // leaves nothing behind.
+        try OutputFile.write(to: request.output) { piece throws(CLIError) in
+            do throws(NetpbmError) {
+                try NetpbmWriter.encode(outputs, to: piece)
+            } catch {
+                throw CLIError(status: .software, message: "internal error encoding the output: \(error.description)")
+            }
+        }
         if let saveRecipe = request.saveRecipe {
             try OutputFile.write(recipe.encodedJSON() + Data("\n".utf8), to: saveRecipe)
         }

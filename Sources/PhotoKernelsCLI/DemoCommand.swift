@@ -148,7 +148,7 @@ struct DemoCommand {
         } catch {
             throw CLIError(status: .software, message: "internal error encoding the demo: \(error.description)")
         }
-        try OutputFile.write(Data(bytes), to: path)
+        try OutputFile.write(bytes, to: path)
     }
 
     /// `saturation 1.7, contrast 1.2, brightness 0.05, hue 0°`.

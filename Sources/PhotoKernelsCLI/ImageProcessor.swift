@@ -37,8 +37,12 @@ struct ImageProcessor {
 
     /// Processes one image; `source` names the input in error messages.
     ///
+    /// The result reuses `image`'s sample storage whenever it has the input's layout
+    /// (the kernels then run in place), so a big image costs one raster, not two; in
+    /// exchange `image` is left with no samples.
+    ///
     /// - Throws: exit 65 for a PAM whose planes the tool cannot interpret.
-    func process(_ image: NetpbmImage, source: String) throws(CLIError) -> Output {
+    func process(_ image: inout NetpbmImage, source: String) throws(CLIError) -> Output {
         let inputLayout = try SampleLayout(of: image, source: source)
         let isBitmap = image.tupleType == .blackAndWhite || image.tupleType == .blackAndWhiteAlpha
         let outputMaxval = maxval ?? (isBitmap ? 255 : image.maxval)
@@ -55,14 +59,17 @@ struct ImageProcessor {
         }
         let alpha = inputLayout.hasAlpha && format.carriesAlpha
 
+        // Taken out of `image` so that this is the storage's only reference and running
+        // in place does not copy it.
+        var input = image.samples
+        image.samples = []
         let layout: SampleLayout
         var samples: [UInt16]
         if inputLayout.isGray && adaptive {
             // Compute in colour, then keep grey only if the result is still grey.
             let color = SampleLayout(gray: false, alpha: alpha)
-            samples = run(image, inputLayout, color, outputMaxval)
-            if let gray = Self.grayOnly(samples, alpha: alpha) {
-                samples = gray
+            samples = run(&input, image, inputLayout, color, outputMaxval)
+            if Self.keepGrayOnly(&samples, alpha: alpha) {
                 layout = SampleLayout(gray: true, alpha: alpha)
             } else {
                 layout = color
@@ -74,7 +81,7 @@ struct ImageProcessor {
             case .color: layout = .rgb
             case .either: layout = SampleLayout(gray: false, alpha: alpha)
             }
-            samples = run(image, inputLayout, layout, outputMaxval)
+            samples = run(&input, image, inputLayout, layout, outputMaxval)
         }
 
         let output: NetpbmImage
@@ -88,27 +95,50 @@ struct ImageProcessor {
         return Output(image: output, droppedAlpha: inputLayout.hasAlpha && !format.carriesAlpha)
     }
 
-    /// The kernels over `image`'s samples, re-encoded as `layout` at `maxval`.
-    private func run(_ image: NetpbmImage, _ inputLayout: SampleLayout, _ layout: SampleLayout, _ maxval: Int) -> [UInt16] {
-        SamplePipeline.run(kernels, width: image.width, height: image.height,
-                           samples: image.samples, layout: inputLayout, maxval: image.maxval,
-                           outputLayout: layout, outputMaxval: maxval, variant: variant, threads: threads)
+    /// The kernels over `input` (`image`'s samples), re-encoded as `layout` at `maxval`:
+    /// in place when the layout stays the same (the input is not needed afterwards, and
+    /// is left empty), else into a new raster.
+    private func run(_ input: inout [UInt16], _ image: NetpbmImage, _ inputLayout: SampleLayout,
+                     _ layout: SampleLayout, _ maxval: Int) -> [UInt16] {
+        if layout == inputLayout {
+            var samples = input
+            input = []  // `samples` is now the storage's only reference: no copy on write
+            SamplePipeline.runInPlace(kernels, width: image.width, height: image.height, samples: &samples,
+                                      layout: inputLayout, maxval: image.maxval, outputMaxval: maxval,
+                                      variant: variant, threads: threads)
+            return samples
+        }
+        let samples = SamplePipeline.run(kernels, width: image.width, height: image.height,
+                                         samples: input, layout: inputLayout, maxval: image.maxval,
+                                         outputLayout: layout, outputMaxval: maxval, variant: variant, threads: threads)
+        input = []
+        return samples
     }
 
-    /// The grey (and alpha) samples of an RGB or RGBA raster whose every pixel has
-    /// R = G = B, or `nil` if any pixel has colour.
-    static func grayOnly(_ samples: [UInt16], alpha: Bool) -> [UInt16]? {
+    /// If every pixel of the RGB or RGBA raster `samples` has R = G = B, replaces it by
+    /// its grey (and alpha) samples, in the same storage, and returns `true`; otherwise
+    /// leaves it unchanged and returns `false`.
+    static func keepGrayOnly(_ samples: inout [UInt16], alpha: Bool) -> Bool {
         let stride = alpha ? 4 : 3
-        var gray: [UInt16] = []
-        gray.reserveCapacity(samples.count / stride * (alpha ? 2 : 1))
-        var i = 0
-        while i < samples.count {
-            let r = samples[i]
-            guard samples[i + 1] == r, samples[i + 2] == r else { return nil }
-            gray.append(r)
-            if alpha { gray.append(samples[i + 3]) }
-            i += stride
+        let keep = alpha ? 2 : 1
+        let pixels = samples.count / stride
+        let gray = samples.withUnsafeMutableBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return true }
+            // Check first: compacting overwrites the colour samples.
+            for p in 0..<pixels {
+                let r = base[p * stride]
+                guard base[p * stride + 1] == r, base[p * stride + 2] == r else { return false }
+            }
+            // Pixel p moves from p × stride to p × keep ≤ p × stride: each is read before
+            // anything overwrites it.
+            for p in 0..<pixels {
+                base[p * keep] = base[p * stride]
+                if alpha { base[p * keep + 1] = base[p * stride + 3] }
+            }
+            return true
         }
+        // Shrinking keeps the storage: no new raster.
+        if gray { samples.removeLast(samples.count - pixels * keep) }
         return gray
     }
 }

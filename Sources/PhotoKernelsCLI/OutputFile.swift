@@ -54,7 +54,23 @@ enum OutputFile {
         }
     }
 
-    /// Writes `data` to `path` (`-` for standard output).
+    /// Produces a file's bytes in pieces: it calls `piece` for each one, in order, and
+    /// stops as soon as `piece` returns `false` (writing failed; the caller reports why).
+    /// A piece is only read during the call.
+    typealias Producer = (_ piece: (UnsafeRawBufferPointer) -> Bool) throws(CLIError) -> Void
+
+    /// Writes `data` to `path` (`-` for standard output); see ``write(to:_:)``.
+    static func write(_ data: Data, to path: String) throws(CLIError) {
+        try write(to: path) { piece in data.withUnsafeBytes { _ = piece($0) } }
+    }
+
+    /// Writes `bytes` to `path` (`-` for standard output); see ``write(to:_:)``.
+    static func write(_ bytes: [UInt8], to path: String) throws(CLIError) {
+        try write(to: path) { piece in bytes.withUnsafeBytes { _ = piece($0) } }
+    }
+
+    /// Writes the bytes `produce` hands over to `path` (`-` for standard output), piece
+    /// by piece, so a big image never has to exist as one encoded buffer.
     ///
     /// A regular file (or a new one) is written to a temporary file in the same
     /// directory, then renamed over it with rename(2), which is atomic on one file
@@ -65,20 +81,17 @@ enum OutputFile {
     /// a file to replace, so it is opened and written in place.
     ///
     /// - Throws: exit 73 when the directory is missing, the path is a directory, or
-    ///   writing or renaming fails.
-    static func write(_ data: Data, to path: String) throws(CLIError) {
+    ///   writing or renaming fails; whatever `produce` throws, unchanged (a temporary
+    ///   file is removed first).
+    static func write(to path: String, _ produce: Producer) throws(CLIError) {
         if isStandardStream(path) {
-            do {
-                try FileHandle.standardOutput.write(contentsOf: data)
-            } catch {
-                throw .cantCreate("cannot write to standard output: \(reason(error))")
-            }
+            try feed(produce, to: FileHandle.standardOutput) { "cannot write to standard output: \($0)" }
             return
         }
         var status = stat()
         let exists = stat(path, &status) == 0  // follows symbolic links
         if exists, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
-            try writeInPlace(data, to: path)
+            try writeInPlace(produce, to: path)
             return
         }
         // The file a symbolic link names, so the rename replaces it and not the link.
@@ -90,11 +103,22 @@ enum OutputFile {
         let url = URL(fileURLWithPath: target)
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        let handle: FileHandle
         do {
-            try data.write(to: temporary, options: .withoutOverwriting)
+            // Created by Foundation exactly as a whole-`Data` write creates it (exclusive,
+            // mode 0666 less the umask), then filled through a handle.
+            try Data().write(to: temporary, options: .withoutOverwriting)
+            handle = try FileHandle(forWritingTo: temporary)
         } catch {
             try? FileManager.default.removeItem(at: temporary)
             throw .cantCreate("cannot create '\(path)': \(reason(error))")
+        }
+        do {
+            defer { try? handle.close() }
+            try feed(produce, to: handle) { "cannot create '\(path)': \($0)" }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw error
         }
         if exists {
             chmod(temporary.path, status.st_mode & 0o7777)
@@ -106,17 +130,34 @@ enum OutputFile {
         }
     }
 
-    /// Writes `data` into an existing non-regular file (a FIFO or a device).
-    private static func writeInPlace(_ data: Data, to path: String) throws(CLIError) {
+    /// Writes what `produce` hands over into an existing non-regular file (a FIFO or a device).
+    private static func writeInPlace(_ produce: Producer, to path: String) throws(CLIError) {
         guard let handle = FileHandle(forWritingAtPath: path) else {
             throw .cantCreate("cannot open '\(path)' for writing: \(String(cString: strerror(errno)))")
         }
         defer { try? handle.close() }
-        do {
-            try handle.write(contentsOf: data)
-        } catch {
-            throw .cantCreate("cannot write '\(path)': \(reason(error))")
+        try feed(produce, to: handle) { "cannot write '\(path)': \($0)" }
+    }
+
+    /// Writes each piece `produce` hands over to `handle`; the first failure stops it
+    /// and is thrown as exit 73 with `message(reason)`.
+    private static func feed(_ produce: Producer, to handle: FileHandle,
+                             message: (String) -> String) throws(CLIError) {
+        var failure: (any Error)?
+        try produce { piece in
+            do {
+                // As a `Data` (borrowing the piece, not copying it): FileHandle reports
+                // errors for `Data` as the tool always has.
+                guard let base = piece.baseAddress else { return true }
+                try handle.write(contentsOf: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base),
+                                                  count: piece.count, deallocator: .none))
+                return true
+            } catch {
+                failure = error
+                return false
+            }
         }
+        if let failure { throw .cantCreate(message(reason(failure))) }
     }
 
     /// A short human reason for a Foundation error.
