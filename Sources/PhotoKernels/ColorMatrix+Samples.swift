@@ -117,7 +117,8 @@ private struct PackedMatrix {
     }
 
     /// The matrix on decoded channels, each output encoded (low mantissa bits).
-    @inline(__always)
+    // `@_transparent` for the reason given on `rgba8`: it is inlined at three sites.
+    @_transparent
     func transform(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>)
         -> (red: SIMD8<UInt32>, green: SIMD8<UInt32>, blue: SIMD8<UInt32>) {
         (encode(m00 * r + m01 * g + m02 * b + t0),
@@ -159,7 +160,7 @@ private struct PackedMatrix {
 
     /// 8 pixels of 16-bit RGBA: each pixel is two 32-bit lanes, `R | G << 16` and
     /// `B | A << 16`, split into even and odd lanes.
-    @inline(__always)
+    @_transparent
     func rgba16(_ v: SIMD16<UInt32>) -> SIMD16<UInt32> {
         let (rg, ba) = (v.evenHalf, v.oddHalf)
         let word = SIMD8<UInt32>(repeating: 0xFFFF)
