@@ -265,7 +265,7 @@ public struct Recipe: Sendable, Hashable {
                 : ""
             throw .malformed(field: field, reason: "missing" + hint)
         } catch let DecodingError.dataCorrupted(context) {
-            throw .malformed(field: context.path, reason: context.debugDescription)
+            throw .malformed(field: context.path, reason: context.debugDescription + parserDetail(data, context))
         } catch {
             throw .malformed(field: "", reason: "\(error)")
         }
@@ -280,6 +280,21 @@ public struct Recipe: Sendable, Hashable {
         // Encoding plain numbers and strings cannot fail.
         return try! encoder.encode(self)
     }
+}
+
+/// JSONDecoder reports any syntax error as "not valid JSON"; the parser behind
+/// `JSONSerialization` says what it met, e.g. "Number 1e999 is not representable in
+/// Swift." (the only way a JSON number can be non-finite). Empty for other errors.
+private func parserDetail(_ data: Data, _ context: DecodingError.Context) -> String {
+    guard context.codingPath.isEmpty else { return "" }
+    do {
+        _ = try JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+    } catch {
+        if let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String {
+            return " " + detail
+        }
+    }
+    return ""
 }
 
 private func typeName(_ type: Any.Type) -> String {

@@ -143,6 +143,13 @@ struct RecipeTests {
         for json in cases {
             #expect(throws: RecipeError.self, "\(json)") { try Recipe.decode(from: Data(json.utf8)) }
         }
+        // JSONDecoder alone says only "not valid JSON"; the message names the number.
+        do {
+            _ = try Recipe.decode(from: Data(cases[0].utf8))
+            Issue.record("1e999 decoded")
+        } catch {
+            #expect(error.description.contains("1e999"), "\(error.description)")
+        }
         // A value that JSON cannot carry but the API can: validate() names it.
         #expect(throws: RecipeError.invalidValue(field: "hue", value: "nan", reason: "must be a finite number")) {
             try Recipe(adjustments: Adjustments(hue: .nan)).validate()
