@@ -198,4 +198,52 @@ struct SamplePipelineTests {
         #expect(out.map(UInt16.init) == scalar)
         #expect(out[0] == 128 && out[3] == 255 && out[7] == 9, "0 + 127.5 is an exact tie: half to even; alpha kept")
     }
+
+    @Test("every catalog entry and tie-heavy kernels: the SIMD4 pipeline gives the scalar pipeline's samples, 8 and 16 bits")
+    func everyKernelExact() {
+        var entries = KernelCatalog.entries
+        entries.append(CatalogEntry("brightness 0.1, one matrix", [Adjustments(brightness: 0.1).kernel]))
+        entries.append(CatalogEntry("sepia 0.6", [Sepia(intensity: 0.6)]))
+        entries.append(CatalogEntry("vignette(1.5, 1.5)", [Vignette.vignette(intensity: 1.5, radius: 1.5)]))
+        entries.append(CatalogEntry("tie-heavy recipe", Recipe(
+            exposure: 1, adjustments: Adjustments(contrast: 2, brightness: 0.1),
+            effect: .sepia(intensity: 0.6), vignette: .vignette(intensity: 1.5, radius: 1.5)).kernels))
+        // Grey rows (where tie-prone recipes put whole rows on exact .5 ties) over random rows.
+        let (w, h) = (64, 48)
+        for maxval in [255, 65535] {
+            var rng = SeededGenerator(seed: UInt64(maxval))
+            var samples: [UInt16] = []
+            for y in 0..<h {
+                for x in 0..<w {
+                    if y < 8 {
+                        let v = UInt16((x * 8 + y) * maxval / (8 * w + 7))
+                        samples += [v, v, v, UInt16(maxval)]
+                    } else {
+                        for _ in 0..<4 { samples.append(UInt16.random(in: 0...UInt16(maxval), using: &rng)) }
+                    }
+                }
+            }
+            let bytes = samples.map { UInt8(truncatingIfNeeded: $0) }
+            for entry in entries {
+                // 8-bit samples travel as UInt8, the type that takes the packed 8-bit block.
+                func run(_ variant: KernelVariant, threads: Int) -> [UInt16] {
+                    guard maxval == 255 else {
+                        return SamplePipeline.run(entry.kernels, width: w, height: h, samples: samples, layout: .rgba,
+                                                  maxval: maxval, variant: variant, threads: threads)
+                    }
+                    var out = [UInt8](repeating: 0, count: bytes.count)
+                    bytes.withUnsafeBufferPointer { input in
+                        out.withUnsafeMutableBufferPointer { output in
+                            SamplePipeline.run(entry.kernels, width: w, height: h, input: input, inputLayout: .rgba,
+                                               inputMaxval: 255, output: output, outputLayout: .rgba, outputMaxval: 255,
+                                               variant: variant, threads: threads)
+                        }
+                    }
+                    return out.map(UInt16.init)
+                }
+                let d = sampleDifferences(run(.simd4, threads: 2), run(.scalar, threads: 1))
+                #expect(d.count == 0, "\(entry.name) maxval \(maxval): \(d.count) samples differ")
+            }
+        }
+    }
 }
