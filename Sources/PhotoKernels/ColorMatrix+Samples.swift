@@ -15,7 +15,7 @@
 // 255) made every unclamped sample a tie, and 21 % of samples came out 1 LSB apart;
 // contrast 2 gave 37 %, and saturation with brightness 0.1 gave 25 % of a grey image.
 // SPEC §8 allows 0.1 %. The divisions cost about a quarter of the block's speed in
-// cache (docs/performance.md §3.5).
+// cache (docs/performance.md §2, "Exact ties").
 //
 // Why it is fast: 8 pixels (one 256-bit register) are loaded as whole 32-bit lanes
 // and the channels are picked out with shifts and masks, so the block is in

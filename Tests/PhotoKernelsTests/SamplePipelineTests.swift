@@ -24,18 +24,25 @@ struct SamplePipelineTests {
         Adjustments(saturation: 1.3, brightness: 0.1).kernel,
     ]
 
-    /// The packed path on 8-bit RGBA, through the public pipeline entry point.
-    static func packed8(_ kernel: ColorMatrixKernel, _ bytes: [UInt8], width: Int, height: Int, maxval: Int,
-                        threads: Int = 2) -> [UInt8] {
+    /// 8-bit RGBA through the public pipeline entry point for `UInt8` samples, the type
+    /// that takes the packed 8-bit block when the kernels are one matrix.
+    static func run8(_ kernels: [any PixelKernel], _ bytes: [UInt8], width: Int, height: Int, maxval: Int,
+                     variant: KernelVariant = .simd4, threads: Int = 2) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: bytes.count)
         bytes.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
-                SamplePipeline.run([kernel], width: width, height: height, input: input, inputLayout: .rgba,
+                SamplePipeline.run(kernels, width: width, height: height, input: input, inputLayout: .rgba,
                                    inputMaxval: maxval, output: output, outputLayout: .rgba,
-                                   outputMaxval: maxval, variant: .simd4, threads: threads)
+                                   outputMaxval: maxval, variant: variant, threads: threads)
             }
         }
         return out
+    }
+
+    /// The packed path on 8-bit RGBA.
+    static func packed8(_ kernel: ColorMatrixKernel, _ bytes: [UInt8], width: Int, height: Int, maxval: Int,
+                        threads: Int = 2) -> [UInt8] {
+        run8([kernel], bytes, width: width, height: height, maxval: maxval, threads: threads)
     }
 
     @Test("the fast path equals the scalar path to the bit, 8 and 16 bits, at exact ties too; widths 1…33")
@@ -231,15 +238,8 @@ struct SamplePipelineTests {
                         return SamplePipeline.run(entry.kernels, width: w, height: h, samples: samples, layout: .rgba,
                                                   maxval: maxval, variant: variant, threads: threads)
                     }
-                    var out = [UInt8](repeating: 0, count: bytes.count)
-                    bytes.withUnsafeBufferPointer { input in
-                        out.withUnsafeMutableBufferPointer { output in
-                            SamplePipeline.run(entry.kernels, width: w, height: h, input: input, inputLayout: .rgba,
-                                               inputMaxval: 255, output: output, outputLayout: .rgba, outputMaxval: 255,
-                                               variant: variant, threads: threads)
-                        }
-                    }
-                    return out.map(UInt16.init)
+                    return Self.run8(entry.kernels, bytes, width: w, height: h, maxval: 255, variant: variant,
+                                     threads: threads).map(UInt16.init)
                 }
                 let d = sampleDifferences(run(.simd4, threads: 2), run(.scalar, threads: 1))
                 #expect(d.count == 0, "\(entry.name) maxval \(maxval): \(d.count) samples differ")
