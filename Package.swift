@@ -13,7 +13,7 @@ let package = Package(
         .executable(name: "photokernels-bench", targets: ["PhotoKernelsBenchmark"]),
     ],
     targets: [
-        // Image type, colour matrices, kernels (scalar + SIMD4), recipe and the row-band driver.
+        // The Float image type, colour matrices, kernels (scalar + SIMD4), recipe and the row-band driver.
         .target(name: "PhotoKernels"),
         // Netpbm reader and writer; knows nothing of kernels.
         .target(name: "Netpbm"),

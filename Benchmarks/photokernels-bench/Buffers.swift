@@ -31,7 +31,7 @@ enum Parallel {
     }
 
     /// Copies the pixels of `source` into `destination`, an image of the same size.
-    static func copy(_ source: Image, into destination: inout Image, threads: Int) {
+    static func copy(_ source: FloatImage, into destination: inout FloatImage, threads: Int) {
         precondition(source.pixelCount == destination.pixelCount, "copy: sizes differ")
         source.withUnsafePixels { from in
             destination.withUnsafeMutablePixels { to in
@@ -70,7 +70,7 @@ enum Parallel {
 /// the image depends only on the size and the seed, never on the thread count.
 enum PhotoData {
     /// A `size.width × size.height` image for `seed`, generated on `threads` threads.
-    static func image(_ size: ImageSize, seed: UInt64, threads: Int) -> Image {
+    static func image(_ size: ImageSize, seed: UInt64, threads: Int) -> FloatImage {
         let w = size.width, h = size.height
         let tau = 2 * Float.pi
         let columns: [SIMD4<Float>] = (0..<w).map { x in
@@ -109,7 +109,7 @@ enum PhotoData {
             }
             initialized = w * h
         }
-        return Image(width: w, height: h, pixels: pixels)
+        return FloatImage(width: w, height: h, pixels: pixels)
     }
 }
 
@@ -153,11 +153,11 @@ final class Fixture {
     // region. `Runner` also checks that the base addresses stay put while sampling.
 
     /// The input photo; read-only.
-    let pristine: Image
+    let pristine: FloatImage
     /// The image kernels run on; restored from `pristine` before every sample.
-    var work = Image(width: 1, height: 1)
+    var work = FloatImage(width: 1, height: 1)
     /// The scalar output of the entry named `referenceName`.
-    var reference = Image(width: 1, height: 1)
+    var reference = FloatImage(width: 1, height: 1)
     /// Which kernel `reference` currently holds.
     var referenceName: String?
 
@@ -175,9 +175,9 @@ final class Fixture {
 
     /// Allocates `work` (and, with `reference: true`, `reference`) at full size, once.
     func allocateFloatBuffers(reference needsReference: Bool = false) {
-        if work.pixelCount != size.pixelCount { work = Image(width: size.width, height: size.height) }
+        if work.pixelCount != size.pixelCount { work = FloatImage(width: size.width, height: size.height) }
         if needsReference, reference.pixelCount != size.pixelCount {
-            reference = Image(width: size.width, height: size.height)
+            reference = FloatImage(width: size.width, height: size.height)
         }
     }
 
@@ -242,8 +242,8 @@ final class Fixture {
 
 /// An integer sample type the end-to-end pipeline and the conversions read and write.
 ///
-/// Exists because `SamplePipeline.run`, `Image.decode(from:…)` and
-/// `Image.encode(into:…)` have one concrete overload per sample type (so each is
+/// Exists because `SamplePipeline.run`, `FloatImage.decode(from:…)` and
+/// `FloatImage.encode(into:…)` have one concrete overload per sample type (so each is
 /// specialised inside the library); this protocol lets the runner stay generic and
 /// still call the concrete overload.
 protocol PipelineSample: FixedWidthInteger, UnsignedInteger, Sendable {
@@ -251,9 +251,9 @@ protocol PipelineSample: FixedWidthInteger, UnsignedInteger, Sendable {
     static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<Self>,
                             output: UnsafeMutableBufferPointer<Self>, maxval: Int, variant: KernelVariant, threads: Int?)
     /// `image.decode(from: samples, layout: .rgba, maxval:, threads:)`: overwrites `image`.
-    static func decodeRGBA(_ samples: UnsafeBufferPointer<Self>, into image: inout Image, maxval: Int, threads: Int?)
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<Self>, into image: inout FloatImage, maxval: Int, threads: Int?)
     /// `image.encode(into: samples, layout: .rgba, maxval:, threads:)`: overwrites `samples`.
-    static func encodeRGBA(_ image: Image, into samples: UnsafeMutableBufferPointer<Self>, maxval: Int, threads: Int?)
+    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<Self>, maxval: Int, threads: Int?)
 }
 
 extension UInt8: PipelineSample {
@@ -264,11 +264,11 @@ extension UInt8: PipelineSample {
                            output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
     }
 
-    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt8>, into image: inout Image, maxval: Int, threads: Int?) {
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt8>, into image: inout FloatImage, maxval: Int, threads: Int?) {
         image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads)
     }
 
-    static func encodeRGBA(_ image: Image, into samples: UnsafeMutableBufferPointer<UInt8>, maxval: Int, threads: Int?) {
+    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<UInt8>, maxval: Int, threads: Int?) {
         image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads)
     }
 }
@@ -281,11 +281,11 @@ extension UInt16: PipelineSample {
                            output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
     }
 
-    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt16>, into image: inout Image, maxval: Int, threads: Int?) {
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt16>, into image: inout FloatImage, maxval: Int, threads: Int?) {
         image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads)
     }
 
-    static func encodeRGBA(_ image: Image, into samples: UnsafeMutableBufferPointer<UInt16>, maxval: Int, threads: Int?) {
+    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<UInt16>, maxval: Int, threads: Int?) {
         image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads)
     }
 }

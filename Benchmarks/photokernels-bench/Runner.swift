@@ -11,8 +11,8 @@ import PhotoKernels
 /// timing; every workload gets one untimed warm-up run, which doubles as the
 /// verification run of non-scalar variants; then timed samples, each preceded by an
 /// untimed restore of the input where the workload overwrites it. The timed regions
-/// call only library functions (`Image.apply`, `SamplePipeline.run`,
-/// `Image.decode(from:…)`, `Image.encode(into:…)`, `NetpbmReader.read`,
+/// call only library functions (`FloatImage.apply`, `SamplePipeline.run`,
+/// `FloatImage.decode(from:…)`, `FloatImage.encode(into:…)`, `NetpbmReader.read`,
 /// `NetpbmWriter.encode`) or `memcpy` (the roofline).
 final class Runner {
     let policy: SamplingPolicy
@@ -442,7 +442,7 @@ final class Runner {
                 let pixel = mismatch.index / 4
                 throw ToolError("""
                     \(workload.name): \(mismatch.count) of \(buffers.output.count) encoded samples differ from \
-                    Image.samples(layout: .rgba, maxval: \(maxval)) or SampleCoding.encode (SPEC §0: exact); first at \
+                    FloatImage.samples(layout: .rgba, maxval: \(maxval)) or SampleCoding.encode (SPEC §0: exact); first at \
                     pixel (\(pixel % width), \(pixel / width)) channel \(channels[mismatch.index % 4]): expected \
                     \(mismatch.expected) (formula \(mismatch.formula)), got \(mismatch.actual).
                     """, status: .failure)

@@ -37,7 +37,7 @@ enum Verification {
     ///
     /// - Complexity: O(pixels); one SIMD comparison per pixel, a per-channel look only
     ///   where it fails.
-    static func compare(reference: Image, candidate: Image) -> FloatReport {
+    static func compare(reference: FloatImage, candidate: FloatImage) -> FloatReport {
         precondition(reference.pixelCount == candidate.pixelCount, "compare: sizes differ")
         var report = FloatReport()
         report.total = reference.pixelCount * 4

@@ -44,9 +44,9 @@ enum SampleDepth: Int, Sendable, CaseIterable {
 
 /// Which way a conversion between an RGBA integer raster and the `Float` image runs.
 enum ConversionDirection: Sendable, CaseIterable {
-    /// `Image.decode(from:layout:maxval:threads:)`: samples → the preallocated `Float` image.
+    /// `FloatImage.decode(from:layout:maxval:threads:)`: samples → the preallocated `Float` image.
     case toFloat
-    /// `Image.encode(into:layout:maxval:threads:)`: the `Float` image → a preallocated raster.
+    /// `FloatImage.encode(into:layout:maxval:threads:)`: the `Float` image → a preallocated raster.
     case fromFloat
 
     /// `rgba8-to-float`, `float-to-rgba16`, …: the middle part of the benchmark name.
@@ -70,7 +70,7 @@ struct Workload: Sendable {
         /// (`UInt8` at 8 bits, `UInt16` at 16); a nil entry means no kernels
         /// (decode → encode only), where the variant is moot.
         case pipeline(SampleDepth, CatalogEntry?, KernelVariant?)
-        /// `Image.decode(from:layout: .rgba, …)` or `Image.encode(into:layout: .rgba, …)`
+        /// `FloatImage.decode(from:layout: .rgba, …)` or `FloatImage.encode(into:layout: .rgba, …)`
         /// between an RGBA raster of the depth and a preallocated `Float` image or raster.
         case convert(ConversionDirection, SampleDepth)
         /// `NetpbmReader.read` of a raw P6 file.

@@ -126,7 +126,7 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A sample is larger than maxval; `offset` is its first byte (raw) or first digit (plain).
     case sampleAboveMaxval(value: Int, maxval: Int, offset: Int)
 
-    // MARK: Image (construction and writing)
+    // MARK: FloatImage (construction and writing)
 
     /// Width, height or depth is below 1, or their product overflows `Int`.
     case invalidImageSize(width: Int, height: Int, depth: Int)

@@ -33,7 +33,7 @@ public struct RowLocation: Sendable, Equatable {
 ///
 /// A kernel is a small `Sendable` value holding its parameters, resolved once (a
 /// matrix rounded to `Float`, a radius squared); `apply` neither allocates, throws,
-/// nor knows about files or threads — the row-band driver (`Image.apply(_:variant:threads:)`)
+/// nor knows about files or threads — the row-band driver (`FloatImage.apply(_:variant:threads:)`)
 /// does that. Colour kernels never change alpha and never clamp.
 public protocol PixelKernel: Sendable {
     /// A short name for reports and benchmarks, e.g. `"saturation"`.
@@ -85,7 +85,7 @@ struct UncheckedBox<Value>: @unchecked Sendable {
     init(_ value: Value) { self.value = value }
 }
 
-extension Image {
+extension FloatImage {
     /// Applies `kernel` in place to every row, in row bands on `threads` threads.
     ///
     /// - Parameters:
@@ -121,14 +121,14 @@ extension Image {
     }
 
     /// A copy of the image with `kernel` applied; see `apply(_:variant:threads:)`.
-    public func applying(_ kernel: some PixelKernel, variant: KernelVariant = .simd4, threads: Int? = nil) -> Image {
+    public func applying(_ kernel: some PixelKernel, variant: KernelVariant = .simd4, threads: Int? = nil) -> FloatImage {
         var copy = self
         copy.apply(kernel, variant: variant, threads: threads)
         return copy
     }
 
     /// A copy of the image with `kernels` applied in order.
-    public func applying(_ kernels: [any PixelKernel], variant: KernelVariant = .simd4, threads: Int? = nil) -> Image {
+    public func applying(_ kernels: [any PixelKernel], variant: KernelVariant = .simd4, threads: Int? = nil) -> FloatImage {
         var copy = self
         copy.apply(kernels, variant: variant, threads: threads)
         return copy

@@ -6,8 +6,8 @@
 /// Input and output are interleaved rasters (rows top to bottom, `layout.channelCount`
 /// samples per pixel, no padding). Decoding and encoding follow SPEC §0 exactly
 /// (`v / maxval`; clamp once, round half to even), through the same functions as
-/// `Image(width:height:layout:maxval:samples:)` and `Image.samples(layout:maxval:)`,
-/// so this path gives the same samples as decoding to an `Image`, applying the
+/// `FloatImage(width:height:layout:maxval:samples:)` and `FloatImage.samples(layout:maxval:)`,
+/// so this path gives the same samples as decoding to a `FloatImage`, applying the
 /// kernels and encoding it.
 public enum SamplePipeline {
     /// Applies `kernels` to a `width × height` raster.

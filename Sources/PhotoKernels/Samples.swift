@@ -89,7 +89,7 @@ func checkRaster(width: Int, height: Int, layout: SampleLayout, maxval: Int, cou
                  "raster holds \(count) samples; \(width)×\(height)×\(layout.channelCount) expected")
 }
 
-extension Image {
+extension FloatImage {
     /// Decodes an interleaved integer raster into an image (SPEC §0).
     ///
     /// Each sample becomes `Float(v) / Float(maxval)`; grey layouts set `R = G = B`;
@@ -117,7 +117,7 @@ extension Image {
     /// Decodes an interleaved 16-bit raster; see `init(width:height:layout:maxval:samples:)`.
     public init(width: Int, height: Int, layout: SampleLayout, maxval: Int, samples: [UInt16]) {
         self = samples.withUnsafeBufferPointer {
-            Image(width: width, height: height, layout: layout, maxval: maxval, samples: $0)
+            FloatImage(width: width, height: height, layout: layout, maxval: maxval, samples: $0)
         }
     }
 
@@ -249,7 +249,7 @@ extension Image {
     }
 }
 
-/// The conversion loops behind `Image`'s sample initialisers and encoders, over raw
+/// The conversion loops behind `FloatImage`'s sample initialisers and encoders, over raw
 /// pointers so the row-band pipeline can call them on one row at a time.
 enum SampleConversion {
     /// Decodes `count` pixels of `layout` from `source` into `destination`.

@@ -10,7 +10,7 @@ struct ContactSheet {
     /// One cell: a label (printed as the grid order) and its image.
     struct Cell {
         var label: String
-        var image: Image
+        var image: FloatImage
     }
 
     /// The cells, row by row.
@@ -36,11 +36,11 @@ struct ContactSheet {
     /// Lays the cells out, each in a slot as large as the largest cell, top-left aligned.
     ///
     /// - Precondition: at least one cell and one column.
-    func render() -> Image {
+    func render() -> FloatImage {
         let cellWidth = cells.map(\.image.width).max()!, cellHeight = cells.map(\.image.height).max()!
         let width = columns * cellWidth + (columns + 1) * gap
         let height = rows * cellHeight + (rows + 1) * gap
-        var sheet = Image(width: width, height: height, color: background)
+        var sheet = FloatImage(width: width, height: height, color: background)
         sheet.withUnsafeMutablePixels { out in
             for (index, cell) in cells.enumerated() {
                 let left = gap + (index % columns) * (cellWidth + gap)
@@ -61,7 +61,7 @@ struct ContactSheet {
     /// one of each), so an exact 4 × 4 reduction averages 16 pixels.
     ///
     /// - Precondition: `1 ≤ width ≤ image.width`, `1 ≤ height ≤ image.height`.
-    static func thumbnail(of image: Image, width: Int, height: Int) -> Image {
+    static func thumbnail(of image: FloatImage, width: Int, height: Int) -> FloatImage {
         precondition(width >= 1 && height >= 1 && width <= image.width && height <= image.height)
         var pixels = [SIMD4<Float>](repeating: .zero, count: width * height)
         image.withUnsafePixels { source in
@@ -81,6 +81,6 @@ struct ContactSheet {
                 }
             }
         }
-        return Image(width: width, height: height, pixels: pixels)
+        return FloatImage(width: width, height: height, pixels: pixels)
     }
 }

@@ -113,7 +113,7 @@ struct DemoCommand {
     }
 
     /// The strip: the original, every effect at its default intensity, B&W, every preset.
-    static func contactSheet(of photo: Image, variant: KernelVariant, threads: Int?) -> ContactSheet {
+    static func contactSheet(of photo: FloatImage, variant: KernelVariant, threads: Int?) -> ContactSheet {
         let thumbnail = ContactSheet.thumbnail(of: photo, width: photo.width / 4, height: photo.height / 4)
         var cells = [ContactSheet.Cell(label: "original", image: thumbnail)]
         for name in Effect.names {
@@ -131,7 +131,7 @@ struct DemoCommand {
     }
 
     /// Encodes an opaque colour image for `path`'s format and writes it atomically.
-    static func write(_ image: Image, to path: String) throws(CLIError) {
+    static func write(_ image: FloatImage, to path: String) throws(CLIError) {
         let format: OutputFormat
         switch OutputTarget(path: path, format: nil) {
         case .fixed(let fixed)?: format = fixed

@@ -59,7 +59,7 @@ enum DemoPhoto {
     /// Renders the photo.
     ///
     /// - Complexity: O(width × height), with a small constant (see the type's notes).
-    static func render() -> Image {
+    static func render() -> FloatImage {
         var pixels = [SIMD4<Float>](repeating: SIMD4(0, 0, 0, 1), count: width * height)
         pixels.withUnsafeMutableBufferPointer { buffer in
             // 1–2. One gradient colour per row.
@@ -72,7 +72,7 @@ enum DemoPhoto {
             drawSun(into: buffer)
             drawHills(into: buffer)
         }
-        return Image(width: width, height: height, pixels: pixels)
+        return FloatImage(width: width, height: height, pixels: pixels)
     }
 
     /// The sky or water colour at the centre of row `y`.

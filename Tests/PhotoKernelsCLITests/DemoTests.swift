@@ -73,7 +73,7 @@ struct DemoTests {
 
     @Test("box-filter thumbnails average the covered pixels")
     func thumbnail() {
-        let image = Image(width: 4, height: 2, pixels: [
+        let image = FloatImage(width: 4, height: 2, pixels: [
             SIMD4(0, 0, 0, 1), SIMD4(1, 1, 1, 1), SIMD4(0.5, 0, 0, 1), SIMD4(0.5, 0, 0, 1),
             SIMD4(1, 1, 1, 1), SIMD4(0, 0, 0, 1), SIMD4(0.5, 0, 0, 1), SIMD4(0.5, 0, 0, 1),
         ])

@@ -147,11 +147,11 @@ enum Fixtures {
     static func bytes(_ image: NetpbmImage) -> [UInt8] { try! NetpbmWriter.encode(image) }
 }
 
-/// The library's own path, independent of the CLI: decode to an `Image`, apply the
+/// The library's own path, independent of the CLI: decode to a `FloatImage`, apply the
 /// recipe's kernels, encode — what `apply` must reproduce sample for sample.
 func libraryPath(_ image: NetpbmImage, layout: SampleLayout, recipe: Recipe, outputLayout: SampleLayout,
                  maxval: Int? = nil, variant: KernelVariant = .simd4) -> [UInt16] {
-    var decoded = Image(width: image.width, height: image.height, layout: layout, maxval: image.maxval,
+    var decoded = FloatImage(width: image.width, height: image.height, layout: layout, maxval: image.maxval,
                         samples: image.samples)
     decoded.apply(recipe.kernels, variant: variant, threads: 1)
     return decoded.samples(layout: outputLayout, maxval: maxval ?? image.maxval)

@@ -82,8 +82,8 @@ struct AdjustmentsTests {
         // saturation 1.7: Y + 1.7·(C − Y) = (1.03058, 0.35058, 0.01058)
         // contrast 1.2:   (C − 0.5)·1.2 + 0.5 = (1.136696, 0.320696, −0.087304)
         // brightness .05: (1.186696, 0.370696, −0.037304); hue 0 leaves it.
-        let input = Image(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.6)])
-        let expected = Image(width: 1, height: 1, pixels: [SIMD4(1.186696, 0.370696, -0.037304, 0.6)])
+        let input = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.6)])
+        let expected = FloatImage(width: 1, height: 1, pixels: [SIMD4(1.186696, 0.370696, -0.037304, 0.6)])
         for variant in KernelVariant.allCases {
             expectClose(run([Adjustments.vivid.kernel], on: input, variant), expected, "vivid \(variant)")
         }
@@ -108,7 +108,7 @@ struct AdjustmentsTests {
 
     @Test("greys stay grey under hue rotation at any angle and under saturation", arguments: [-540.0, -180, -90, -30, 0, 1, 45, 60, 90, 135, 180, 270, 359, 725])
     func greysStayGrey(degrees: Double) {
-        let greys = Image(width: 11, height: 1, pixels: (0...10).map { Float($0) / 10 }.map { SIMD4($0, $0, $0, 1) })
+        let greys = FloatImage(width: 11, height: 1, pixels: (0...10).map { Float($0) / 10 }.map { SIMD4($0, $0, $0, 1) })
         for variant in KernelVariant.allCases {
             for kernel in [HueRotation(degrees: degrees) as any PixelKernel, Saturation(Float(degrees / 90))] {
                 let output = run([kernel], on: greys, variant)
@@ -142,7 +142,7 @@ struct AdjustmentsTests {
         for maxval in [255, 65535] {
             var rng = SeededGenerator(seed: UInt64(maxval))
             let samples = (0..<(31 * 5 * 4)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
-            let image = Image(width: 31, height: 5, layout: .rgba, maxval: maxval, samples: samples)
+            let image = FloatImage(width: 31, height: 5, layout: .rgba, maxval: maxval, samples: samples)
             for kernel in Adjustments.identity.sequentialKernels + [Adjustments.identity.kernel] {
                 for variant in KernelVariant.allCases {
                     #expect(run([kernel], on: image, variant).samples(layout: .rgba, maxval: maxval) == samples,

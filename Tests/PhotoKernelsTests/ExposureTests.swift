@@ -8,14 +8,14 @@ let exposureSamples: [Float] = [-4, -2.5, -1, -0.3, 0.25, 1, 2.5, 4]
 
 /// `count` values evenly spaced over [−1, 2], packed three per pixel into a 64-wide
 /// image (alpha 0.5): a dense sweep of SPEC §8's input range.
-func sweepImage(from low: Float = -1, to high: Float = 2, count: Int = 64 * 64 * 3) -> Image {
+func sweepImage(from low: Float = -1, to high: Float = 2, count: Int = 64 * 64 * 3) -> FloatImage {
     let values = (0..<count).map { low + (high - low) * Float($0) / Float(count - 1) }
     let pixels = stride(from: 0, to: count, by: 3).map { i in
         SIMD4(values[i], values[min(i + 1, count - 1)], values[min(i + 2, count - 1)], 0.5)
     }
     let width = min(64, pixels.count)
     let padded = pixels + Array(repeating: SIMD4<Float>(0, 0, 0, 0.5), count: (width - pixels.count % width) % width)
-    return Image(width: width, height: padded.count / width, pixels: padded)
+    return FloatImage(width: width, height: padded.count / width, pixels: padded)
 }
 
 @Suite("Exposure and the sRGB transfer (SPEC §3, §7)")
@@ -116,8 +116,8 @@ struct ExposureTests {
         // encode: 1.055 · 0.428081^(1/2.4) − 0.055 = 1.055 · 0.702215 − 0.055 = 0.685836
         // (the same as (0.5 + 0.055) · 2^(1/2.4) − 0.055 = 0.555 · 1.334840 − 0.055)
         #expect(abs(SRGBTransfer.decode(0.5) - 0.214041) < 1e-6)
-        let input = Image(width: 1, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 0.3)])
-        let expected = Image(width: 1, height: 1, pixels: [SIMD4(0.685836, 0.685836, 0.685836, 0.3)])
+        let input = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 0.3)])
+        let expected = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.685836, 0.685836, 0.685836, 0.3)])
         for variant in KernelVariant.allCases {
             expectClose(run([Exposure(ev: 1)], on: input, variant), expected, tolerance: 1e-6, "0.5 at +1 EV \(variant)")
         }
@@ -163,7 +163,7 @@ struct ExposureTests {
 
     @Test("zeros, infinities and NaN: 0 ↦ 0, ±∞ ↦ ±∞, NaN stays NaN in its own channel")
     func specialValues() {
-        let input = Image(width: 5, height: 1, pixels: [
+        let input = FloatImage(width: 5, height: 1, pixels: [
             SIMD4(0, -0.0, 0, 1), SIMD4(.infinity, -.infinity, 1, 1), SIMD4(.nan, 0.5, 0.5, 1),
             SIMD4(0.5, 0.5, 0.5, 1), SIMD4(-1, 2, 1e-30, 1),
         ])
@@ -217,7 +217,7 @@ struct ExposureTests {
             let kernel = Exposure(ev: ev)
             let table = kernel.makeLookupTable(maxval: maxval)
             #expect(table.count == maxval + 1)
-            let input = Image(width: maxval + 1, height: 1,
+            let input = FloatImage(width: maxval + 1, height: 1,
                               pixels: (0...maxval).map { SIMD4(repeating: Float($0) / Float(maxval)) })
             let scalar = run([kernel], on: input, .scalar)
             for v in 0...maxval {

@@ -36,7 +36,7 @@ struct MonochromeTests {
 
     @Test("black stays black, grey 0.5 becomes k, white stays white; k = 0.5 gives the grey Y")
     func anchors() {
-        let input = Image(width: 4, height: 1, pixels: [SIMD4(0, 0, 0, 1), SIMD4(0.5, 0.5, 0.5, 1), SIMD4(1, 1, 1, 1),
+        let input = FloatImage(width: 4, height: 1, pixels: [SIMD4(0, 0, 0, 1), SIMD4(0.5, 0.5, 0.5, 1), SIMD4(1, 1, 1, 1),
                                                           SIMD4(0.9, 0.2, 0.4, 1)])
         for m in monochromeSamples.filter({ $0.intensity == 1 }) {
             let k = SIMD3<Float>(Float(m.color.x), Float(m.color.y), Float(m.color.z))
@@ -61,7 +61,7 @@ struct MonochromeTests {
     func continuous() {
         // Greys from 0 to 1 in steps of 1/512, around the switch at 0.5 too.
         let greys = (0...512).map { Float($0) / 512 }
-        let input = Image(width: greys.count, height: 1, pixels: greys.map { SIMD4($0, $0, $0, 1) })
+        let input = FloatImage(width: greys.count, height: 1, pixels: greys.map { SIMD4($0, $0, $0, 1) })
         for m in [Monochrome(), .blackAndWhite] {
             for variant in KernelVariant.allCases {
                 let out = run([m], on: input, variant).pixels
@@ -78,8 +78,8 @@ struct MonochromeTests {
         // Y = 0.2126·0.8 + 0.7152·0.4 + 0.0722·0.2 = 0.4706 < 0.5
         // m = 2·0.4706·(0.6, 0.45, 0.3) = (0.56472, 0.42354, 0.28236); i = 1 → C' = m
         // (1, 1, 0): Y = 0.9278 ≥ 0.5 → m = 1 − 2·0.0722·(0.4, 0.55, 0.7) = (0.94224, 0.92058, 0.89892)
-        let input = Image(width: 2, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.9), SIMD4(1, 1, 0, 0.1)])
-        let expected = Image(width: 2, height: 1, pixels: [SIMD4(0.56472, 0.42354, 0.28236, 0.9),
+        let input = FloatImage(width: 2, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.9), SIMD4(1, 1, 0, 0.1)])
+        let expected = FloatImage(width: 2, height: 1, pixels: [SIMD4(0.56472, 0.42354, 0.28236, 0.9),
                                                              SIMD4(0.94224, 0.92058, 0.89892, 0.1)])
         for variant in KernelVariant.allCases {
             expectClose(run([Monochrome()], on: input, variant), expected, "\(variant)")

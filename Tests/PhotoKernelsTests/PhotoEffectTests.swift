@@ -48,7 +48,7 @@ struct PhotoEffectTests {
     @Test("tonal, mono and noir turn every colour into a grey; the others keep greys grey only without a gain")
     func greys() {
         let input = randomImage(width: 17, height: 3, seed: 607)
-        let greys = Image(width: 11, height: 1, pixels: (0...10).map { Float($0) / 10 }.map { SIMD4($0, $0, $0, 1) })
+        let greys = FloatImage(width: 11, height: 1, pixels: (0...10).map { Float($0) / 10 }.map { SIMD4($0, $0, $0, 1) })
         for look in PhotoEffect.allCases {
             #expect(look.isMonochrome == [.tonal, .mono, .noir].contains(look))
             for variant in KernelVariant.allCases {
@@ -70,12 +70,12 @@ struct PhotoEffectTests {
         // noir: Y = 0.4706; contrast 1.5: (0.4706 − 0.5)·1.5 + 0.5 = 0.4559 on every channel.
         // fade: saturation 0.6: Y + 0.6·(C − Y) = (0.66824, 0.42824, 0.30824);
         //       lift(0.08, 0.9): 0.08 + 0.9·C = (0.681416, 0.465416, 0.357416).
-        let input = Image(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.5)])
+        let input = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.5)])
         for variant in KernelVariant.allCases {
             expectClose(run([PhotoEffect.noir.kernel], on: input, variant),
-                        Image(width: 1, height: 1, pixels: [SIMD4(0.4559, 0.4559, 0.4559, 0.5)]), "noir \(variant)")
+                        FloatImage(width: 1, height: 1, pixels: [SIMD4(0.4559, 0.4559, 0.4559, 0.5)]), "noir \(variant)")
             expectClose(run([PhotoEffect.fade.kernel], on: input, variant),
-                        Image(width: 1, height: 1, pixels: [SIMD4(0.681416, 0.465416, 0.357416, 0.5)]), "fade \(variant)")
+                        FloatImage(width: 1, height: 1, pixels: [SIMD4(0.681416, 0.465416, 0.357416, 0.5)]), "fade \(variant)")
         }
     }
 

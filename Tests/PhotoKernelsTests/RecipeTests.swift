@@ -65,7 +65,7 @@ struct RecipeTests {
                 var rng = SeededGenerator(seed: UInt64(maxval + layout.rawValue))
                 let (w, h) = (19, 6)
                 let samples = (0..<(w * h * layout.channelCount)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
-                let image = Image(width: w, height: h, layout: layout, maxval: maxval, samples: samples)
+                let image = FloatImage(width: w, height: h, layout: layout, maxval: maxval, samples: samples)
                 // The SIMD4 pipeline reads exposure (the first stage) from a table of the
                 // scalar formula, then runs the other stages in SIMD4.
                 let stages = recipe.kernels

@@ -99,13 +99,13 @@ struct SampleConversionFastPathTests {
             let bytes = (0..<(w * h * channels)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let words = (0..<(w * h * channels)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
             // The decoded samples, alpha dropped for RGB, as bit patterns.
-            func decoded(_ image: Image) -> [UInt32] {
+            func decoded(_ image: FloatImage) -> [UInt32] {
                 image.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w].prefix(channels) }.map(\.bitPattern)
             }
             let floats = randomImage(width: w, height: h, seed: 61, nanEvery: 5)
             let values = floats.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w].prefix(channels) }
             for threads in [1, 2, 3] {
-                var image = Image(width: w, height: h)
+                var image = FloatImage(width: w, height: h)
                 bytes.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, threads: threads) }
                 #expect(decoded(image) == bytes.map { SampleCoding.decode($0, maxval: 255).bitPattern },
                         "8-bit \(layout), \(threads) threads")
@@ -233,7 +233,7 @@ struct SampleConversionFastPathTests {
             (0.5, 255, 128), (0.5, 65535, 32768), (0.125, 100, 12), (0.375, 100, 38), (0.5, 1, 0),
         ]
         for (x, maxval, expected) in cases {
-            let image = Image(width: 4, height: 1, pixels: Array(repeating: SIMD4(repeating: x), count: 4))
+            let image = FloatImage(width: 4, height: 1, pixels: Array(repeating: SIMD4(repeating: x), count: 4))
             #expect(image.samples(layout: .rgba, maxval: maxval) == Array(repeating: expected, count: 16),
                     "\(x) · \(maxval)")
             if maxval <= 255 {

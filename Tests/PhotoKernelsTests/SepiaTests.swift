@@ -50,10 +50,10 @@ struct SepiaTests {
         // would move the result by ~0.1 or more.
         var pixels = [SIMD4<Float>(1, 0, 0, 1), SIMD4(0, 1, 0, 1), SIMD4(0, 0, 1, 1), SIMD4(0.9, 0.1, 0.5, 1)]
         pixels += randomPhoto(width: 20, height: 1, seed: 47).pixels
-        let input = Image(width: pixels.count, height: 1, pixels: pixels)
+        let input = FloatImage(width: pixels.count, height: 1, pixels: pixels)
         for a in [0.3, 1.0] {
             let m = ColorMatrix.sepia(intensity: a)
-            let expected = Image(width: input.width, height: 1, pixels: input.pixels.map { p in
+            let expected = FloatImage(width: input.width, height: 1, pixels: input.pixels.map { p in
                 let c = m.applied(to: SIMD3(Double(p.x), Double(p.y), Double(p.z)))
                 return SIMD4(Float(c.x), Float(c.y), Float(c.z), p.w)
             })
@@ -69,18 +69,18 @@ struct SepiaTests {
         // G' = 0.349·0.8 + 0.686·0.4 + 0.168·0.2 = 0.2792 + 0.2744 + 0.0336 = 0.5872
         // B' = 0.272·0.8 + 0.534·0.4 + 0.131·0.2 = 0.2176 + 0.2136 + 0.0262 = 0.4574
         // a = 0.5: (0.8 + 0.6598)/2 = 0.7299, (0.4 + 0.5872)/2 = 0.4936, (0.2 + 0.4574)/2 = 0.3287
-        let input = Image(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.7)])
+        let input = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.7)])
         for variant in KernelVariant.allCases {
             expectClose(run([Sepia()], on: input, variant),
-                        Image(width: 1, height: 1, pixels: [SIMD4(0.6598, 0.5872, 0.4574, 0.7)]), "full \(variant)")
+                        FloatImage(width: 1, height: 1, pixels: [SIMD4(0.6598, 0.5872, 0.4574, 0.7)]), "full \(variant)")
             expectClose(run([Sepia(intensity: 0.5)], on: input, variant),
-                        Image(width: 1, height: 1, pixels: [SIMD4(0.7299, 0.4936, 0.3287, 0.7)]), "half \(variant)")
+                        FloatImage(width: 1, height: 1, pixels: [SIMD4(0.7299, 0.4936, 0.3287, 0.7)]), "half \(variant)")
         }
     }
 
     @Test("sepia tints: a grey is not kept grey, and white brightens past 1")
     func tints() {
-        let grey = Image(width: 1, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 1)])
+        let grey = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 1)])
         for variant in KernelVariant.allCases {
             let p = run([Sepia()], on: grey, variant).pixels[0]
             #expect(abs(p.x - 0.6755) < 1e-6 && abs(p.y - 0.6015) < 1e-6 && abs(p.z - 0.4685) < 1e-6, "\(variant): \(p)")

@@ -24,7 +24,7 @@ let testShapes: [(width: Int, height: Int)] = testWidths.flatMap { w in testHeig
 
 /// A seeded random image whose R, G, B and A lie in [−1, 2] (SPEC §8's input range),
 /// with a few exact 0/1 values and, if `nanEvery` > 0, a NaN channel every `nanEvery` pixels.
-func randomImage(width: Int, height: Int, seed: UInt64, nanEvery: Int = 0) -> Image {
+func randomImage(width: Int, height: Int, seed: UInt64, nanEvery: Int = 0) -> FloatImage {
     var rng = SeededGenerator(seed: seed &+ UInt64(width * 1000 + height))
     var pixels = (0..<(width * height)).map { _ in
         SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
@@ -36,13 +36,13 @@ func randomImage(width: Int, height: Int, seed: UInt64, nanEvery: Int = 0) -> Im
             pixels[i][i % 3] = .nan
         }
     }
-    return Image(width: width, height: height, pixels: pixels)
+    return FloatImage(width: width, height: height, pixels: pixels)
 }
 
 /// A seeded random image with every channel in [0, 1] (a photo's range).
-func randomPhoto(width: Int, height: Int, seed: UInt64) -> Image {
+func randomPhoto(width: Int, height: Int, seed: UInt64) -> FloatImage {
     var rng = SeededGenerator(seed: seed)
-    return Image(width: width, height: height, pixels: (0..<(width * height)).map { _ in
+    return FloatImage(width: width, height: height, pixels: (0..<(width * height)).map { _ in
         SIMD4<Float>(Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
                      Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng))
     })
@@ -51,7 +51,7 @@ func randomPhoto(width: Int, height: Int, seed: UInt64) -> Image {
 /// Checks SPEC §8's float bound channel by channel: `|a − b| ≤ tolerance`, NaN only
 /// where the other is NaN. On failure it records the pixel, its input, both values
 /// and the error, for the first few offending channels.
-func expectClose(_ observed: Image, _ expected: Image, input: Image? = nil, tolerance: Float = 1e-5,
+func expectClose(_ observed: FloatImage, _ expected: FloatImage, input: FloatImage? = nil, tolerance: Float = 1e-5,
                  _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(observed.width == expected.width && observed.height == expected.height, "\(what): size", sourceLocation: sourceLocation)
     var failures = 0
@@ -76,7 +76,7 @@ func expectClose(_ observed: Image, _ expected: Image, input: Image? = nil, tole
 }
 
 /// Checks that two images are equal to the bit (NaN payloads included).
-func expectBitEqual(_ a: Image, _ b: Image, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+func expectBitEqual(_ a: FloatImage, _ b: FloatImage, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
     let same = a.pixels.count == b.pixels.count && zip(a.pixels, b.pixels).allSatisfy { p, q in
         (0..<4).allSatisfy { p[$0].bitPattern == q[$0].bitPattern }
     }
@@ -84,7 +84,7 @@ func expectBitEqual(_ a: Image, _ b: Image, _ what: String, sourceLocation: Sour
 }
 
 /// Runs `kernels` with `variant` on a copy of `image`, single-threaded.
-func run(_ kernels: [any PixelKernel], on image: Image, _ variant: KernelVariant, threads: Int = 1) -> Image {
+func run(_ kernels: [any PixelKernel], on image: FloatImage, _ variant: KernelVariant, threads: Int = 1) -> FloatImage {
     image.applying(kernels, variant: variant, threads: threads)
 }
 
@@ -136,14 +136,14 @@ struct ReferenceVectors: Decodable {
 
 extension ReferenceVectors.Case {
     /// The input pixels as a one-row image.
-    var inputImage: Image {
+    var inputImage: FloatImage {
         guard case .pixels(let rows) = input else { fatalError("case \(kernel) has no pixel input") }
-        return Image(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
+        return FloatImage(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
     }
     /// The expected pixels as a one-row image.
-    var expectedImage: Image {
+    var expectedImage: FloatImage {
         let rows = expected!
-        return Image(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
+        return FloatImage(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
     }
 }
 

@@ -293,7 +293,7 @@ struct VignetteFastPathTests {
         for c in cases {
             let vignette = Vignette.vignetteEffect(center: SIMD2(10.25, 3.75), radius: 8, intensity: c.intensity, falloff: 0.5)
             for variant in KernelVariant.allCases {
-                let p = run([vignette], on: Image(width: 24, height: 8, color: SIMD4(1, 0.5, 2, 0.75)), variant)[c.x, c.y]
+                let p = run([vignette], on: FloatImage(width: 24, height: 8, color: SIMD4(1, 0.5, 2, 0.75)), variant)[c.x, c.y]
                 #expect(abs(p.x - c.gain) <= 1e-6 && abs(p.y - 0.5 * c.gain) <= 1e-6 && abs(p.z - 2 * c.gain) <= 1e-6,
                         "\(variant) i = \(c.intensity) (\(c.x), \(c.y)): \(p), expected gain \(c.gain)")
                 #expect(p.w == 0.75)

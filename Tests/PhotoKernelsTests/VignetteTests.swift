@@ -18,16 +18,16 @@ let vignetteSamples: [Vignette] = [
 ]
 
 /// The image transposed: pixel (x, y) of the result is pixel (y, x) of `image`.
-func transposed(_ image: Image) -> Image {
-    Image(width: image.height, height: image.width, pixels: (0..<image.pixelCount).map { i in
+func transposed(_ image: FloatImage) -> FloatImage {
+    FloatImage(width: image.height, height: image.width, pixels: (0..<image.pixelCount).map { i in
         let x = i % image.height, y = i / image.height
         return image[y, x]
     })
 }
 
 /// A `width × height` image of opaque white (1, 1, 1, 1): the vignette's gains.
-func whiteImage(width: Int, height: Int) -> Image {
-    Image(width: width, height: height, color: SIMD4(1, 1, 1, 1))
+func whiteImage(width: Int, height: Int) -> FloatImage {
+    FloatImage(width: width, height: height, color: SIMD4(1, 1, 1, 1))
 }
 
 @Suite("Vignette: CIVignette and CIVignetteEffect forms (SPEC §4)")
@@ -69,7 +69,7 @@ struct VignetteTests {
         for vignette in vignetteSamples {
             for (w, h) in [(64, 64), (64, 9), (9, 64)] {
                 let geometry = vignette.geometry(width: w, height: h)
-                let expected = Image(width: w, height: h, pixels: (0..<(w * h)).map { i in
+                let expected = FloatImage(width: w, height: h, pixels: (0..<(w * h)).map { i in
                     let g = Float(geometry.gain(x: i % w, y: i / w))
                     return SIMD4(g, g, g, 1)
                 })
@@ -95,7 +95,7 @@ struct VignetteTests {
             let rows = c.expected_gain_rows!
             #expect(rows.count == h && rows.allSatisfy { $0.count == w })
             // The input is all (1, 1, 1, 1): R, G, B become the gain, alpha stays 1.
-            let expected = Image(width: w, height: h, pixels: rows.flatMap { $0 }.map { g in
+            let expected = FloatImage(width: w, height: h, pixels: rows.flatMap { $0 }.map { g in
                 SIMD4(Float(g), Float(g), Float(g), 1)
             })
             for variant in KernelVariant.allCases {
@@ -112,7 +112,7 @@ struct VignetteTests {
         // D = √(3.5² + 2.5²) = √18.5 = 4.301163; r0 = 0, r1 = D
         // u = 3.605551 / 4.301163 = 0.838273; t = u²(3 − 2u) = 0.702702 · 1.323454 = 0.929994
         // g = 1 − 1 · 0.929994 = 0.070006
-        let input = Image(width: 7, height: 5, color: SIMD4(0.5, 1, 2, 0.25))
+        let input = FloatImage(width: 7, height: 5, color: SIMD4(0.5, 1, 2, 0.25))
         for variant in KernelVariant.allCases {
             let p = run([Vignette.vignette(intensity: 1, radius: 1)], on: input, variant)[0, 0]
             #expect(abs(p.x - 0.5 * 0.070006) < 1e-6 && abs(p.y - 0.070006) < 1e-6 && abs(p.z - 2 * 0.070006) < 1e-6,

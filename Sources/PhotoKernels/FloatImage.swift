@@ -8,11 +8,11 @@
 /// (non-premultiplied) opacity. The nominal range of every channel is [0, 1], but
 /// values outside it (extended range) and NaN are kept as they are: kernels never
 /// clamp; clamping happens once, when the image is encoded to integer samples
-/// (see `Image.samples(layout:maxval:)`).
+/// (see `FloatImage.samples(layout:maxval:)`).
 ///
-/// `Image` is a value: copies share storage until one of them is written
+/// `FloatImage` is a value: copies share storage until one of them is written
 /// (copy-on-write through `Array`), so it is `Sendable` at no cost.
-public struct Image: Sendable, Equatable {
+public struct FloatImage: Sendable, Equatable {
     /// The number of pixels in a row; at least 1.
     public let width: Int
     /// The number of rows; at least 1.
@@ -26,9 +26,9 @@ public struct Image: Sendable, Equatable {
     ///   (a programming error, not a data error, so it traps).
     /// - Complexity: O(1).
     public init(width: Int, height: Int, pixels: [SIMD4<Float>]) {
-        precondition(width >= 1 && height >= 1, "Image: width and height must be at least 1")
+        precondition(width >= 1 && height >= 1, "FloatImage: width and height must be at least 1")
         precondition(width.multipliedReportingOverflow(by: height) == (pixels.count, false),
-                     "Image: pixels.count must equal width × height")
+                     "FloatImage: pixels.count must equal width × height")
         self.width = width
         self.height = height
         self.pixels = pixels
@@ -40,9 +40,9 @@ public struct Image: Sendable, Equatable {
     /// - Precondition: `width ≥ 1`, `height ≥ 1`, and `width × height` does not overflow.
     /// - Complexity: O(width × height).
     public init(width: Int, height: Int, color: SIMD4<Float> = SIMD4(0, 0, 0, 1)) {
-        precondition(width >= 1 && height >= 1, "Image: width and height must be at least 1")
+        precondition(width >= 1 && height >= 1, "FloatImage: width and height must be at least 1")
         let (count, overflow) = width.multipliedReportingOverflow(by: height)
-        precondition(!overflow, "Image: width × height overflows")
+        precondition(!overflow, "FloatImage: width × height overflows")
         self.init(width: width, height: height, pixels: Array(repeating: color, count: count))
     }
 
@@ -51,11 +51,11 @@ public struct Image: Sendable, Equatable {
     /// - Precondition: `0 ≤ x < width`, `0 ≤ y < height`.
     public subscript(x: Int, y: Int) -> SIMD4<Float> {
         get {
-            precondition(x >= 0 && x < width && y >= 0 && y < height, "Image: pixel (\(x), \(y)) is outside the image")
+            precondition(x >= 0 && x < width && y >= 0 && y < height, "FloatImage: pixel (\(x), \(y)) is outside the image")
             return pixels[y * width + x]
         }
         set {
-            precondition(x >= 0 && x < width && y >= 0 && y < height, "Image: pixel (\(x), \(y)) is outside the image")
+            precondition(x >= 0 && x < width && y >= 0 && y < height, "FloatImage: pixel (\(x), \(y)) is outside the image")
             pixels[y * width + x] = newValue
         }
     }
