@@ -289,7 +289,7 @@ final class Runner {
 
     /// Runs the pipeline once into `output` and checks it: the kernel-less pipeline must
     /// return its input exactly (SPEC §0), a non-scalar variant must agree with the
-    /// scalar output (SPEC §8: ≤ 1 LSB in ≤ 0.1 % of samples).
+    /// scalar output (≤ 1 LSB in ≤ 1 % of samples; see `Verification`).
     private func verifyPipeline<Sample>(_ workload: Workload, _ buffers: SampleBuffers<Sample>) throws(ToolError) {
         let (kernels, maxval, variant) = pipelineParameters(workload)
         let size = workload.size, libraryThreads = self.libraryThreads

@@ -51,14 +51,28 @@ extension ColorMatrix {
 ///   the sliders demo offers 0…2. Not clamped.
 /// - Source: W3C Filter Effects 1, `saturate`; SwiftUI `.saturation(_:)`.
 /// - Complexity: 3 multiplies for `Y`, then 3 multiply-adds per pixel.
-public struct Saturation: PixelKernel {
+public struct Saturation: AffineStage {
     /// The saturation factor; identity 1.
-    public var saturation: Float
+    public let saturation: Float
     /// `"saturation"`, for reports and benchmarks.
     public var name: String { "saturation" }
 
     /// A saturation kernel; `saturation` 1 leaves colours unchanged.
-    public init(_ saturation: Float) { self.saturation = saturation }
+    @_disfavoredOverload
+    public init(_ saturation: Float) { self.init(Double(saturation)) }
+
+    /// The kernel for a `Double` value: the row formula runs on `Float(value)`, the
+    /// plan composes the matrix built from `value` itself.
+    public init(_ value: Double) {
+        self.value = value
+        saturation = Float(value)
+        matrix = ColorMatrix.saturation(value)
+    }
+
+    /// The same transform as a matrix in `Double`, for the plan to compose.
+    public let matrix: ColorMatrix
+    /// The value as given, in `Double`.
+    public let value: Double
 
     /// Applies the formula in place to `row` (RGBA `Float` pixels, alpha untouched);
     /// `location` is unused. O(row.count), no allocation.
@@ -99,14 +113,28 @@ public struct Saturation: PixelKernel {
 /// - Source: W3C Filter Effects 1 `contrast`, CIColorControls `inputContrast`,
 ///   SwiftUI `.contrast(_:)`.
 /// - Complexity: one subtract, multiply and add per channel.
-public struct Contrast: PixelKernel {
+public struct Contrast: AffineStage {
     /// The contrast factor; identity 1.
-    public var contrast: Float
+    public let contrast: Float
     /// `"contrast"`, for reports and benchmarks.
     public var name: String { "contrast" }
 
     /// A contrast kernel; `contrast` 1 leaves colours unchanged.
-    public init(_ contrast: Float) { self.contrast = contrast }
+    @_disfavoredOverload
+    public init(_ contrast: Float) { self.init(Double(contrast)) }
+
+    /// The kernel for a `Double` value: the row formula runs on `Float(value)`, the
+    /// plan composes the matrix built from `value` itself.
+    public init(_ value: Double) {
+        self.value = value
+        contrast = Float(value)
+        matrix = ColorMatrix.contrast(value)
+    }
+
+    /// The same transform as a matrix in `Double`, for the plan to compose.
+    public let matrix: ColorMatrix
+    /// The value as given, in `Double`.
+    public let value: Double
 
     /// Applies the formula in place to `row` (RGBA `Float` pixels, alpha untouched);
     /// `location` is unused. O(row.count), no allocation.
@@ -143,14 +171,28 @@ public struct Contrast: PixelKernel {
 /// - `brightness`: in [0, 1] units of the working range; identity 0; the sliders
 ///   demo offers −0.5…0.5. Not clamped.
 /// - Complexity: one add per channel.
-public struct Brightness: PixelKernel {
+public struct Brightness: AffineStage {
     /// The offset added to R, G and B; identity 0.
-    public var brightness: Float
+    public let brightness: Float
     /// `"brightness"`, for reports and benchmarks.
     public var name: String { "brightness" }
 
     /// A brightness kernel; `brightness` 0 leaves colours unchanged.
-    public init(_ brightness: Float) { self.brightness = brightness }
+    @_disfavoredOverload
+    public init(_ brightness: Float) { self.init(Double(brightness)) }
+
+    /// The kernel for a `Double` value: the row formula runs on `Float(value)`, the
+    /// plan composes the matrix built from `value` itself.
+    public init(_ value: Double) {
+        self.value = value
+        brightness = Float(value)
+        matrix = ColorMatrix.brightness(value)
+    }
+
+    /// The same transform as a matrix in `Double`, for the plan to compose.
+    public let matrix: ColorMatrix
+    /// The value as given, in `Double`.
+    public let value: Double
 
     /// Applies the formula in place to `row` (RGBA `Float` pixels, alpha untouched);
     /// `location` is unused. O(row.count), no allocation.
@@ -189,7 +231,7 @@ public struct Brightness: PixelKernel {
 /// - Greys stay grey at every angle (each row of `H` sums to 1).
 /// - Source: W3C Filter Effects 1, `hue-rotate`; SwiftUI `.hueRotation(_:)`.
 /// - Complexity: a 3×3 matrix product per pixel.
-public struct HueRotation: PixelKernel {
+public struct HueRotation: AffineStage {
     /// The angle in degrees; identity 0.
     public let degrees: Double
     let kernel: ColorMatrixKernel
@@ -201,6 +243,18 @@ public struct HueRotation: PixelKernel {
         self.degrees = degrees
         kernel = ColorMatrixKernel(.hueRotation(degrees: degrees), name: "hue")
     }
+
+    /// `H(θ)` in `Double`.
+    public var matrix: ColorMatrix { kernel.matrix }
+
+    /// The angle, as given.
+    public var value: Double { degrees }
+
+    /// A hue rotation by `value` degrees.
+    public init(_ value: Double) { self.init(degrees: value) }
+
+    public static func == (a: HueRotation, b: HueRotation) -> Bool { a.degrees == b.degrees }
+    public func hash(into hasher: inout Hasher) { hasher.combine(degrees) }
 
     /// Applies the formula in place to `row` (RGBA `Float` pixels, alpha untouched);
     /// `location` is unused. O(row.count), no allocation.
@@ -258,8 +312,7 @@ public struct Adjustments: Sendable, Hashable, Codable {
 
     /// The four kernels in order, each one pass: the reference for `kernel`.
     public var sequentialKernels: [any PixelKernel] {
-        [Saturation(Float(saturation)), Contrast(Float(contrast)), Brightness(Float(brightness)),
-         HueRotation(degrees: hue)]
+        [Saturation(saturation), Contrast(contrast), Brightness(brightness), HueRotation(degrees: hue)]
     }
 
     /// The demo's "vivid" preset: brightness 0.05, contrast 1.2, saturation 1.7, hue 0.
@@ -293,4 +346,102 @@ public enum Preset: String, Sendable, CaseIterable, Codable {
         let a = adjustments
         return "brightness \(a.brightness), contrast \(a.contrast), saturation \(a.saturation), hue \(a.hue)°"
     }
+}
+
+/// A family whose recipe value is one number (the sliders, exposure, vibrance): JSON
+/// is the number itself, validation checks it is finite as a `Float`.
+public protocol NumberOperation: RecipeOperation {
+    /// The operation for `value`.
+    init(_ value: Double)
+    /// The number, as given.
+    var value: Double { get }
+}
+
+extension NumberOperation {
+    /// Reads the number.
+    public init(from decoder: Decoder) throws {
+        self.init(try decoder.singleValueContainer().decode(Double.self))
+    }
+
+    /// Writes the number.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(value)
+    }
+
+    /// Checks that the number is finite as a `Float`.
+    public func validate() throws(RecipeError) { try validateFinite(Self.family.key, value) }
+}
+
+extension NumberOperation where Self: AffineStage {
+    /// The matrix in `Double` on the colour; alpha kept.
+    public func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> {
+        let c = matrix.applied(to: SIMD3(color.x, color.y, color.z))
+        return SIMD4(c.x, c.y, c.z, color.w)
+    }
+}
+
+extension Saturation: NumberOperation {
+    /// The `saturation` family (SwiftUI `.saturation`, W3C `saturate`).
+    public static let family = KernelFamily(
+        key: "saturation", summary: "saturation C' = Y + s·(C − Y) (SwiftUI .saturation, W3C saturate)", kind: .affine,
+        parameters: [FamilyParameter("saturation", identity: "1", range: "0…2", help: "0 grey, 1 unchanged, above 1 boosts")],
+        options: [FamilyOption("saturation", valueName: "S", help: "saturation factor (1 = unchanged, 0 = grey)") {
+            $0.adjustments.saturation = $1
+        }],
+        examples: [("saturation", Saturation(1.7))], identity: Saturation(1.0), type: Saturation.self)
+
+    /// Whether the factor is 1.
+    public var isIdentity: Bool { value == 1 }
+    /// `[.affine(self)]`.
+    public var stages: [Stage] { [stage] }
+}
+
+extension Contrast: NumberOperation {
+    /// The `contrast` family (SwiftUI `.contrast`, CIColorControls).
+    public static let family = KernelFamily(
+        key: "contrast", summary: "contrast C' = (C − 0.5)·c + 0.5 (SwiftUI .contrast, CIColorControls)", kind: .affine,
+        parameters: [FamilyParameter("contrast", identity: "1", range: "0.5…1.5", help: "0 flat grey, negative inverts")],
+        options: [FamilyOption("contrast", valueName: "C", help: "contrast factor around 0.5 (1 = unchanged)") {
+            $0.adjustments.contrast = $1
+        }],
+        examples: [("contrast", Contrast(1.2))], identity: Contrast(1.0), type: Contrast.self)
+
+    /// Whether the factor is 1.
+    public var isIdentity: Bool { value == 1 }
+    /// `[.affine(self)]`.
+    public var stages: [Stage] { [stage] }
+}
+
+extension Brightness: NumberOperation {
+    /// The `brightness` family (SwiftUI `.brightness`, CIColorControls: additive).
+    public static let family = KernelFamily(
+        key: "brightness", summary: "brightness C' = C + b (SwiftUI .brightness, CIColorControls)", kind: .affine,
+        parameters: [FamilyParameter("brightness", identity: "0", range: "−0.5…0.5", help: "added to every channel")],
+        options: [FamilyOption("brightness", valueName: "B", help: "added to every channel (0 = unchanged)") {
+            $0.adjustments.brightness = $1
+        }],
+        examples: [("brightness", Brightness(0.05))], identity: Brightness(0.0), type: Brightness.self)
+
+    /// Whether the offset is 0.
+    public var isIdentity: Bool { value == 0 }
+    /// `[.affine(self)]`.
+    public var stages: [Stage] { [stage] }
+}
+
+extension HueRotation: NumberOperation {
+    /// The `hue` family (SwiftUI `.hueRotation`, W3C `hue-rotate`).
+    public static let family = KernelFamily(
+        key: "hue", summary: "hue rotation by θ degrees (SwiftUI .hueRotation, W3C hue-rotate)", kind: .affine,
+        parameters: [FamilyParameter("hue", identity: "0", range: "−180…180", unit: "degrees",
+                                     help: "rotates hue; greys stay grey")],
+        options: [FamilyOption("hue", valueName: "DEGREES", help: "hue rotation in degrees (0 = unchanged)") {
+            $0.adjustments.hue = $1
+        }],
+        examples: [("hue", HueRotation(degrees: 60))], identity: HueRotation(degrees: 0), type: HueRotation.self)
+
+    /// Whether the angle is a multiple of 360.
+    public var isIdentity: Bool { degrees.truncatingRemainder(dividingBy: 360) == 0 }
+    /// `[.affine(self)]`.
+    public var stages: [Stage] { [stage] }
 }

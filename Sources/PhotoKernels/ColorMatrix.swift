@@ -45,6 +45,16 @@ public struct ColorMatrix: Sendable, Hashable {
     /// Whether this is exactly the identity (then a pipeline skips it).
     public var isIdentity: Bool { self == .identity }
 
+    /// Whether the transform maps every grey to a grey: each row of `M` sums to 1 and
+    /// the three offsets are equal (to within 1e-12, rounding in `Double`). The
+    /// saturation, contrast, brightness and hue matrices and their products do.
+    public var preservesGrey: Bool {
+        let sums = SIMD3((rows.0).sum(), (rows.1).sum(), (rows.2).sum())
+        let tolerance = 1e-12
+        return abs(sums.x - 1) <= tolerance && abs(sums.y - 1) <= tolerance && abs(sums.z - 1) <= tolerance
+            && offset.x == offset.y && offset.y == offset.z
+    }
+
     /// Applies the transform to one colour in double precision (the reference the
     /// tests compare kernels against).
     public func applied(to c: SIMD3<Double>) -> SIMD3<Double> {
@@ -105,19 +115,32 @@ extension ColorMatrix {
 /// Scalar reference: `R' = m00·R + m01·G + m02·B + t0` (and likewise G', B'), summed
 /// left to right. SIMD4 schedule: `M`'s columns and `t` as `SIMD4<Float>` with a zero
 /// alpha lane, `C' = col0·R + col1·G + col2·B + t` with `R`, `G`, `B` broadcast —
-/// the same products and sums in the same order per channel, so the two agree to the
-/// bit. The schedule runs two pixels per `SIMD8<Float>` (the columns in both halves),
+/// the same products and sums in the same order per channel, so the two agree to
+/// the bit. The schedule runs two pixels per `SIMD8<Float>` (the columns in both halves),
 /// lane for lane the same arithmetic. Alpha is restored from the input by a lane mask
 /// (bit-exact, even beside NaN).
 ///
-/// Complexity: 9 multiplies and 9 adds per pixel; no allocation.
-public struct ColorMatrixKernel: PixelKernel {
+/// **Greys stay grey, exactly** (SPEC §8). When the matrix maps greys to greys
+/// (`ColorMatrix.preservesGrey`: rows summing to 1, equal offsets), both schedules use
+/// the same transform written relative to green,
+/// `C'ᵢ = mᵢ₀·(R − G) + mᵢ₂·(B − G) + (G + tᵢ)`: on a grey pixel both differences are 0,
+/// so every channel is `G + t` to the bit, where the plain sum rounds each row's three
+/// products differently (saturation 100 turned 16-bit grey 49869 into
+/// (49869, 49869, 49870)). It is the same real number with one product fewer, so it is
+/// as accurate as the plain form.
+///
+/// Complexity: 9 multiplies and 9 adds per pixel (6 and 9 in the grey-preserving
+/// form); no allocation.
+public struct ColorMatrixKernel: AffineStage {
     /// The transform in double precision, as built.
     public let matrix: ColorMatrix
     /// A short name for reports, e.g. "adjustments".
     public let name: String
     // Columns of the Float matrix, alpha lane 0.
     let column0, column1, column2, translation: SIMD4<Float>
+    /// Whether the schedules use the form relative to green (see the type's comment);
+    /// then `column1` is unused.
+    let relativeToGreen: Bool
     // The alpha masks of the two-pixel schedule.
     let alpha = AlphaMasks()
 
@@ -130,6 +153,10 @@ public struct ColorMatrixKernel: PixelKernel {
         column1 = SIMD4(Float(r.0.y), Float(r.1.y), Float(r.2.y), 0)
         column2 = SIMD4(Float(r.0.z), Float(r.1.z), Float(r.2.z), 0)
         translation = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
+        // A diagonal grey-preserving matrix is the identity plus an offset: its plain sum
+        // is already exact on greys, and exactly the identity on anything when t = 0.
+        let diagonal = r.0.y == 0 && r.0.z == 0 && r.1.x == 0 && r.1.z == 0 && r.2.x == 0 && r.2.y == 0
+        relativeToGreen = matrix.preservesGrey && !diagonal
     }
 
     /// Applies `C' = M·C + t` in place to `row` (RGBA `Float` pixels, alpha untouched);
@@ -147,6 +174,16 @@ public struct ColorMatrixKernel: PixelKernel {
         let (m01, m11, m21) = (column1.x, column1.y, column1.z)
         let (m02, m12, m22) = (column2.x, column2.y, column2.z)
         let (t0, t1, t2) = (translation.x, translation.y, translation.z)
+        if relativeToGreen {
+            for i in row.indices {
+                let r = row[i].x, g = row[i].y, b = row[i].z
+                let rg = r - g, bg = b - g
+                row[i].x = m00 * rg + m02 * bg + (g + t0)
+                row[i].y = m10 * rg + m12 * bg + (g + t1)
+                row[i].z = m20 * rg + m22 * bg + (g + t2)
+            }
+            return
+        }
         for i in row.indices {
             let r = row[i].x, g = row[i].y, b = row[i].z
             row[i].x = m00 * r + m01 * g + m02 * b + t0
@@ -158,7 +195,11 @@ public struct ColorMatrixKernel: PixelKernel {
     /// The SIMD4 schedule: two pixels per `SIMD8<Float>`, an odd last pixel alone.
     func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         guard let base = row.baseAddress else { return }
-        applyMatrixSIMD4(base, count: row.count, column0, column1, column2, translation, alpha)
+        if relativeToGreen {
+            applyGreyPreservingMatrixSIMD4(base, count: row.count, column0, column2, translation, alpha)
+        } else {
+            applyMatrixSIMD4(base, count: row.count, column0, column1, column2, translation, alpha)
+        }
     }
 }
 
@@ -225,3 +266,33 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     }
 }
 
+
+/// `C' = col0·(R − G) + col2·(B − G) + (G + t)` on `count` pixels in place, alpha
+/// kept: the grey-preserving form of `applyMatrixSIMD4`, with the same two-pixel
+/// layout and lane for lane the scalar reference's arithmetic.
+@inline(__always)
+func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+                                    _ c0: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
+                                    _ alpha: AlphaMasks) {
+    let raw = UnsafeMutableRawPointer(p)
+    let d0 = SIMD8(lowHalf: c0, highHalf: c0), d2 = SIMD8(lowHalf: c2, highHalf: c2)
+    let dt = SIMD8(lowHalf: t, highHalf: t)
+    let keep = alpha.pair
+    var offset = 0
+    for _ in 0..<(count &>> 1) {
+        let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+        let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
+        let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
+        let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
+        let out = d0 * (r - g) + d2 * (b - g) + (g + dt)
+        raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
+        offset &+= 32
+    }
+    if count & 1 != 0 {
+        let last = p + (count &- 1)
+        let v = last.pointee
+        let g = SIMD4<Float>(repeating: v.y)
+        let out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (g + t)
+        last.pointee = out.replacing(with: v, where: alpha.pixel)
+    }
+}

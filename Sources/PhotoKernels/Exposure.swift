@@ -89,19 +89,40 @@ public enum SRGBTransfer {
 ///
 /// Complexity: O(n) per row of n pixels — about 15 vector operations per pixel on
 /// the shortcut, about 200 in the dark band; no allocation.
-public struct Exposure: PixelKernel, Hashable {
+public struct Exposure: ToneStage, Hashable {
     /// The exposure change in stops (EV); identity 0.
-    public var ev: Float
+    public let ev: Double
     /// `"exposure"`.
     public var name: String { "exposure" }
+    /// The constants of both schedules, resolved once.
+    let resolved: Resolved
 
     /// An exposure kernel; `ev` 0 leaves every pixel unchanged.
-    public init(ev: Float) { self.ev = ev }
+    public init(ev: Double) {
+        self.ev = ev
+        resolved = Exposure.resolve(ev)
+    }
+
+    /// An exposure kernel for a `Float` number of stops.
+    @_disfavoredOverload
+    public init(ev: Float) { self.init(ev: Double(ev)) }
+
+    public static func == (a: Exposure, b: Exposure) -> Bool { a.ev == b.ev }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ev) }
 
     /// Whether the kernel changes nothing (`ev == 0`).
     public var isIdentity: Bool { ev == 0 }
 
-    /// The per-call constants of both schedules, resolved once per row in `Double`
+    /// The scalar reference on one sample, the same on every channel:
+    /// `encode(decode(x) · 2^ev)`, and `x` itself when `ev == 0`.
+    public func map(_ x: Float, channel: Int) -> Float {
+        ev == 0 ? x : Exposure.reference(x, scale: resolved.scale)
+    }
+
+    /// `true`: the same curve on R, G and B.
+    public var isChannelUniform: Bool { true }
+
+    /// The constants of both schedules, resolved once in `Double`
     /// and rounded to `Float` once.
     struct Resolved {
         /// `2^ev`, the linear-light gain (both schedules multiply by this `Float`).
@@ -115,8 +136,7 @@ public struct Exposure: PixelKernel, Hashable {
     }
 
     /// Resolves `ev` into the constants of `Resolved`; O(1).
-    var resolved: Resolved {
-        let ev = Double(self.ev)
+    static func resolve(_ ev: Double) -> Resolved {
         let scale = Foundation.exp2(ev)
         let threshold = Double(SRGBTransfer.encodeThreshold)
         let target = threshold / scale
@@ -387,5 +407,44 @@ enum VectorMath {
     @inline(__always)
     static func pow(_ x: V, _ p: Float) -> V {
         exp2(log2(x) * p)
+    }
+}
+
+extension Exposure: NumberOperation {
+    /// The `exposure` family: one number, the change in stops.
+    public static let family = KernelFamily(
+        key: "exposure",
+        summary: "exposure in stops, in linear light (CIExposureAdjust)",
+        kind: .tone,
+        parameters: [FamilyParameter("exposure", identity: "0", range: "−2…2", unit: "stops (EV)",
+                                     help: "multiplies linear light by 2^EV")],
+        options: [FamilyOption("exposure", valueName: "EV", help: "exposure in stops, in linear light (0 = unchanged)") {
+            $0.exposure = $1
+        }],
+        examples: [("exposure", Exposure(ev: 0.7))],
+        identity: Exposure(ev: 0), type: Exposure.self)
+
+    /// `[.tone(self)]`.
+    public var stages: [Stage] { [stage] }
+
+    /// The exposure for `value` stops.
+    public init(_ value: Double) { self.init(ev: value) }
+    /// The number of stops.
+    public var value: Double { ev }
+
+    /// SPEC §3 and §7 in `Double`, sign mirrored; alpha kept.
+    public func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> {
+        func decode(_ v: Double) -> Double {
+            let a = abs(v)
+            let l = a <= 0.04045 ? a / 12.92 : Foundation.pow((a + 0.055) / 1.055, 2.4)
+            return v < 0 ? -l : l
+        }
+        func encode(_ l: Double) -> Double {
+            let a = abs(l)
+            let v = a <= 0.0031308 ? 12.92 * a : 1.055 * Foundation.pow(a, 1 / 2.4) - 0.055
+            return l < 0 ? -v : v
+        }
+        let scale = Foundation.exp2(ev)
+        return SIMD4(encode(decode(color.x) * scale), encode(decode(color.y) * scale), encode(decode(color.z) * scale), color.w)
     }
 }

@@ -13,16 +13,20 @@ public enum KernelVariant: String, Sendable, CaseIterable, Codable {
 /// Where a row lies in its image, for kernels whose result depends on position
 /// (the vignette). Colour kernels ignore it.
 public struct RowLocation: Sendable, Equatable {
-    /// The row index, 0 at the top.
+    /// The row index in the whole image, 0 at the top.
     public var y: Int
-    /// The image's width in pixels (the row's length).
+    /// The column, in the whole image, of the row's first pixel: 0 unless the row is a
+    /// piece of a tile or band.
+    public var x0: Int = 0
+    /// The whole image's width in pixels.
     public var imageWidth: Int
     /// The image's height in pixels.
     public var imageHeight: Int
 
     /// A row `y` of an image `imageWidth × imageHeight`.
-    public init(y: Int, imageWidth: Int, imageHeight: Int) {
+    public init(y: Int, x0: Int = 0, imageWidth: Int, imageHeight: Int) {
         self.y = y
+        self.x0 = x0
         self.imageWidth = imageWidth
         self.imageHeight = imageHeight
     }
@@ -44,6 +48,11 @@ public protocol PixelKernel: Sendable {
     ///
     /// - Complexity: O(row.count).
     func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant)
+
+    /// The kind of work the kernel does, which tells an `EditPlan` how it may fuse it:
+    /// `.pixel(self)` unless the kernel declares itself a tone, affine or positional
+    /// stage.
+    var stage: Stage { get }
 }
 
 /// A pointer that may cross into `concurrentPerform`'s closure: each band touches

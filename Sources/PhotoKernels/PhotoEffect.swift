@@ -73,9 +73,9 @@ public enum PhotoEffect: String, Sendable, CaseIterable, Codable {
         var kernel: any PixelKernel {
             switch self {
             case .gray: Saturation(0)
-            case .saturation(let s): Saturation(Float(s))
-            case .contrast(let c): Contrast(Float(c))
-            case .brightness(let b): Brightness(Float(b))
+            case .saturation(let s): Saturation(s)
+            case .contrast(let c): Contrast(c)
+            case .brightness(let b): Brightness(b)
             case .gain: ColorMatrixKernel(matrix, name: "gain")
             case .lift: ColorMatrixKernel(matrix, name: "lift")
             }

@@ -1,112 +1,5 @@
 import Foundation
 
-/// One effect of the filter strip (SPEC §5): sepia, monochrome or one of the eight
-/// Core Image photo-effect looks.
-///
-/// JSON: `{"name": "sepia", "intensity": 1}`,
-/// `{"name": "monochrome", "intensity": 1, "color": [0.6, 0.45, 0.3]}`,
-/// `{"name": "noir", "intensity": 1}`. A missing `intensity` is 1 and a missing
-/// `color` is monochrome's default.
-public enum Effect: Sendable, Hashable {
-    /// CISepiaTone-like tint; `intensity` in [0, 1] (clamped), identity 0.
-    case sepia(intensity: Double)
-    /// CIColorMonochrome-like tint toward `color`; `intensity` ≥ 0, identity 0.
-    case monochrome(Monochrome)
-    /// A photo-effect look blended with the original by `intensity` (1 = the look,
-    /// 0 = identity; our own extension of Core Image's fixed looks).
-    case look(PhotoEffect, intensity: Double)
-
-    /// Every effect name the CLI and recipes accept, in filter-strip order.
-    public static let names: [String] = ["sepia", "monochrome"] + PhotoEffect.allCases.map(\.rawValue)
-
-    /// The effect called `name` (one of `names`), with `intensity` (default 1) and,
-    /// for monochrome, `color` (default (0.6, 0.45, 0.3)); `nil` for an unknown name.
-    public init?(name: String, intensity: Double? = nil, color: SIMD3<Double>? = nil) {
-        let intensity = intensity ?? 1
-        switch name {
-        case "sepia": self = .sepia(intensity: intensity)
-        case "monochrome":
-            self = .monochrome(Monochrome(color: color ?? Monochrome().color, intensity: intensity))
-        default:
-            guard let look = PhotoEffect(rawValue: name) else { return nil }
-            self = .look(look, intensity: intensity)
-        }
-    }
-
-    /// The effect's name, as in `names`.
-    public var name: String {
-        switch self {
-        case .sepia: "sepia"
-        case .monochrome: "monochrome"
-        case .look(let look, _): look.rawValue
-        }
-    }
-
-    /// The effect's intensity; 0 is the identity.
-    public var intensity: Double {
-        switch self {
-        case .sepia(let i): i
-        case .monochrome(let m): m.intensity
-        case .look(_, let i): i
-        }
-    }
-
-    /// Whether the effect changes nothing (intensity 0).
-    public var isIdentity: Bool { intensity == 0 }
-
-    /// The effect as one affine transform, or `nil` for monochrome (piecewise, not
-    /// affine: it runs as its own kernel).
-    public var matrix: ColorMatrix? {
-        switch self {
-        case .sepia(let i): .sepia(intensity: i)
-        case .monochrome: nil
-        case .look(let look, let i): look.matrix(intensity: i)
-        }
-    }
-
-    /// The effect's kernels run one step at a time: the unfused reference.
-    public var sequentialKernels: [any PixelKernel] {
-        switch self {
-        case .sepia(let i): [Sepia(intensity: i)]
-        case .monochrome(let m): [m]
-        case .look(let look, 1): look.sequentialKernels
-        case .look(let look, let i): [ColorMatrixKernel(look.matrix(intensity: i), name: look.rawValue)]
-        }
-    }
-}
-
-extension Effect: Codable {
-    private enum CodingKeys: String, CodingKey { case name, intensity, color }
-
-    /// Reads `{"name", "intensity"?, "color"?}`; throws `DecodingError` for an unknown
-    /// name or a colour that is not three numbers.
-    public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let name = try c.decode(String.self, forKey: .name)
-        let intensity = try c.decodeIfPresent(Double.self, forKey: .intensity)
-        let color = try c.decodeIfPresent([Double].self, forKey: .color)
-        if let color, color.count != 3 {
-            throw DecodingError.dataCorruptedError(forKey: .color, in: c,
-                debugDescription: "color needs three numbers R, G, B; found \(color.count)")
-        }
-        guard let effect = Effect(name: name, intensity: intensity, color: color.map { SIMD3($0[0], $0[1], $0[2]) }) else {
-            throw DecodingError.dataCorruptedError(forKey: .name, in: c,
-                debugDescription: "unknown effect \"\(name)\"; known effects: \(Effect.names.joined(separator: ", "))")
-        }
-        self = effect
-    }
-
-    /// Writes `name`, `intensity` and, for monochrome, `color`.
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(name, forKey: .name)
-        try c.encode(intensity, forKey: .intensity)
-        if case .monochrome(let m) = self {
-            try c.encode([m.color.x, m.color.y, m.color.z], forKey: .color)
-        }
-    }
-}
-
 /// What is wrong with a recipe file.
 public enum RecipeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The JSON's `formatIdentifier` is not `Recipe.formatIdentifier`.
@@ -117,6 +10,8 @@ public enum RecipeError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidValue(field: String, value: String, reason: String)
     /// The JSON is malformed or a value has the wrong type; `field` is its JSON path.
     case malformed(field: String, reason: String)
+    /// A key no family knows, with the closest known key, if any.
+    case unknownKey(String, closest: String?)
 
     /// One English sentence naming the field and the problem.
     public var description: String {
@@ -129,24 +24,28 @@ public enum RecipeError: Error, Sendable, Equatable, CustomStringConvertible {
             "recipe: \(field) = \(value) is invalid: \(reason)"
         case .malformed(let field, let reason):
             "recipe: \(field.isEmpty ? "document" : field): \(reason)"
+        case .unknownKey(let key, let closest):
+            "recipe: unknown key \"\(key)\"" + (closest.map { "; did you mean \"\($0)\"?" } ?? "")
+                + " (known keys: \(KernelFamilies.all.map(\.key).joined(separator: ", ")))"
         }
     }
 }
 
-/// Everything one edit applies, in SPEC §6's order:
-/// exposure → saturation → contrast → brightness → hue → effect → vignette, then the
-/// caller encodes (clamping once).
+/// Everything one edit applies: one operation per kernel family at most, applied in
+/// the registry's order (SPEC §6, §11: exposure → vibrance → saturation → contrast →
+/// brightness → hue → effect → vignette), then the caller encodes (clamping once).
 ///
 /// A recipe is re-editable data in the spirit of Photos' `PHAdjustmentData`: it
 /// carries a format identifier and a `major.minor` format version, so an edit saved
 /// beside the original can be opened and changed later. JSON (every field optional
-/// except the two format fields; missing ones are identity):
+/// except the two format fields; missing ones are identity; each key is a family's,
+/// see `KernelFamilies.all`):
 ///
 /// ```json
 /// {
 ///   "formatIdentifier": "org.photokernels.recipe",
-///   "formatVersion": "1.0",
-///   "exposure": 0.5,
+///   "formatVersion": "1.1",
+///   "exposure": 0.5, "vibrance": 0.3,
 ///   "saturation": 1.2, "contrast": 1.1, "brightness": 0.05, "hue": 30,
 ///   "effect": {"name": "sepia", "intensity": 0.8},
 ///   "vignette": {"intensity": 1, "radius": 1}
@@ -154,22 +53,22 @@ public enum RecipeError: Error, Sendable, Equatable, CustomStringConvertible {
 /// ```
 ///
 /// Decoding (`Recipe.decode(from:)`) rejects an unknown identifier, a newer major
-/// version, a wrong type and a NaN or infinite number with a `RecipeError`; a field
-/// that is `null` counts as missing.
+/// version, a key no family knows (naming the closest known key), a wrong type and a
+/// number that is not finite as a `Float` with a `RecipeError`; a field that is `null`
+/// counts as missing.
+///
+/// `EditPlan(recipe)` compiles a recipe; `stages` lists what it applies.
 public struct Recipe: Sendable, Hashable {
     /// The identifier written into every recipe.
     public static let formatIdentifier = "org.photokernels.recipe"
     /// The version this library writes; it reads every `1.x`.
-    public static let formatVersion = "1.0"
+    public static let formatVersion = "1.1"
 
-    /// Exposure in stops (EV), applied in linear light; identity 0.
-    public var exposure: Double
-    /// Saturation, contrast, brightness and hue.
-    public var adjustments: Adjustments
-    /// The filter-strip effect, if any.
-    public var effect: Effect?
-    /// The vignette, if any (either form).
-    public var vignette: Vignette?
+    /// The operations by family key.
+    private var operations: [String: any RecipeOperation] = [:]
+
+    /// The recipe that changes nothing.
+    public init() {}
 
     /// A recipe; every default is the identity.
     public init(exposure: Double = 0, adjustments: Adjustments = .identity, effect: Effect? = nil, vignette: Vignette? = nil) {
@@ -179,75 +78,91 @@ public struct Recipe: Sendable, Hashable {
         self.vignette = vignette
     }
 
+    /// The sliders of a named preset (SPEC §6), nothing else.
+    public init(preset: Preset) {
+        self.init(adjustments: preset.adjustments)
+    }
+
     /// The recipe that changes nothing.
     public static let identity = Recipe()
 
+    /// The operation of `type`'s family, or `nil`; setting `nil` removes it.
+    public subscript<Operation: RecipeOperation>(_ type: Operation.Type) -> Operation? {
+        get { operations[Operation.family.key] as? Operation }
+        set { operations[Operation.family.key] = newValue }
+    }
+
+    /// Every operation, identity ones included, in recipe order.
+    public var operationsInOrder: [any RecipeOperation] {
+        KernelFamilies.all.compactMap { operations[$0.key] }
+    }
+
     /// Whether applying the recipe changes nothing.
-    public var isIdentity: Bool {
-        exposure == 0 && adjustments.isIdentity && (effect?.isIdentity ?? true) && (vignette?.isIdentity ?? true)
+    public var isIdentity: Bool { operations.values.allSatisfy(\.isIdentity) }
+
+    /// The stages that apply this recipe, in order, nothing fused; identity
+    /// operations contribute none, so the identity recipe has no stages.
+    public var stages: [Stage] {
+        operationsInOrder.filter { !$0.isIdentity }.flatMap(\.stages)
     }
 
-    /// The kernels that apply this recipe, fused: exposure (if any), one colour
-    /// matrix for the adjustments and an affine effect (if any is not identity),
-    /// monochrome (if chosen), the vignette (if any). Identity stages are dropped,
-    /// so the identity recipe has no kernels.
-    ///
-    /// - Complexity: O(1); the matrix is composed in `Double` and rounded once.
-    public var kernels: [any PixelKernel] {
-        var kernels: [any PixelKernel] = []
-        if exposure != 0 { kernels.append(Exposure(ev: Float(exposure))) }
-        var matrix = adjustments.matrix
-        var monochrome: Monochrome?
-        if let effect, !effect.isIdentity {
-            if let m = effect.matrix { matrix = matrix.then(m) }
-            if case .monochrome(let m) = effect { monochrome = m }
+    /// The stages as row kernels, in order (the unfused reference).
+    public var kernels: [any PixelKernel] { stages.map(\.kernel) }
+
+    /// Exposure in stops (EV), applied in linear light; identity 0.
+    public var exposure: Double {
+        get { self[Exposure.self]?.ev ?? 0 }
+        set { self[Exposure.self] = newValue == 0 ? nil : Exposure(ev: newValue) }
+    }
+
+    /// Saturation, contrast, brightness and hue.
+    public var adjustments: Adjustments {
+        get {
+            Adjustments(saturation: self[Saturation.self]?.value ?? 1, contrast: self[Contrast.self]?.value ?? 1,
+                        brightness: self[Brightness.self]?.value ?? 0, hue: self[HueRotation.self]?.degrees ?? 0)
         }
-        if !matrix.isIdentity { kernels.append(ColorMatrixKernel(matrix, name: "recipe")) }
-        if let monochrome { kernels.append(monochrome) }
-        if let vignette, !vignette.isIdentity { kernels.append(vignette) }
-        return kernels
+        set {
+            self[Saturation.self] = newValue.saturation == 1 ? nil : Saturation(newValue.saturation)
+            self[Contrast.self] = newValue.contrast == 1 ? nil : Contrast(newValue.contrast)
+            self[Brightness.self] = newValue.brightness == 0 ? nil : Brightness(newValue.brightness)
+            self[HueRotation.self] = newValue.hue == 0 ? nil : HueRotation(degrees: newValue.hue)
+        }
     }
 
-    /// The same recipe as one kernel per step, nothing fused: the reference that
-    /// `kernels` is tested against. Identity stages are dropped here too, so both
-    /// forms touch the same stages (a skipped stage cannot spread a NaN).
-    public var sequentialKernels: [any PixelKernel] {
-        var kernels: [any PixelKernel] = []
-        if exposure != 0 { kernels.append(Exposure(ev: Float(exposure))) }
-        if !adjustments.isIdentity { kernels += adjustments.sequentialKernels }
-        if let effect, !effect.isIdentity { kernels += effect.sequentialKernels }
-        if let vignette, !vignette.isIdentity { kernels.append(vignette) }
-        return kernels
+    /// The filter-strip effect, if any.
+    public var effect: Effect? {
+        get { self[Effect.self] }
+        set { self[Effect.self] = newValue }
     }
 
-    /// Checks that every number is finite; NaN or ∞ would poison every pixel.
+    /// The vignette, if any (either form).
+    public var vignette: Vignette? {
+        get { self[Vignette.self] }
+        set { self[Vignette.self] = newValue }
+    }
+
+    /// Checks every operation: numbers finite as `Float`, and each family's own rules.
     ///
     /// - Throws: `RecipeError.invalidValue` naming the field.
     public func validate() throws(RecipeError) {
-        func check(_ field: String, _ value: Double) throws(RecipeError) {
-            guard value.isFinite else { throw .invalidValue(field: field, value: "\(value)", reason: "must be a finite number") }
+        for operation in operationsInOrder { try operation.validate() }
+    }
+
+    public static func == (a: Recipe, b: Recipe) -> Bool {
+        a.operations.count == b.operations.count && a.operations.allSatisfy { key, value in
+            b.operations[key].map { AnyHashable($0) == AnyHashable(value) } ?? false
         }
-        try check("exposure", exposure)
-        try check("saturation", adjustments.saturation)
-        try check("contrast", adjustments.contrast)
-        try check("brightness", adjustments.brightness)
-        try check("hue", adjustments.hue)
-        if let effect {
-            try check("effect.intensity", effect.intensity)
-            if case .monochrome(let m) = effect {
-                try check("effect.color[0]", m.color.x); try check("effect.color[1]", m.color.y); try check("effect.color[2]", m.color.z)
-            }
-        }
-        if let vignette {
-            for (field, value) in vignette.parameters { try check("vignette.\(field)", value) }
-        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for operation in operationsInOrder { hasher.combine(AnyHashable(operation)) }
     }
 
     /// Reads a recipe from JSON and validates it.
     ///
     /// - Throws: `RecipeError` for malformed JSON, a wrong type (naming the field),
-    ///   an unknown `formatIdentifier`, a newer major `formatVersion`, or a NaN or
-    ///   infinite value.
+    ///   an unknown key, an unknown `formatIdentifier`, a newer major `formatVersion`,
+    ///   or a value that is not finite as a `Float`.
     public static func decode(from data: Data) throws(RecipeError) -> Recipe {
         let recipe: Recipe
         do {
@@ -274,11 +189,18 @@ public struct Recipe: Sendable, Hashable {
     }
 
     /// The recipe as pretty-printed JSON with sorted keys (stable for diffs).
-    public func encodedJSON() -> Data {
+    ///
+    /// - Throws: `RecipeError.invalidValue` for a value that is not finite (checked
+    ///   first, by `validate()`), so no recipe value can make encoding fail or trap.
+    public func encodedJSON() throws(RecipeError) -> Data {
+        try validate()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        // Encoding plain numbers and strings cannot fail.
-        return try! encoder.encode(self)
+        do {
+            return try encoder.encode(self)
+        } catch {
+            throw .malformed(field: "", reason: "cannot encode: \(error)")
+        }
     }
 }
 
@@ -309,44 +231,48 @@ private extension DecodingError.Context {
     var path: String { codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".") }
 }
 
+/// A coding key for any string: the recipe's keys are the registry's.
+private struct AnyKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(_ string: String) { stringValue = string }
+    init?(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
 extension Recipe: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case formatIdentifier, formatVersion, exposure, saturation, contrast, brightness, hue, effect, vignette
-    }
+    private static let formatKeys: Set<String> = ["formatIdentifier", "formatVersion"]
 
     /// Reads the keyed JSON form described on the type; missing fields are identity.
-    /// Throws `RecipeError` for a foreign identifier or a newer major version and
-    /// `DecodingError` for a wrong type (`Recipe.decode(from:)` maps both to `RecipeError`).
+    /// Throws `RecipeError` for a foreign identifier, a newer major version or an
+    /// unknown key, and `DecodingError` for a wrong type (`Recipe.decode(from:)` maps
+    /// both to `RecipeError`).
     public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        let identifier = try c.decode(String.self, forKey: .formatIdentifier)
+        let c = try decoder.container(keyedBy: AnyKey.self)
+        let identifier = try c.decode(String.self, forKey: AnyKey("formatIdentifier"))
         guard identifier == Recipe.formatIdentifier else { throw RecipeError.unknownFormat(identifier: identifier) }
-        let version = try c.decode(String.self, forKey: .formatVersion)
+        let version = try c.decode(String.self, forKey: AnyKey("formatVersion"))
         let major = version.split(separator: ".", maxSplits: 1).first.flatMap { Int($0) }
         guard let major, major <= 1 else {
             throw RecipeError.unsupportedVersion(found: version, supported: Recipe.formatVersion)
         }
-        exposure = try c.decodeIfPresent(Double.self, forKey: .exposure) ?? 0
-        adjustments = Adjustments(
-            saturation: try c.decodeIfPresent(Double.self, forKey: .saturation) ?? 1,
-            contrast: try c.decodeIfPresent(Double.self, forKey: .contrast) ?? 1,
-            brightness: try c.decodeIfPresent(Double.self, forKey: .brightness) ?? 0,
-            hue: try c.decodeIfPresent(Double.self, forKey: .hue) ?? 0)
-        effect = try c.decodeIfPresent(Effect.self, forKey: .effect)
-        vignette = try c.decodeIfPresent(Vignette.self, forKey: .vignette)
+        for key in c.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !Recipe.formatKeys.contains(key.stringValue) {
+            guard let family = KernelFamilies.named(key.stringValue) else {
+                let known = KernelFamilies.all.map(\.key) + Recipe.formatKeys.sorted()
+                throw RecipeError.unknownKey(key.stringValue, closest: KernelFamilies.closestKey(to: key.stringValue, among: known))
+            }
+            if try c.decodeNil(forKey: key) { continue }
+            operations[family.key] = try c.decode(family.type, forKey: key)
+        }
     }
 
-    /// Writes every field, identity values included, so the file documents itself.
+    /// Writes the format fields and every operation under its family's key.
     public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(Recipe.formatIdentifier, forKey: .formatIdentifier)
-        try c.encode(Recipe.formatVersion, forKey: .formatVersion)
-        try c.encode(exposure, forKey: .exposure)
-        try c.encode(adjustments.saturation, forKey: .saturation)
-        try c.encode(adjustments.contrast, forKey: .contrast)
-        try c.encode(adjustments.brightness, forKey: .brightness)
-        try c.encode(adjustments.hue, forKey: .hue)
-        try c.encodeIfPresent(effect, forKey: .effect)
-        try c.encodeIfPresent(vignette, forKey: .vignette)
+        var c = encoder.container(keyedBy: AnyKey.self)
+        try c.encode(Recipe.formatIdentifier, forKey: AnyKey("formatIdentifier"))
+        try c.encode(Recipe.formatVersion, forKey: AnyKey("formatVersion"))
+        for (key, operation) in operations {
+            try c.encode(operation, forKey: AnyKey(key))
+        }
     }
 }

@@ -67,8 +67,9 @@ public enum SamplePipeline {
                 output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
     }
 
-    // One generic body, specialised by the compiler for each public overload above
-    // (a public generic would run unspecialised when called from another module).
+    // The plan behind every overload: the kernels' stages, compiled and prepared for
+    // this size. Sizes are the caller's programming contract here (the preconditions
+    // above); `EditPlan` is the throwing interface.
     static func runRows<Input: FixedWidthInteger & UnsignedInteger & SIMDScalar, Output: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<Input>, inputLayout: SampleLayout, inputMaxval: Int,
@@ -79,40 +80,26 @@ public enum SamplePipeline {
                      "maxval does not fit the sample type")
         checkRaster(width: width, height: height, layout: inputLayout, maxval: inputMaxval, count: input.count)
         checkRaster(width: width, height: height, layout: outputLayout, maxval: outputMaxval, count: output.count)
-        if variant == .simd4, runMatrixFastPath(kernels, pixels: width * height, input: input, inputLayout: inputLayout,
-                                                inputMaxval: inputMaxval, output: output, outputLayout: outputLayout,
-                                                outputMaxval: outputMaxval, threads: threads) {
-            return
-        }
-        // Exposure on freshly decoded samples is a function of the sample alone, so the
-        // SIMD4 path reads it from a table the scalar formula filled: exact (SPEC §8
-        // holds trivially) and one load per sample instead of two powers.
-        var kernels = kernels
-        var exposureTable: [Float]? = nil
-        if variant == .simd4, let exposure = kernels.first as? Exposure {
-            exposureTable = exposure.makeLookupTable(maxval: inputMaxval)
-            kernels.removeFirst()
-        }
-        let source = UncheckedBox(input.baseAddress!), destination = SendablePointer(base: output.baseAddress!)
-        let inChannels = inputLayout.channelCount, outChannels = outputLayout.channelCount
-        let stages = kernels, table = exposureTable
-        RowBands.forEach(rows: height, threads: threads) { rows in
-            let scratch = UnsafeMutableBufferPointer<SIMD4<Float>>.allocate(capacity: width)
-            defer { scratch.deallocate() }
-            for y in rows {
-                let row = source.value + y * width * inChannels
-                if let table {
-                    SampleConversion.decode(row, layout: inputLayout, maxval: inputMaxval, colorTable: table,
-                                            into: scratch.baseAddress!, count: width)
-                } else {
-                    SampleConversion.decode(row, layout: inputLayout, maxval: inputMaxval,
-                                            into: scratch.baseAddress!, count: width)
-                }
-                let location = RowLocation(y: y, imageWidth: width, imageHeight: height)
-                for kernel in stages { kernel.apply(scratch, at: location, variant: variant) }
-                SampleConversion.encode(scratch.baseAddress!, count: width, layout: outputLayout,
-                                        maxval: outputMaxval, into: destination.base + y * width * outChannels)
+        do {
+            let plan = try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
+            switch (input, output) {
+            case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt8>):
+                try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
+                             outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
+            case let (i as UnsafeBufferPointer<UInt16>, o as UnsafeMutableBufferPointer<UInt16>):
+                try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
+                             outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
+            case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt16>):
+                try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
+                             outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
+            case let (i as UnsafeBufferPointer<UInt16>, o as UnsafeMutableBufferPointer<UInt8>):
+                try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
+                             outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
+            default:
+                preconditionFailure("samples are UInt8 or UInt16")
             }
+        } catch {
+            preconditionFailure("\(error)")
         }
     }
 
@@ -167,41 +154,5 @@ public enum SamplePipeline {
                     inputMaxval: maxval, output: buffer, outputLayout: layout, outputMaxval: outputMaxval,
                     variant: variant, threads: threads)
         }
-    }
-
-    /// Takes the packed fast path (`ColorMatrixKernel.applyRGBA8/16`) when the work is
-    /// one colour matrix from RGBA to RGBA at one maxval and one sample width; returns
-    /// whether it did. Bands of whole rows split the raster across threads as usual.
-    private static func runMatrixFastPath<Input: FixedWidthInteger & UnsignedInteger, Output: FixedWidthInteger & UnsignedInteger>(
-        _ kernels: [any PixelKernel], pixels: Int,
-        input: UnsafeBufferPointer<Input>, inputLayout: SampleLayout, inputMaxval: Int,
-        output: UnsafeMutableBufferPointer<Output>, outputLayout: SampleLayout, outputMaxval: Int,
-        threads: Int?
-    ) -> Bool {
-        #if _endian(little)  // the packed lanes assume R in the lowest-addressed bits
-        guard kernels.count == 1, let matrix = kernels[0] as? ColorMatrixKernel,
-              inputLayout == .rgba, outputLayout == .rgba, inputMaxval == outputMaxval,
-              Input.self == Output.self else { return false }
-        let source = UncheckedBox(UnsafeRawPointer(input.baseAddress!))
-        let destination = UncheckedBox(UnsafeMutableRawPointer(output.baseAddress!))
-        let maxval = inputMaxval
-        // Bands of pixels rather than rows: rows are contiguous, so any split works.
-        let chunk = 4096
-        RowBands.forEach(rows: (pixels + chunk - 1) / chunk, threads: threads) { chunks in
-            let start = chunks.lowerBound * chunk, end = min(pixels, chunks.upperBound * chunk)
-            if Input.self == UInt8.self {
-                matrix.applyRGBA8(source.value.assumingMemoryBound(to: UInt8.self) + 4 * start,
-                                  destination.value.assumingMemoryBound(to: UInt8.self) + 4 * start,
-                                  count: end - start, maxval: maxval)
-            } else {
-                matrix.applyRGBA16(source.value.assumingMemoryBound(to: UInt16.self) + 4 * start,
-                                   destination.value.assumingMemoryBound(to: UInt16.self) + 4 * start,
-                                   count: end - start, maxval: maxval)
-            }
-        }
-        return true
-        #else
-        return false
-        #endif
     }
 }

@@ -334,39 +334,37 @@ enum SampleConversion {
         }
     }
 
-    /// Decodes `count` pixels of `layout`, mapping each colour sample `v` through
-    /// `colorTable[v]` (a per-sample function of `v / maxval`, such as exposure) and
-    /// alpha through `SampleCoding.decode`. `colorTable` has `maxval + 1` entries.
+    /// Decodes `count` pixels of `layout`, mapping each colour sample `v` of channel
+    /// `c` through `tables`' entry `v` (the leading tone stages of `v / maxval`), and
+    /// alpha through `SampleCoding.decode`. Samples beyond a table clamp to its last entry.
     static func decode<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        _ source: UnsafePointer<Sample>, layout: SampleLayout, maxval: Int, colorTable: [Float],
+        _ source: UnsafePointer<Sample>, layout: SampleLayout, maxval: Int, tables: ToneTables,
         into destination: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        precondition(colorTable.count == maxval + 1, "the table needs maxval + 1 entries")
-        let m = Float(maxval)
-        colorTable.withUnsafeBufferPointer { table in
-            // Samples above maxval (which the Netpbm reader rejects) clamp to the last entry.
-            @inline(__always) func color(_ v: Sample) -> Float { table[min(Int(v), maxval)] }
-            switch layout {
-            case .gray:
-                for i in 0..<count {
-                    let y = color(source[i])
-                    (destination + i).initialize(to: SIMD4(y, y, y, 1))
-                }
-            case .grayAlpha:
-                for i in 0..<count {
-                    let y = color(source[2 * i])
-                    (destination + i).initialize(to: SIMD4(y, y, y, SampleCoding.decode(source[2 * i + 1], maxval: m)))
-                }
-            case .rgb:
-                for i in 0..<count {
-                    let s = source + 3 * i
-                    (destination + i).initialize(to: SIMD4(color(s[0]), color(s[1]), color(s[2]), 1))
-                }
-            case .rgba:
-                for i in 0..<count {
-                    let s = source + 4 * i
-                    (destination + i).initialize(to: SIMD4(color(s[0]), color(s[1]), color(s[2]),
-                                                           SampleCoding.decode(s[3], maxval: m)))
-                }
+        let m = Float(maxval), last = tables.count - 1
+        let (tr, tg, tb) = (tables.red, tables.green, tables.blue)
+        @inline(__always) func index(_ v: Sample) -> Int { min(Int(v), last) }
+        switch layout {
+        case .gray:
+            // A grey sample is R = G = B, each through its own channel's table.
+            for i in 0..<count {
+                let v = index(source[i])
+                (destination + i).initialize(to: SIMD4(tr[v], tg[v], tb[v], 1))
+            }
+        case .grayAlpha:
+            for i in 0..<count {
+                let v = index(source[2 * i])
+                (destination + i).initialize(to: SIMD4(tr[v], tg[v], tb[v], SampleCoding.decode(source[2 * i + 1], maxval: m)))
+            }
+        case .rgb:
+            for i in 0..<count {
+                let s = source + 3 * i
+                (destination + i).initialize(to: SIMD4(tr[index(s[0])], tg[index(s[1])], tb[index(s[2])], 1))
+            }
+        case .rgba:
+            for i in 0..<count {
+                let s = source + 4 * i
+                (destination + i).initialize(to: SIMD4(tr[index(s[0])], tg[index(s[1])], tb[index(s[2])],
+                                                       SampleCoding.decode(s[3], maxval: m)))
             }
         }
     }

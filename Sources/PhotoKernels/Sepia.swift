@@ -49,7 +49,7 @@ extension ColorMatrix {
 /// away from the matrix, beyond SPEC §8's 0.1 %.)
 ///
 /// Complexity: O(n) per row of n pixels (a 3×3 product per pixel); no allocation.
-public struct Sepia: PixelKernel {
+public struct Sepia: AffineStage {
     /// The strength, clamped to [0, 1] when applied; identity 0, default 1.
     public var intensity: Double {
         didSet { kernel = Sepia.kernel(intensity) }

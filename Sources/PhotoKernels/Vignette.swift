@@ -68,7 +68,7 @@ import Foundation
 /// (Core Image Filter Reference) [doc]; the smoothstep curve follows GLSL's
 /// `smoothstep` [doc: GLSL spec]; the exact radii in pixels are this library's
 /// choice [own] — Core Image does not document its curve.
-public struct Vignette: PixelKernel, Codable, Hashable {
+public struct Vignette: PositionalStage, Codable, Hashable {
     /// The two parameterisations of SPEC §4.
     public enum Form: Sendable, Hashable {
         /// CIVignette: `intensity` (Core Image range −1…1, default 0; larger values are
@@ -224,27 +224,33 @@ public struct Vignette: PixelKernel, Codable, Hashable {
         }
     }
 
-    /// Applies the vignette in place to row `location.y` of a
-    /// `location.imageWidth × location.imageHeight` image (pixels `x = 0 ..< row.count`,
-    /// straight-alpha RGBA, A kept); returns at once when the intensity is 0.
+    /// Applies the vignette in place to a row piece: pixels `location.x0 ..<
+    /// location.x0 + row.count` of row `location.y` of a
+    /// `location.imageWidth × location.imageHeight` image (straight-alpha RGBA, A
+    /// kept); returns at once when the intensity is 0.
+    ///
+    /// An `EditPlan` resolves the geometry once per image size instead
+    /// (`preparedGains(imageWidth:imageHeight:)`); this entry point resolves it per call.
     ///
     /// - Complexity: O(row.count) plus O(1) to resolve the geometry; no heap allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
         guard !isIdentity, let base = row.baseAddress else { return }
-        let g = Resolved(geometry(width: location.imageWidth, height: location.imageHeight))
-        let dy = (Float(location.y) + 0.5) - g.cy
-        switch variant {
-        case .scalar: Vignette.applyScalar(base, count: row.count, dy: dy, g)
-        case .simd4: Vignette.applySIMD4(base, count: row.count, dy: dy, g)
-        }
+        let prepared = PreparedVignette(self, imageWidth: location.imageWidth, imageHeight: location.imageHeight)
+        prepared.scale(base, count: row.count, y: location.y, x0: location.x0, variant: variant)
     }
 
-    /// The reference: per pixel, `d = √(dx² + dy²)`, SPEC §4's smoothstep with the
-    /// division as a multiplication by `w = 1/(r1 − r0)`, `g = 1 − i·t`, each of R, G,
-    /// B times `g`.
-    static func applyScalar(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, dy: Float, _ g: Resolved) {
-        for x in 0..<count {
-            let dx = (Float(x) + 0.5) - g.cx
+    /// Resolves the geometry for one image size: the positional constants of an
+    /// `EditPlan`.
+    public func preparedGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains {
+        PreparedVignette(self, imageWidth: imageWidth, imageHeight: imageHeight)
+    }
+
+    /// The reference gain of every pixel `x0 ..< x0 + count` of a row whose centre lies
+    /// `dy` below the vignette's centre: `d = √(dx² + dy²)`, SPEC §4's smoothstep with
+    /// the division as a multiplication by `w = 1/(r1 − r0)`, `g = 1 − i·t`.
+    static func referenceGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, dy: Float, _ g: Resolved) {
+        for i in 0..<count {
+            let dx = (Float(x0 + i) + 0.5) - g.cx
             let d = (dx * dx + dy * dy).squareRoot()
             let t: Float
             if g.r1 <= g.r0 {
@@ -253,50 +259,48 @@ public struct Vignette: PixelKernel, Codable, Hashable {
                 let u = min(max((d - g.r0) * g.inverseWidth, 0), 1)
                 t = u * u * (3 - 2 * u)
             }
-            let gain = 1 - g.intensity * t
-            p[x].x = gain * p[x].x
-            p[x].y = gain * p[x].y
-            p[x].z = gain * p[x].z
+            out[i] = 1 - g.intensity * t
         }
     }
 
-    /// The schedule, in two passes per stretch of the row so that no gain is moved
-    /// from a vector lane to a scalar register:
+    /// The schedule's gains for pixels `x0 ..< x0 + count` of a row `imageWidth`
+    /// pixels wide:
     ///
-    /// 1. Split the row into spans of constant gain, `[0, a)` and `[e, count)` beyond
+    /// 1. Split the whole row into spans of constant gain, `[0, a)` and `[e, W)` beyond
     ///    `r1` (`g = 1 − i·1`) and `[b, c)` inside `r0` (`g = 1 − i·0`), and the band
     ///    `[a, b)`, `[c, e)` between (`constantSpans`). No square root is taken in a
     ///    constant span.
-    /// 2. Band: `bandGains` writes the gains of up to `chunk` pixels to a 1 KiB stack
-    ///    buffer, eight lanes at a time, branch-free; then `scaleRow` multiplies each
-    ///    pixel by its gain, two pixels per `SIMD8`, alpha restored.
-    /// 3. Constant spans: `scaleRow(_:count:by:)` with the one gain.
+    /// 2. Band: `bandGains` computes the gains eight lanes at a time, branch-free, in
+    ///    blocks that start on a multiple of 8 of the whole row (so a tile's gains are
+    ///    the whole render's, bit for bit), through a 1 KiB stack buffer.
     ///
-    /// Every gain is computed with the same operations, in the same order, on the same
-    /// values as the four-lane schedule it replaces, so the output is the same to the
-    /// bit (for rows of up to 2^26 pixels; see `bandGains`).
-    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, dy: Float, _ g: Resolved) {
-        // The last step of the band formula, `1 − i·t`, at t = 0 and t = 1: the same
-        // bits as a lane that takes the inside or the outside branch.
+    /// Every gain is computed with the reference's operations in the same order, so
+    /// the two agree to the bit (for rows of up to 2^24 pixels; see `bandGains`).
+    static func scheduledGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, imageWidth: Int,
+                               dy: Float, _ g: Resolved) {
         let insideGain = 1 - g.intensity * 0, outsideGain = 1 - g.intensity * 1
-        // The alpha masks are handed to the pixel loops as a value: see `AlphaMasks`.
-        let keep = AlphaMasks()
-        let (a, b, c, e) = constantSpans(count: count, dy: dy, g)
-        scaleRow(p, count: a, by: outsideGain, keep)
-        scaleRow(p + b, count: c - b, by: insideGain, keep)
-        scaleRow(p + e, count: count - e, by: outsideGain, keep)
-        guard a < b || c < e else { return }
+        let (a, b, c, e) = constantSpans(count: imageWidth, dy: dy, g)
+        let end = x0 &+ count
+        // Each span of the whole row, clipped to [x0, end).
+        func fill(_ lower: Int, _ upper: Int, _ gain: Float) {
+            let l = max(lower, x0), u = min(upper, end)
+            if l < u { (out + (l - x0)).update(repeating: gain, count: u - l) }
+        }
+        fill(0, a, outsideGain)
+        fill(b, c, insideGain)
+        fill(e, imageWidth, outsideGain)
         withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: chunk / 8) { buffer in
             let gains = buffer.baseAddress!
             func band(_ lower: Int, _ upper: Int) {
-                // Chunks start on a multiple of 8, as the lanes' `x` did before (see
-                // `bandGains`); the gains of the few pixels before the band are unused.
-                var x = lower & ~7
-                while x < upper {
-                    let end = min(x + chunk, upper), first = max(x, lower)
-                    bandGains(gains, from: x, blocks: (end - x + 7) / 8, dy: dy, g)
-                    scaleRow(p + first, count: end - first, by: UnsafeRawPointer(gains) + 4 * (first - x), keep)
-                    x = end
+                let l = max(lower, x0), u = min(upper, end)
+                guard l < u else { return }
+                var x = l & ~7
+                while x < u {
+                    let stop = min(x + chunk, u), first = max(x, l)
+                    bandGains(gains, from: x, blocks: (stop - x + 7) / 8, dy: dy, g)
+                    (out + (first - x0)).update(from: UnsafeRawPointer(gains).assumingMemoryBound(to: Float.self) + (first - x),
+                                                count: stop - first)
+                    x = stop
                 }
             }
             band(a, b)
@@ -308,6 +312,48 @@ public struct Vignette: PixelKernel, Codable, Hashable {
     /// `withUnsafeTemporaryAllocation` places on the stack without a size check, and
     /// which stays in L1 between the two passes. A multiple of 8.
     static var chunk: Int { 256 }
+
+    /// The gains of one vignette for one image size.
+    struct PreparedVignette: PreparedGains {
+        let resolved: Resolved
+        let imageWidth: Int
+
+        init(_ vignette: Vignette, imageWidth: Int, imageHeight: Int) {
+            resolved = Resolved(vignette.geometry(width: imageWidth, height: imageHeight))
+            self.imageWidth = imageWidth
+        }
+
+        func rowGains(y: Int, x0: Int, count: Int, variant: KernelVariant, into gains: UnsafeMutablePointer<Float>) {
+            let dy = (Float(y) + 0.5) - resolved.cy
+            switch variant {
+            case .scalar: Vignette.referenceGains(gains, x0: x0, count: count, dy: dy, resolved)
+            case .simd4: Vignette.scheduledGains(gains, x0: x0, count: count, imageWidth: imageWidth, dy: dy, resolved)
+            }
+        }
+
+        /// Multiplies R, G, B of `count` pixels by their gains, a chunk at a time.
+        func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: Vignette.chunk) { buffer in
+                let gains = buffer.baseAddress!
+                var done = 0
+                while done < count {
+                    let n = min(Vignette.chunk, count - done)
+                    rowGains(y: y, x0: x0 &+ done, count: n, variant: variant, into: gains)
+                    switch variant {
+                    case .scalar:
+                        for i in 0..<n {
+                            p[done + i].x = gains[i] * p[done + i].x
+                            p[done + i].y = gains[i] * p[done + i].y
+                            p[done + i].z = gains[i] * p[done + i].z
+                        }
+                    case .simd4:
+                        Vignette.scaleRow(p + done, count: n, by: UnsafeRawPointer(gains), AlphaMasks())
+                    }
+                    done += n
+                }
+            }
+        }
+    }
 
     /// The row's spans of constant gain, `0 ≤ a ≤ b ≤ c ≤ e ≤ count`: every pixel of
     /// `[0, a)` and `[e, count)` has `d² ≥ outer2` and every pixel of `[b, c)` has
@@ -412,23 +458,6 @@ public struct Vignette: PixelKernel, Codable, Hashable {
         }
     }
 
-    /// `R, G, B ×= gain` for pixels `0 ..< count`, alpha kept bit for bit; two pixels
-    /// per `SIMD8`.
-    @inline(never)
-    static func scaleRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float, _ keep: AlphaMasks) {
-        let g = SIMD8<Float>(repeating: gain)
-        var x = 0
-        while x < count &- 1 {
-            let pixels = UnsafeMutableRawPointer(p + x)
-            let v = pixels.loadUnaligned(as: SIMD8<Float>.self)
-            pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.pair), as: SIMD8<Float>.self)
-            x &+= 2
-        }
-        if x < count {
-            let v = p[x]
-            p[x] = (v * SIMD4(repeating: gain)).replacing(with: v, where: keep.pixel)
-        }
-    }
 }
 
 extension Vignette {
@@ -486,5 +515,36 @@ extension Vignette {
             try c.encode(i, forKey: .intensity)
             try c.encode(falloff, forKey: .falloff)
         }
+    }
+}
+
+extension Vignette: RecipeOperation {
+    /// The `vignette` family: either form of SPEC §4.
+    public static let family = KernelFamily(
+        key: "vignette",
+        summary: "radial darkening: CIVignette (intensity, radius × half-diagonal) or CIVignetteEffect (centre, radius, falloff)",
+        kind: .positional,
+        parameters: [
+            FamilyParameter("intensity", identity: "0", range: "−1…1", help: "the gain beyond r1 is 1 − intensity"),
+            FamilyParameter("radius", identity: "—", range: "0…2", help: "CIVignette: r1 as a fraction of the half-diagonal; effect: R in pixels"),
+            FamilyParameter("center", identity: "—", range: "pixels", help: "effect form: the centre, from the top-left"),
+            FamilyParameter("falloff", identity: "—", range: "0…1", help: "effect form: the soft band's half-width as a fraction of R"),
+        ],
+        examples: [("vignette", Vignette.vignette(intensity: 1, radius: 1)),
+                   ("vignetteEffect", Vignette.vignetteEffect(intensity: 1, falloff: 0.5))],
+        identity: Vignette.vignette(intensity: 0, radius: 1), type: Vignette.self)
+
+    /// `[.positional(self)]`.
+    public var stages: [Stage] { [stage] }
+
+    /// Checks that every number is finite as a `Float`.
+    public func validate() throws(RecipeError) {
+        for (field, value) in parameters { try validateFinite("vignette.\(field)", value) }
+    }
+
+    /// `g(x, y)·C` in `Double` (`Geometry.gain`); alpha kept.
+    public func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> {
+        let g = geometry(width: width, height: height).gain(x: x, y: y)
+        return SIMD4(g * color.x, g * color.y, g * color.z, color.w)
     }
 }

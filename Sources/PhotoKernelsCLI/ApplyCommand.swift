@@ -219,7 +219,9 @@ struct ApplyCommand {
             }
         }
         if let saveRecipe = request.saveRecipe {
-            try OutputFile.write(recipe.encodedJSON() + Data("\n".utf8), to: saveRecipe)
+            let json: Data
+            do throws(RecipeError) { json = try recipe.encodedJSON() } catch { throw .recipe(error, file: saveRecipe) }
+            try OutputFile.write(json + Data("\n".utf8), to: saveRecipe)
         }
         let elapsed = clock.now - start
         Console.err("wrote \(destination) (\(describe(outputs))) in \(milliseconds(elapsed)) ms\n")

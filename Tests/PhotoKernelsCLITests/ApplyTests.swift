@@ -71,7 +71,7 @@ struct ApplyTests {
     func identity(name: String, bytes: [UInt8]) throws {
         let sandbox = try Sandbox()
         try sandbox.write(name, bytes)
-        let identity = String(decoding: Recipe.identity.encodedJSON(), as: UTF8.self)
+        let identity = String(decoding: try Recipe.identity.encodedJSON(), as: UTF8.self)
         try sandbox.write("identity.json", Array(identity.utf8))
         let out = "out." + URL(fileURLWithPath: name).pathExtension
         for options in [[], ["--recipe", "identity.json"], ["--saturation", "1", "--hue", "360"]] {

@@ -14,15 +14,17 @@ struct RecipeTests {
         Recipe(exposure: 2),
     ]
 
-    @Test("the fused kernels equal the unfused step-by-step reference, both variants")
-    func fusedMatchesSequential() {
+    @Test("the fused plan equals the unfused step-by-step reference on Float images")
+    func fusedMatchesSequential() throws {
         for (n, recipe) in Self.recipes.enumerated() {
             for (w, h) in [(1, 1), (9, 5), (33, 3), (40, 31)] {
                 let input = randomImage(width: w, height: h, seed: UInt64(n), nanEvery: 11)
-                let reference = run(recipe.sequentialKernels, on: input, .scalar)
-                for variant in KernelVariant.allCases {
-                    expectClose(run(recipe.kernels, on: input, variant), reference, input: input, "recipe \(n) \(variant)")
-                }
+                let plan = try EditPlan(stages: recipe.stages).prepared(width: w, height: h, threads: 1)
+                var reference = input, fused = input
+                try plan.run(&reference, variant: .scalar)
+                try plan.run(&fused, variant: .simd4)
+                expectClose(fused, reference, input: input, "recipe \(n)")
+                expectClose(run(recipe.kernels, on: input, .simd4), reference, input: input, "recipe \(n) kernels")
             }
         }
     }
@@ -66,8 +68,10 @@ struct RecipeTests {
                 let (w, h) = (19, 6)
                 let samples = (0..<(w * h * layout.channelCount)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
                 let image = FloatImage(width: w, height: h, layout: layout, maxval: maxval, samples: samples)
-                // The SIMD4 pipeline reads exposure (the first stage) from a table of the
-                // scalar formula, then runs the other stages in SIMD4.
+                // The integer plan reads exposure (the first stage) from a table of the
+                // scalar formula, then runs the other stages in SIMD4; the Float image path
+                // runs them all in SIMD4. The two may differ only by 1 LSB on near-ties
+                // (SPEC §8, which `FamilyLawsTests` checks against the Double evaluation).
                 let stages = recipe.kernels
                 #expect(stages.first is Exposure)
                 let expected = run(Array(stages.dropFirst()), on: run([stages[0]], on: image, .scalar), .simd4)
@@ -75,7 +79,8 @@ struct RecipeTests {
                 for threads in [1, 2, 5] {
                     let out = SamplePipeline.run(stages, width: w, height: h, samples: samples, layout: layout,
                                                  maxval: maxval, variant: .simd4, threads: threads)
-                    #expect(sampleDifferences(out, expected).count == 0, "\(layout) maxval \(maxval) threads \(threads)")
+                    let d = sampleDifferences(out, expected)
+                    #expect(d.largest <= 1 && d.count * 100 <= out.count, "\(layout) maxval \(maxval) threads \(threads): \(d)")
                 }
                 if maxval == 255 {
                     // The 8-bit entry points give the same samples.
@@ -87,7 +92,8 @@ struct RecipeTests {
                                                inputMaxval: 255, output: output, outputLayout: layout, outputMaxval: 255)
                         }
                     }
-                    #expect(sampleDifferences(out8.map(UInt16.init), expected).count == 0, "8-bit \(layout)")
+                    let d8 = sampleDifferences(out8.map(UInt16.init), expected)
+                    #expect(d8.largest <= 1 && d8.count * 100 <= out8.count, "8-bit \(layout): \(d8)")
                 }
             }
         }
@@ -96,10 +102,10 @@ struct RecipeTests {
     @Test("JSON round trip keeps every field; the document has the format identifier and version")
     func jsonRoundTrip() throws {
         for recipe in Self.recipes {
-            let data = recipe.encodedJSON()
+            let data = try recipe.encodedJSON()
             let text = String(decoding: data, as: UTF8.self)
             #expect(text.contains("\"formatIdentifier\" : \"org.photokernels.recipe\""))
-            #expect(text.contains("\"formatVersion\" : \"1.0\""))
+            #expect(text.contains("\"formatVersion\" : \"1.1\""))
             #expect(try Recipe.decode(from: data) == recipe)
         }
     }
@@ -119,13 +125,13 @@ struct RecipeTests {
         (#"{"formatIdentifier": "com.example.other", "formatVersion": "1.0"}"#,
          RecipeError.unknownFormat(identifier: "com.example.other")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "2.0"}"#,
-         RecipeError.unsupportedVersion(found: "2.0", supported: "1.0")),
+         RecipeError.unsupportedVersion(found: "2.0", supported: "1.1")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "hue": "ninety"}"#,
          RecipeError.malformed(field: "hue", reason: "expected a number")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"intensity": 1}}"#,
          RecipeError.malformed(field: "effect.name", reason: "missing")),
         (#"{"formatVersion": "1.0"}"#, RecipeError.malformed(field: "formatIdentifier", reason:
-            #"missing (a recipe starts {"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", …})"#)),
+            #"missing (a recipe starts {"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", …})"#)),
     ])
     func rejects(json: String, error: RecipeError) {
         #expect(throws: error) { try Recipe.decode(from: Data(json.utf8)) }
@@ -151,7 +157,7 @@ struct RecipeTests {
             #expect(error.description.contains("1e999"), "\(error.description)")
         }
         // A value that JSON cannot carry but the API can: validate() names it.
-        #expect(throws: RecipeError.invalidValue(field: "hue", value: "nan", reason: "must be a finite number")) {
+        #expect(throws: RecipeError.invalidValue(field: "hue", value: "nan", reason: "must be a finite number (at most 3.4e38 in magnitude)")) {
             try Recipe(adjustments: Adjustments(hue: .nan)).validate()
         }
     }

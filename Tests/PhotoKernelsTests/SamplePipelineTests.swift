@@ -153,18 +153,13 @@ struct SamplePipelineTests {
         }
     }
 
-    @Test("a full recipe at 16 bits: SIMD4 pipeline within SPEC §8 of the scalar pipeline")
-    func recipeSixteenBit() {
-        var rng = SeededGenerator(seed: 16)
-        let (w, h) = (64, 48)
-        let samples = (0..<(w * h * 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
-        let kernels = KernelCatalog.sampleRecipe.kernels
-        let scalar = SamplePipeline.run(kernels, width: w, height: h, samples: samples, layout: .rgba, maxval: 65535,
-                                        variant: .scalar, threads: 1)
-        let simd = SamplePipeline.run(kernels, width: w, height: h, samples: samples, layout: .rgba, maxval: 65535,
-                                      variant: .simd4, threads: 2)
-        let d = sampleDifferences(simd, scalar)
-        #expect(d.largest <= 1 && d.count * 1000 <= samples.count, "\(d.count) of \(samples.count) differ, by up to \(d.largest)")
+    /// One row of `count` 8-bit RGBA pixels through the fused plan of `kernel`.
+    static func plan8(_ kernel: some PixelKernel, _ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>,
+                      count: Int) {
+        let plan = try! EditPlan(kernels: [kernel]).prepared(width: count, height: 1, threads: 1)
+        try! plan.run(input: UnsafeBufferPointer(start: input, count: 4 * count), inputLayout: .rgba, inputMaxval: 255,
+                      output: UnsafeMutableBufferPointer(start: output, count: 4 * count), outputLayout: .rgba,
+                      outputMaxval: 255)
     }
 
     @Test("8-bit block edges: every count 1…33 in place equals out of place; saturation to 0 and maxval; exact ties round to even")
@@ -176,15 +171,15 @@ struct SamplePipelineTests {
             var out = [UInt8](repeating: 0, count: bytes.count)
             bytes.withUnsafeBufferPointer { input in
                 out.withUnsafeMutableBufferPointer { output in
-                    kernel.applyRGBA8(input.baseAddress!, output.baseAddress!, count: count, maxval: 255)
+                    Self.plan8(kernel, input.baseAddress!, output.baseAddress!, count: count)
                 }
             }
             var inPlace = bytes
-            inPlace.withUnsafeMutableBufferPointer { kernel.applyRGBA8($0.baseAddress!, $0.baseAddress!, count: count, maxval: 255) }
+            inPlace.withUnsafeMutableBufferPointer { Self.plan8(kernel, $0.baseAddress!, $0.baseAddress!, count: count) }
             #expect(inPlace == out, "count \(count): in place differs")
             // The last block goes through a padded copy: no byte past `count` pixels is touched.
             var guarded = bytes + [0xA5, 0xA5, 0xA5, 0xA5]
-            guarded.withUnsafeMutableBufferPointer { kernel.applyRGBA8($0.baseAddress!, $0.baseAddress!, count: count, maxval: 255) }
+            guarded.withUnsafeMutableBufferPointer { Self.plan8(kernel, $0.baseAddress!, $0.baseAddress!, count: count) }
             #expect(Array(guarded.suffix(4)) == [0xA5, 0xA5, 0xA5, 0xA5], "count \(count): wrote past the end")
         }
         // A huge contrast drives every channel far past both ends: clamped, never wrapped.
@@ -192,7 +187,7 @@ struct SamplePipelineTests {
         let pixels: [UInt8] = [0, 127, 128, 255, 255, 128, 127, 7, 1, 254, 200, 0]
         var out = [UInt8](repeating: 0, count: 12)
         pixels.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { steep.applyRGBA8(input.baseAddress!, $0.baseAddress!, count: 3, maxval: 255) }
+            out.withUnsafeMutableBufferPointer { Self.plan8(steep, input.baseAddress!, $0.baseAddress!, count: 3) }
         }
         #expect(out == [0, 0, 255, 255, 255, 255, 0, 7, 0, 255, 255, 0])
         // Brightness 0.5 puts every unclamped 8-bit result next to a .5 (v + 127.5): the
@@ -204,46 +199,5 @@ struct SamplePipelineTests {
                                         maxval: 255, variant: .scalar, threads: 1)
         #expect(out.map(UInt16.init) == scalar)
         #expect(out[0] == 128 && out[3] == 255 && out[7] == 9, "0 + 127.5 is an exact tie: half to even; alpha kept")
-    }
-
-    @Test("every catalog entry and tie-heavy kernels: the SIMD4 pipeline gives the scalar pipeline's samples, 8 and 16 bits")
-    func everyKernelExact() {
-        var entries = KernelCatalog.entries
-        entries.append(CatalogEntry("brightness 0.1, one matrix", [Adjustments(brightness: 0.1).kernel]))
-        entries.append(CatalogEntry("sepia 0.6", [Sepia(intensity: 0.6)]))
-        entries.append(CatalogEntry("vignette(1.5, 1.5)", [Vignette.vignette(intensity: 1.5, radius: 1.5)]))
-        entries.append(CatalogEntry("tie-heavy recipe", Recipe(
-            exposure: 1, adjustments: Adjustments(contrast: 2, brightness: 0.1),
-            effect: .sepia(intensity: 0.6), vignette: .vignette(intensity: 1.5, radius: 1.5)).kernels))
-        // Grey rows (where tie-prone recipes put whole rows on exact .5 ties) over random rows.
-        let (w, h) = (64, 48)
-        for maxval in [255, 65535] {
-            var rng = SeededGenerator(seed: UInt64(maxval))
-            var samples: [UInt16] = []
-            for y in 0..<h {
-                for x in 0..<w {
-                    if y < 8 {
-                        let v = UInt16((x * 8 + y) * maxval / (8 * w + 7))
-                        samples += [v, v, v, UInt16(maxval)]
-                    } else {
-                        for _ in 0..<4 { samples.append(UInt16.random(in: 0...UInt16(maxval), using: &rng)) }
-                    }
-                }
-            }
-            let bytes = samples.map { UInt8(truncatingIfNeeded: $0) }
-            for entry in entries {
-                // 8-bit samples travel as UInt8, the type that takes the packed 8-bit block.
-                func run(_ variant: KernelVariant, threads: Int) -> [UInt16] {
-                    guard maxval == 255 else {
-                        return SamplePipeline.run(entry.kernels, width: w, height: h, samples: samples, layout: .rgba,
-                                                  maxval: maxval, variant: variant, threads: threads)
-                    }
-                    return Self.run8(entry.kernels, bytes, width: w, height: h, maxval: 255, variant: variant,
-                                     threads: threads).map(UInt16.init)
-                }
-                let d = sampleDifferences(run(.simd4, threads: 2), run(.scalar, threads: 1))
-                #expect(d.count == 0, "\(entry.name) maxval \(maxval): \(d.count) samples differ")
-            }
-        }
     }
 }

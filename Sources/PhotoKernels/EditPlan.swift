@@ -1,0 +1,496 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+// An edit compiled once: the stages of a recipe in order (the reference), and the same
+// stages fused (the schedule). Preparing the plan for an image size resolves every
+// positional constant and allocates the scratch rows; the prepared plan then runs on
+// any number of images or frames of that size, on a Float image or on integer samples,
+// in bands of rows and pieces of rows, so sources and sinks of any kind (a whole
+// raster, a band read from a stream, a tile of a larger image) drive the same code.
+
+/// A compiled edit: the recipe's stages in order, and their fused schedule.
+///
+/// **Compiling** keeps the stage list as given (the unfused reference, run with scalar
+/// loops by `.scalar`) and fuses it for `.simd4`:
+/// - leading tone stages (exposure, tone curves) stay apart, so that for integer
+///   samples they fold with the decoding into one lookup table over `0…maxval`, whose
+///   entries are the scalar reference itself;
+/// - consecutive affine stages compose into one `ColorMatrix` in `Double`, rounded to
+///   `Float` once (SPEC §0); an exact identity disappears;
+/// - a trailing positional stage (the vignette) becomes one gain per pixel, computed
+///   once per row piece from constants prepared once per image size.
+///
+/// A plan is a `Sendable` value; `prepared(width:height:threads:)` binds it to an image
+/// size.
+public struct EditPlan: Sendable {
+    /// The stages in order, unfused: what `.scalar` runs.
+    public let stages: [Stage]
+    /// Leading tone stages.
+    let tones: [any ToneStage]
+    /// The fused middle: composed matrices and other row kernels, in order.
+    let steps: [FusedStep]
+    /// The trailing positional stage, if any.
+    let gain: (any PositionalStage)?
+
+    enum FusedStep: Sendable {
+        case matrix(ColorMatrixKernel)
+        case kernel(any PixelKernel)
+    }
+
+    /// Compiles `stages`, applied in order.
+    ///
+    /// - Complexity: O(stages.count); the matrices compose in `Double`.
+    public init(stages: [Stage]) {
+        self.stages = stages
+        var tones: [any ToneStage] = []
+        var steps: [FusedStep] = []
+        var gain: (any PositionalStage)?
+        var matrix: ColorMatrix?
+        var names: [String] = []
+        func flush() {
+            if let m = matrix, !m.isIdentity { steps.append(.matrix(ColorMatrixKernel(m, name: names.joined(separator: "+")))) }
+            matrix = nil
+            names = []
+        }
+        for (index, stage) in stages.enumerated() {
+            switch stage {
+            case .tone(let t) where steps.isEmpty && matrix == nil:
+                tones.append(t)
+            case .affine(let a):
+                matrix = matrix.map { $0.then(a.matrix) } ?? a.matrix
+                names.append(a.name)
+            case .positional(let p) where index == stages.count - 1:
+                flush()
+                gain = p
+            default:
+                flush()
+                steps.append(.kernel(stage.kernel))
+            }
+        }
+        flush()
+        self.tones = tones
+        self.steps = steps
+        self.gain = gain
+    }
+
+    /// Compiles the stages of `kernels`, applied in order.
+    public init(kernels: [any PixelKernel]) {
+        self.init(stages: kernels.map(\.stage))
+    }
+
+    /// Whether the plan has no stage at all (it then copies or converts samples only).
+    public var isEmpty: Bool { stages.isEmpty }
+
+    /// Binds the plan to images of `width × height` pixels.
+    ///
+    /// - Parameters:
+    ///   - width, height: the whole image's size; a run may cover any band or tile of it.
+    ///   - threads: how many threads a run may use; `nil` means every active core. It is
+    ///     resolved here, once; small runs use fewer threads (no thread is started for
+    ///     work that cannot gain from it). The result never depends on it.
+    /// - Throws: `EditPlanError.invalidSize` unless both sizes are at least 1 and
+    ///   their product does not overflow.
+    /// - Complexity: O(1) plus the positional constants; allocates one scratch row
+    ///   piece per thread.
+    public func prepared(width: Int, height: Int, threads: Int? = nil) throws(EditPlanError) -> PreparedEditPlan {
+        try prepared(width: width, height: height, threads: threads, minimumBandPixels: 65_536)
+    }
+
+    /// `prepared(width:height:threads:)` with the least number of pixels worth a
+    /// thread of its own (tests lower it to split small images).
+    func prepared(width: Int, height: Int, threads: Int?, minimumBandPixels: Int) throws(EditPlanError) -> PreparedEditPlan {
+        guard width >= 1, height >= 1, !width.multipliedReportingOverflow(by: height).overflow else {
+            throw .invalidSize(width: width, height: height)
+        }
+        return PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels)
+    }
+}
+
+/// What is wrong with a request to an edit plan.
+public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// An image size below 1 or whose pixel count overflows.
+    case invalidSize(width: Int, height: Int)
+    /// A region that does not lie inside the prepared image.
+    case regionOutside(x: Int, y: Int, width: Int, height: Int, imageWidth: Int, imageHeight: Int)
+    /// A maxval outside 1…65535, or above what the sample type holds.
+    case invalidMaxval(Int, sampleBits: Int)
+    /// A buffer with the wrong number of samples.
+    case sampleCountMismatch(buffer: String, expected: Int, found: Int)
+    /// A Float image whose size is not the prepared size.
+    case imageSizeMismatch(width: Int, height: Int, preparedWidth: Int, preparedHeight: Int)
+
+    /// One sentence naming what is wrong.
+    public var description: String {
+        switch self {
+        case .invalidSize(let w, let h): "image size \(w)×\(h) is invalid (each side at least 1, and the pixel count must fit)"
+        case .regionOutside(let x, let y, let w, let h, let iw, let ih):
+            "region \(w)×\(h) at (\(x), \(y)) does not lie inside the \(iw)×\(ih) image"
+        case .invalidMaxval(let m, let bits): "maxval \(m) is invalid for \(bits)-bit samples"
+        case .sampleCountMismatch(let buffer, let expected, let found):
+            "the \(buffer) buffer holds \(found) samples; \(expected) expected"
+        case .imageSizeMismatch(let w, let h, let pw, let ph):
+            "the image is \(w)×\(h) but the plan was prepared for \(pw)×\(ph)"
+        }
+    }
+}
+
+/// A rectangle of an image, in pixels from the top-left corner: the part of the whole
+/// image that a run's buffers hold (a band of rows, a tile, or a piece of one row).
+public struct ImageRegion: Sendable, Hashable {
+    /// The first column.
+    public var x: Int
+    /// The first row.
+    public var y: Int
+    /// The number of columns, at least 1.
+    public var width: Int
+    /// The number of rows, at least 1.
+    public var height: Int
+
+    /// The rectangle `width × height` at `(x, y)`.
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
+    }
+}
+
+/// The tone tables of one input maxval: entry `v` of channel `c` is the leading tone
+/// stages' scalar reference of `v / maxval`, so a lookup decodes and tones at once.
+final class ToneTables: @unchecked Sendable {
+    let red, green, blue: UnsafePointer<Float>
+    /// Entries per channel.
+    let count: Int
+    private let storage: UnsafeMutablePointer<Float>
+
+    /// Tables over `0…maxval`, or over every byte for 8-bit samples (entries above
+    /// maxval decode above 1, as the plain decoding does).
+    init(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
+        let count = eightBit ? 256 : maxval + 1
+        let uniform = tones.allSatisfy(\.isChannelUniform)
+        let channels = uniform ? 1 : 3
+        storage = .allocate(capacity: count * channels)
+        let m = Float(maxval)
+        for c in 0..<channels {
+            for v in 0..<count {
+                var x = SampleCoding.decode(UInt16(truncatingIfNeeded: v), maxval: m)
+                for t in tones { x = t.map(x, channel: c) }
+                storage[c * count + v] = x
+            }
+        }
+        red = UnsafePointer(storage)
+        green = UnsafePointer(storage + (uniform ? 0 : count))
+        blue = UnsafePointer(storage + (uniform ? 0 : 2 * count))
+        self.count = count
+    }
+
+    deinit { storage.deallocate() }
+}
+
+/// An `EditPlan` bound to one image size: positional constants resolved, the thread
+/// count fixed, scratch allocated. Reuse it for every image or frame of that size: a
+/// run allocates nothing (a first run at a new input maxval builds that maxval's tone
+/// table once and keeps it).
+///
+/// Runs may overlap in time (the prepared plan is `Sendable`); a run that finds the
+/// scratch in use by another allocates its own.
+public final class PreparedEditPlan: @unchecked Sendable {
+    /// The compiled plan.
+    public let plan: EditPlan
+    /// The whole image's size.
+    public let width: Int, height: Int
+    /// The most threads a run uses.
+    public let threads: Int
+
+    /// The fused trailing gain and the reference's positional stages, resolved.
+    let gains: (any PreparedGains)?
+    let referenceGains: [Int: any PreparedGains]
+    private let tables = Mutex<[Int: ToneTables]>([:])
+    private let scratch: Scratch
+    private let scratchInUse = Mutex(false)
+
+    /// Pixels per row piece: a piece's Float scratch (16 KiB) and gains (4 KiB) stay in
+    /// L1 between the passes of the general schedule.
+    static let piece = 1024
+
+    /// The least number of pixels worth a thread of its own.
+    let minimumBandPixels: Int
+
+    init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int) {
+        self.plan = plan
+        self.minimumBandPixels = max(1, minimumBandPixels)
+        self.width = width
+        self.height = height
+        self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        gains = plan.gain?.preparedGains(imageWidth: width, imageHeight: height)
+        var reference: [Int: any PreparedGains] = [:]
+        for (i, stage) in plan.stages.enumerated() {
+            if case .positional(let p) = stage { reference[i] = p.preparedGains(imageWidth: width, imageHeight: height) }
+        }
+        referenceGains = reference
+        scratch = Scratch(slots: self.threads, piece: Self.piece)
+    }
+
+    /// The tone tables for `maxval`, built on first use.
+    func toneTables(maxval: Int, eightBit: Bool) -> ToneTables? {
+        guard !plan.tones.isEmpty else { return nil }
+        let key = eightBit ? -maxval : maxval
+        return tables.withLock { cache in
+            if let t = cache[key] { return t }
+            let t = ToneTables(plan.tones, maxval: maxval, eightBit: eightBit)
+            cache[key] = t
+            return t
+        }
+    }
+
+    // MARK: Running
+
+    /// Runs the plan in place on a Float image of the prepared size.
+    ///
+    /// - Parameter variant: `.simd4`, the fused schedule, or `.scalar`, the unfused
+    ///   stages with scalar loops (the reference).
+    /// - Throws: `EditPlanError.imageSizeMismatch`.
+    /// - Complexity: O(width × height × stages); no allocation.
+    public func run(_ image: inout FloatImage, variant: KernelVariant = .simd4) throws(EditPlanError) {
+        guard image.width == width, image.height == height else {
+            throw .imageSizeMismatch(width: image.width, height: image.height, preparedWidth: width, preparedHeight: height)
+        }
+        guard !plan.isEmpty else { return }
+        let w = width
+        image.withUnsafeMutablePixels { buffer in
+            let base = SendablePointer(base: buffer.baseAddress!)
+            forEachPiece(ImageRegion(x: 0, y: 0, width: width, height: height)) { y, x0, count, slot in
+                let row = base.base + y * w + x0
+                self.runFloat(row, count: count, y: y, x0: x0, slot: slot, variant: variant)
+            }
+        }
+    }
+
+    /// Runs the plan from 8-bit samples to 8-bit samples.
+    ///
+    /// - Parameters:
+    ///   - input: `region.width × region.height × inputLayout.channelCount` samples,
+    ///     interleaved, rows top to bottom, no padding, each ≤ `inputMaxval` (larger
+    ///     values decode above 1; they never trap).
+    ///   - inputLayout, inputMaxval: how to read them (maxval 1…255).
+    ///   - output: room for the same pixels in `outputLayout`; may be the same memory as
+    ///     `input` when the layouts have the same channel count and sample width.
+    ///   - outputLayout, outputMaxval: how to write them.
+    ///   - region: where the buffers lie in the prepared image; `nil` is the whole image.
+    ///   - variant: `.simd4` (fused) or `.scalar` (the reference).
+    /// - Throws: `EditPlanError` for a maxval, region or buffer size that does not fit.
+    /// - Complexity: O(pixels × stages); no allocation.
+    public func run(input: UnsafeBufferPointer<UInt8>, inputLayout: SampleLayout, inputMaxval: Int,
+                    output: UnsafeMutableBufferPointer<UInt8>, outputLayout: SampleLayout, outputMaxval: Int,
+                    region: ImageRegion? = nil, variant: KernelVariant = .simd4) throws(EditPlanError) {
+        try runSamples(input, inputLayout, inputMaxval, output, outputLayout, outputMaxval, region, variant)
+    }
+
+    /// The same from 16-bit samples to 16-bit samples (native byte order).
+    public func run(input: UnsafeBufferPointer<UInt16>, inputLayout: SampleLayout, inputMaxval: Int,
+                    output: UnsafeMutableBufferPointer<UInt16>, outputLayout: SampleLayout, outputMaxval: Int,
+                    region: ImageRegion? = nil, variant: KernelVariant = .simd4) throws(EditPlanError) {
+        try runSamples(input, inputLayout, inputMaxval, output, outputLayout, outputMaxval, region, variant)
+    }
+
+    /// The same from 8-bit to 16-bit samples.
+    public func run(input: UnsafeBufferPointer<UInt8>, inputLayout: SampleLayout, inputMaxval: Int,
+                    output: UnsafeMutableBufferPointer<UInt16>, outputLayout: SampleLayout, outputMaxval: Int,
+                    region: ImageRegion? = nil, variant: KernelVariant = .simd4) throws(EditPlanError) {
+        try runSamples(input, inputLayout, inputMaxval, output, outputLayout, outputMaxval, region, variant)
+    }
+
+    /// The same from 16-bit to 8-bit samples.
+    public func run(input: UnsafeBufferPointer<UInt16>, inputLayout: SampleLayout, inputMaxval: Int,
+                    output: UnsafeMutableBufferPointer<UInt8>, outputLayout: SampleLayout, outputMaxval: Int,
+                    region: ImageRegion? = nil, variant: KernelVariant = .simd4) throws(EditPlanError) {
+        try runSamples(input, inputLayout, inputMaxval, output, outputLayout, outputMaxval, region, variant)
+    }
+
+    private func check(_ region: ImageRegion) throws(EditPlanError) {
+        let r = region
+        guard r.width >= 1, r.height >= 1, r.x >= 0, r.y >= 0,
+              r.x <= width - r.width, r.y <= height - r.height else {
+            throw .regionOutside(x: r.x, y: r.y, width: r.width, height: r.height, imageWidth: width, imageHeight: height)
+        }
+    }
+
+    // One generic body, specialised by the compiler for each public overload.
+    private func runSamples<In: FixedWidthInteger & UnsignedInteger & SIMDScalar, Out: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        _ input: UnsafeBufferPointer<In>, _ inputLayout: SampleLayout, _ inputMaxval: Int,
+        _ output: UnsafeMutableBufferPointer<Out>, _ outputLayout: SampleLayout, _ outputMaxval: Int,
+        _ region: ImageRegion?, _ variant: KernelVariant
+    ) throws(EditPlanError) {
+        let region = region ?? ImageRegion(x: 0, y: 0, width: width, height: height)
+        try check(region)
+        for (maxval, bits) in [(inputMaxval, In.bitWidth), (outputMaxval, Out.bitWidth)] {
+            guard maxval >= 1, maxval <= (1 << bits) - 1 else { throw .invalidMaxval(maxval, sampleBits: bits) }
+        }
+        let pixels = region.width * region.height  // ≤ width × height, which fits
+        let (inCount, o1) = pixels.multipliedReportingOverflow(by: inputLayout.channelCount)
+        let (outCount, o2) = pixels.multipliedReportingOverflow(by: outputLayout.channelCount)
+        guard !o1, inCount == input.count else {
+            throw .sampleCountMismatch(buffer: "input", expected: o1 ? Int.max : inCount, found: input.count)
+        }
+        guard !o2, outCount == output.count else {
+            throw .sampleCountMismatch(buffer: "output", expected: o2 ? Int.max : outCount, found: output.count)
+        }
+        let source = UncheckedBox(input.baseAddress!), destination = SendablePointer(base: output.baseAddress!)
+        let inChannels = inputLayout.channelCount, outChannels = outputLayout.channelCount
+        let eightBit = In.self == UInt8.self
+        let tables = variant == .simd4 ? toneTables(maxval: inputMaxval, eightBit: eightBit) : nil
+        let block = fusedBlock(in: In.self, out: Out.self, inputLayout, outputLayout, inputMaxval, outputMaxval,
+                               tables: tables, variant: variant)
+        forEachPiece(region) { y, x0, count, slot in
+            let offset = (y - region.y) * region.width + (x0 - region.x)
+            let s = source.value + offset * inChannels, d = destination.base + offset * outChannels
+            if let block {
+                let g = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
+                if In.self == UInt8.self {
+                    block.run8(UnsafeRawPointer(s).assumingMemoryBound(to: UInt8.self),
+                               UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self), count: count, gains: g)
+                } else {
+                    block.run16(UnsafeRawPointer(s).assumingMemoryBound(to: UInt16.self),
+                                UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt16.self), count: count, gains: g)
+                }
+                return
+            }
+            let row = slot.pixels
+            if let tables {
+                SampleConversion.decode(s, layout: inputLayout, maxval: inputMaxval, tables: tables, into: row, count: count)
+            } else {
+                SampleConversion.decode(s, layout: inputLayout, maxval: inputMaxval, into: row, count: count)
+            }
+            self.runFloat(row, count: count, y: y, x0: x0, slot: slot, variant: variant, tonesDone: tables != nil)
+            SampleConversion.encode(row, count: count, layout: outputLayout, maxval: outputMaxval, into: d)
+        }
+    }
+
+    /// The one-pass block schedule, when the fused stages and the layouts allow it: four
+    /// channels in and out with the same sample type and maxval, and nothing between
+    /// the tone table and the gain but one matrix (or none).
+    private func fusedBlock<In, Out>(in: In.Type, out: Out.Type, _ inputLayout: SampleLayout, _ outputLayout: SampleLayout,
+                                     _ inputMaxval: Int, _ outputMaxval: Int, tables: ToneTables?,
+                                     variant: KernelVariant) -> FusedBlock? {
+        #if _endian(little)  // the packed lanes assume the first sample in the lowest-addressed bits
+        guard variant == .simd4, In.self == Out.self, inputLayout == .rgba, outputLayout == .rgba,
+              inputMaxval == outputMaxval, plan.steps.count <= 1 else { return nil }
+        if plan.tones.isEmpty == false && tables == nil { return nil }
+        let matrix: ColorMatrixKernel
+        switch plan.steps.first {
+        case nil: matrix = ColorMatrixKernel(.identity, name: "identity")
+        case .matrix(let m)?: matrix = m
+        case .kernel?: return nil
+        }
+        return FusedBlock(matrix: matrix, maxval: inputMaxval, tables: tables, positions: .rgba)
+        #else
+        return nil
+        #endif
+    }
+
+    /// The fused gains of one row piece, in this slot's scratch, or `nil` without a
+    /// trailing positional stage.
+    private func pieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
+        guard let gains else { return nil }
+        let g = slot.gains
+        gains.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: g)
+        return UnsafePointer(g)
+    }
+
+    /// The plan on one row piece of Float pixels in place: the fused steps for `.simd4`
+    /// (tone stages skipped when a table already applied them), the unfused stages with
+    /// scalar loops for `.scalar`.
+    func runFloat(_ row: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, slot: ScratchSlot,
+                  variant: KernelVariant, tonesDone: Bool = false) {
+        let buffer = UnsafeMutableBufferPointer(start: row, count: count)
+        let location = RowLocation(y: y, x0: x0, imageWidth: width, imageHeight: height)
+        switch variant {
+        case .scalar:
+            for (i, stage) in plan.stages.enumerated() {
+                if let g = referenceGains[i] {
+                    let gains = slot.gains
+                    g.rowGains(y: y, x0: x0, count: count, variant: .scalar, into: gains)
+                    for j in 0..<count {
+                        row[j].x = gains[j] * row[j].x
+                        row[j].y = gains[j] * row[j].y
+                        row[j].z = gains[j] * row[j].z
+                    }
+                } else {
+                    stage.kernel.apply(buffer, at: location, variant: .scalar)
+                }
+            }
+        case .simd4:
+            if !tonesDone { for t in plan.tones { t.apply(buffer, at: location, variant: .simd4) } }
+            for step in plan.steps {
+                switch step {
+                case .matrix(let m): m.applySIMD4(buffer)
+                case .kernel(let k): k.apply(buffer, at: location, variant: .simd4)
+                }
+            }
+            if let gains {
+                let g = slot.gains
+                gains.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: g)
+                Vignette.scaleRow(row, count: count, by: UnsafeRawPointer(g), AlphaMasks())
+            }
+        }
+    }
+
+    // MARK: Bands
+
+    /// Splits `region` into row pieces of at most `piece` pixels and calls
+    /// `body(y, x0, count, slot)` for each (whole-image coordinates), in contiguous
+    /// bands on up to `threads` threads; `slot` names the band's scratch.
+    private func forEachPiece(_ region: ImageRegion, _ body: (Int, Int, Int, ScratchSlot) -> Void) {
+        let piece = Self.piece
+        let perRow = (region.width + piece - 1) / piece
+        let (units, overflow) = region.height.multipliedReportingOverflow(by: perRow)
+        precondition(!overflow)  // height × ⌈width / piece⌉ ≤ width × height
+        // About 64 K pixels per thread at the least: below that a thread costs more
+        // than it saves.
+        let useful = max(1, region.width * region.height / minimumBandPixels)
+        let bands = min(threads, units, useful)
+        let owned = bands == threads ? scratchInUse.withLock { busy in busy ? false : { busy = true; return true }() } : false
+        let scratchForRun = owned ? scratch : Scratch(slots: bands, piece: piece)
+        defer { if owned { scratchInUse.withLock { $0 = false } } }
+        withoutActuallyEscaping(body) { body in
+            let run: (Int) -> Void = { band in
+                let start = units * band / bands, end = units * (band + 1) / bands
+                for unit in start..<end {
+                    let row = unit / perRow, part = unit % perRow
+                    let x0 = region.x + part * piece
+                    body(region.y + row, x0, min(piece, region.x + region.width - x0), scratchForRun.slot(band))
+                }
+            }
+            if bands == 1 {
+                run(0)
+            } else {
+                let box = UncheckedBox(run)
+                DispatchQueue.concurrentPerform(iterations: bands) { box.value($0) }
+            }
+        }
+    }
+}
+
+/// One band's scratch row piece.
+struct ScratchSlot {
+    let pixels: UnsafeMutablePointer<SIMD4<Float>>
+    let gains: UnsafeMutablePointer<Float>
+}
+
+/// Per-band scratch: one row piece of Float pixels and one of gains per slot.
+final class Scratch: @unchecked Sendable {
+    private let pixelStorage: UnsafeMutablePointer<SIMD4<Float>>
+    private let gainStorage: UnsafeMutablePointer<Float>
+    private let piece: Int
+
+    init(slots: Int, piece: Int) {
+        self.piece = piece
+        pixelStorage = .allocate(capacity: slots * piece)
+        gainStorage = .allocate(capacity: slots * piece)
+    }
+
+    func slot(_ i: Int) -> ScratchSlot { ScratchSlot(pixels: pixelStorage + i * piece, gains: gainStorage + i * piece) }
+
+    deinit {
+        pixelStorage.deallocate()
+        gainStorage.deallocate()
+    }
+}

@@ -1,0 +1,104 @@
+// The kinds of work one step of an edit does. The kind, not the kernel, decides how an
+// edit plan may fuse and schedule a step: per-sample tone stages fold into a lookup
+// table for integer samples, affine stages compose into one matrix, per-pixel stages
+// run as row kernels, positional stages become one gain per pixel prepared for the
+// image size. Kernels know nothing of files, layouts, bands or threads.
+
+/// One step of an edit, by the kind of work it does (SPEC §6 and §11 give the order).
+///
+/// - `tone`: a function of each colour sample alone, the same or different per channel
+///   (exposure, tone curves). For integer samples the plan folds leading tone stages,
+///   with the decoding, into one lookup table over `0…maxval`.
+/// - `affine`: `C' = M·C + t` in `Double` (the sliders, sepia, the looks). Consecutive
+///   affine stages compose into one matrix, rounded to `Float` once (SPEC §0).
+/// - `pixel`: any other per-pixel function of R, G, B (monochrome, vibrance, LUTs).
+/// - `positional`: a gain `C' = g(x, y)·C` that depends on the pixel's place in the
+///   whole image (the vignette); its constants are prepared once per image size.
+public enum Stage: Sendable {
+    /// A per-sample tone function.
+    case tone(any ToneStage)
+    /// An affine colour transform.
+    case affine(any AffineStage)
+    /// A per-pixel colour function.
+    case pixel(any PixelKernel)
+    /// A positional gain.
+    case positional(any PositionalStage)
+
+    /// The stage as a row kernel: what the unfused reference runs.
+    public var kernel: any PixelKernel {
+        switch self {
+        case .tone(let k): k
+        case .affine(let k): k
+        case .pixel(let k): k
+        case .positional(let k): k
+        }
+    }
+
+    /// The stage's name, for reports.
+    public var name: String { kernel.name }
+}
+
+/// A per-sample tone function (SPEC §3, §11): each output colour channel depends only
+/// on the same input channel; alpha is never touched.
+///
+/// The row kernel (`PixelKernel.apply`) is the vector schedule for `Float` pixels;
+/// `map` is the scalar reference and fills the lookup tables of integer pipelines, so
+/// a table lookup is the reference itself.
+public protocol ToneStage: PixelKernel {
+    /// The stage's value for one colour sample `x` of channel `channel` (0 red,
+    /// 1 green, 2 blue): the scalar reference.
+    func map(_ x: Float, channel: Int) -> Float
+    /// Whether `map` is the same function on all three channels (the plan then keeps
+    /// one table instead of three).
+    var isChannelUniform: Bool { get }
+}
+
+/// An affine colour transform `C' = M·C + t` (SPEC §2, §5): the row kernel is its
+/// readable reference (the slider's own formula), `matrix` what the plan composes.
+public protocol AffineStage: PixelKernel {
+    /// The transform in `Double`, as the plan composes it before rounding once.
+    var matrix: ColorMatrix { get }
+}
+
+/// A positional gain (SPEC §4, §10): `C' = g(x, y)·C` on R, G, B, alpha kept, where
+/// `(x, y)` is the pixel's place in the whole image, so tiles and bands of an image
+/// get exactly the pixels of the whole render.
+public protocol PositionalStage: PixelKernel {
+    /// Resolves every constant that depends on the image size, once per size.
+    ///
+    /// - Parameters:
+    ///   - imageWidth, imageHeight: the whole image's size in pixels, each ≥ 1.
+    /// - Complexity: O(1) for the vignette.
+    func preparedGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains
+}
+
+/// The gains of a positional stage for one image size.
+public protocol PreparedGains: Sendable {
+    /// Writes the gains of pixels `x0 ..< x0 + count` of row `y` (whole-image
+    /// coordinates) to `gains[0 ..< count]`.
+    ///
+    /// - Parameter variant: `.scalar` evaluates the reference formula per pixel;
+    ///   `.simd4` the vector schedule. They agree to the bit for the vignette.
+    /// - Complexity: O(count); no allocation.
+    func rowGains(y: Int, x0: Int, count: Int, variant: KernelVariant, into gains: UnsafeMutablePointer<Float>)
+}
+
+extension PixelKernel {
+    /// A kernel with no declared kind is a per-pixel stage.
+    public var stage: Stage { .pixel(self) }
+}
+
+extension ToneStage {
+    /// A tone stage is `.tone(self)`.
+    public var stage: Stage { .tone(self) }
+}
+
+extension AffineStage {
+    /// An affine stage is `.affine(self)`.
+    public var stage: Stage { .affine(self) }
+}
+
+extension PositionalStage {
+    /// A positional stage is `.positional(self)`.
+    public var stage: Stage { .positional(self) }
+}

@@ -1,0 +1,275 @@
+import Foundation
+import Testing
+@testable import PhotoKernels
+
+/// The laws every registered kernel family obeys, run over the registry (every example
+/// of every family, and whole recipes): the fused schedule against the unfused scalar
+/// reference, alpha, NaN, thread counts, identity, and SPEC §8 per sample against the
+/// family's `Double` evaluation. Each law measures and prints its worst case.
+@Suite("Laws of every kernel family")
+struct FamilyLawsTests {
+    /// A named edit: its stages and its `Double` oracle.
+    struct Case: CustomStringConvertible {
+        let name: String
+        let operations: [any RecipeOperation]
+        var stages: [Stage] { operations.filter { !$0.isIdentity }.flatMap(\.stages) }
+        var description: String { name }
+
+        func evaluate(_ c: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> {
+            operations.filter { !$0.isIdentity }.reduce(c) { $1.evaluate($0, x: x, y: y, width: width, height: height) }
+        }
+    }
+
+    /// Every example of every family, tie-heavy single operations, and whole recipes.
+    static let cases: [Case] = {
+        var cases = KernelFamilies.all.flatMap { family in
+            family.examples.map { Case(name: "\(family.key)/\($0.name)", operations: [$0.operation]) }
+        }
+        cases.append(Case(name: "brightness 0.1 (ties)", operations: [Brightness(0.1)]))
+        cases.append(Case(name: "contrast 2 (ties)", operations: [Contrast(2.0)]))
+        cases.append(Case(name: "look.fade (ties)", operations: [Effect.look(.fade, intensity: 1)]))
+        func recipe(_ name: String, _ r: Recipe) -> Case { Case(name: name, operations: r.operationsInOrder) }
+        cases.append(recipe("recipe", KernelCatalog.sampleRecipe))
+        var vivid = Recipe(preset: .vivid)
+        vivid[Vibrance.self] = Vibrance(amount: 0.5)
+        cases.append(recipe("vivid + vibrance", vivid))
+        cases.append(recipe("tie-heavy recipe", Recipe(exposure: 1, adjustments: Adjustments(contrast: 2, brightness: 0.1),
+                                                        effect: .sepia(intensity: 0.6),
+                                                        vignette: .vignette(intensity: 1.5, radius: 1.5))))
+        return cases
+    }()
+
+    @Test("the fused schedule equals the scalar reference on Float pixels (SPEC §8: 1e-5), widths 1…33",
+          arguments: cases)
+    func fusedMatchesReference(_ c: Case) throws {
+        var worst: Float = 0
+        for (w, h) in [(1, 3), (2, 3), (7, 3), (8, 3), (9, 3), (15, 3), (16, 3), (17, 3), (31, 3), (33, 3)] {
+            let input = randomImage(width: w, height: h, seed: 7, nanEvery: 5)
+            let plan = try EditPlan(stages: c.stages).prepared(width: w, height: h, threads: 1)
+            var reference = input, fused = input
+            try plan.run(&reference, variant: .scalar)
+            try plan.run(&fused, variant: .simd4)
+            for i in 0..<input.pixelCount {
+                let (a, b, x) = (fused.pixels[i], reference.pixels[i], input.pixels[i])
+                // Alpha is never touched, bit for bit.
+                #expect(a.w.bitPattern == x.w.bitPattern && b.w.bitPattern == x.w.bitPattern, "\(c) alpha at \(i)")
+                // A NaN channel may spread to its own pixel's other channels (a fused
+                // matrix multiplies it by 0); `nanIsConfined` checks it goes no further.
+                guard !(x.x.isNaN || x.y.isNaN || x.z.isNaN) else { continue }
+                for ch in 0..<3 {
+                    if a[ch].isNaN || b[ch].isNaN {
+                        #expect(a[ch].isNaN == b[ch].isNaN, "\(c): NaN mismatch at pixel \(i) channel \(ch)")
+                    } else if a[ch].isFinite && b[ch].isFinite {
+                        worst = max(worst, abs(a[ch] - b[ch]))
+                    }
+                }
+            }
+        }
+        print("law fused≈reference \(c): worst |Δ| = \(worst)")
+        #expect(worst <= 1e-5, "\(c): worst difference \(worst)")
+    }
+
+    @Test("a NaN stays in its pixel: every other pixel is bit for bit the same", arguments: cases)
+    func nanIsConfined(_ c: Case) throws {
+        let (w, h) = (13, 5)
+        let clean = randomImage(width: w, height: h, seed: 11)
+        var poisoned = clean
+        poisoned[6, 2] = SIMD4(.nan, 0.5, .nan, 1)
+        for variant in KernelVariant.allCases {
+            let plan = try EditPlan(stages: c.stages).prepared(width: w, height: h, threads: 1)
+            var a = clean, b = poisoned
+            try plan.run(&a, variant: variant)
+            try plan.run(&b, variant: variant)
+            for y in 0..<h {
+                for x in 0..<w where !(x == 6 && y == 2) {
+                    #expect(sameBits(a[x, y], b[x, y]), "\(c) \(variant): pixel (\(x), \(y)) changed")
+                }
+            }
+        }
+    }
+
+    @Test("the result does not depend on the thread count (Float and 16-bit)", arguments: cases)
+    func threadCountsAgree(_ c: Case) throws {
+        let (w, h) = (37, 29)
+        let input = randomImage(width: w, height: h, seed: 5)
+        var rng = SeededGenerator(seed: 9)
+        let samples = (0..<(w * h * 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
+        var floats: [FloatImage] = [], words: [[UInt16]] = []
+        for threads in [1, 2, 3] {
+            let plan = try EditPlan(stages: c.stages).prepared(width: w, height: h, threads: threads, minimumBandPixels: 16)
+            var image = input
+            try plan.run(&image)
+            floats.append(image)
+            var out = [UInt16](repeating: 0, count: samples.count)
+            try samples.withUnsafeBufferPointer { i in
+                try out.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgba, inputMaxval: 65535, output: o, outputLayout: .rgba, outputMaxval: 65535)
+                }
+            }
+            words.append(out)
+        }
+        for k in 1..<3 {
+            #expect(words[k] == words[0], "\(c): 16-bit samples depend on the thread count")
+            #expect(zip(floats[k].pixels, floats[0].pixels).allSatisfy { sameBits($0, $1) }, "\(c): Float pixels depend on the thread count")
+        }
+    }
+
+    @Test("greys stay grey exactly at any saturation, hue, contrast, brightness, vibrance or exposure (SPEC §8)",
+          arguments: [[Saturation(100.0)], [HueRotation(degrees: 37)], [Vibrance(amount: 3)], [Exposure(ev: 1.3)],
+                      [Contrast(7.0), Brightness(0.3)], Recipe(preset: .dream).operationsInOrder] as [[any RecipeOperation]])
+    func greysStayGrey(_ operations: [any RecipeOperation]) throws {
+        let c = Case(name: "greys", operations: operations)
+        let samples: [UInt16] = [49869, 49869, 49869, 65535, 0, 0, 0, 65535, 1, 1, 1, 7, 32768, 32768, 32768, 65535,
+                                 65535, 65535, 65535, 0, 12345, 12345, 12345, 100]
+        let plan = try EditPlan(stages: c.stages).prepared(width: 6, height: 1, threads: 1)
+        for variant in KernelVariant.allCases {
+            var out = [UInt16](repeating: 0, count: samples.count)
+            try samples.withUnsafeBufferPointer { i in
+                try out.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgba, inputMaxval: 65535, output: o, outputLayout: .rgba,
+                                 outputMaxval: 65535, variant: variant)
+                }
+            }
+            for p in 0..<6 {
+                #expect(out[4 * p] == out[4 * p + 1] && out[4 * p + 1] == out[4 * p + 2],
+                        "\(operations) \(variant): grey \(samples[4 * p]) became \(out[(4 * p)..<(4 * p + 3)])")
+            }
+        }
+    }
+
+    @Test("every family's identity has no stage and returns the input samples, every layout, 8 and 16 bits")
+    func identityReturnsInput() throws {
+        for family in KernelFamilies.all {
+            #expect(family.identity.isIdentity && Case(name: family.key, operations: [family.identity]).stages.isEmpty,
+                    "\(family.key): identity has stages")
+            let plan = try EditPlan(stages: Case(name: family.key, operations: [family.identity]).stages)
+                .prepared(width: 11, height: 3, threads: 1)
+            for layout in SampleLayout.allCases {
+                for maxval in [255, 1023, 65535] {
+                    var rng = SeededGenerator(seed: UInt64(maxval))
+                    let samples = (0..<(33 * layout.channelCount)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
+                    var out = [UInt16](repeating: 0, count: samples.count)
+                    try samples.withUnsafeBufferPointer { i in
+                        try out.withUnsafeMutableBufferPointer { o in
+                            try plan.run(input: i, inputLayout: layout, inputMaxval: maxval, output: o, outputLayout: layout, outputMaxval: maxval)
+                        }
+                    }
+                    #expect(out == samples, "\(family.key) \(layout) maxval \(maxval)")
+                }
+            }
+        }
+    }
+
+    @Test("SPEC §8 per sample against the Double evaluation: 8 and 16 bits, fused and reference", arguments: cases)
+    func integerSamplesAreCorrectlyRounded(_ c: Case) throws {
+        let (w, h) = (40, 24)
+        for maxval in [255, 65535] {
+            // Grey ramps (where ties gather) over random rows.
+            var rng = SeededGenerator(seed: UInt64(maxval) &+ 3)
+            var samples: [UInt16] = []
+            for y in 0..<h {
+                for x in 0..<w {
+                    if y < 6 {
+                        let v = UInt16((x * 6 + y) * maxval / (6 * w - 1))
+                        samples += [v, v, v, UInt16(maxval)]
+                    } else {
+                        for _ in 0..<4 { samples.append(UInt16.random(in: 0...UInt16(maxval), using: &rng)) }
+                    }
+                }
+            }
+            let plan = try EditPlan(stages: c.stages).prepared(width: w, height: h, threads: 1)
+            for variant in KernelVariant.allCases {
+                let out: [UInt16]
+                if maxval == 255 {
+                    // 8-bit samples travel as UInt8, the type of the 8-bit fused block.
+                    let bytes = samples.map { UInt8($0) }
+                    var result = [UInt8](repeating: 0, count: bytes.count)
+                    try bytes.withUnsafeBufferPointer { i in
+                        try result.withUnsafeMutableBufferPointer { o in
+                            try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba,
+                                         outputMaxval: 255, variant: variant)
+                        }
+                    }
+                    out = result.map(UInt16.init)
+                } else {
+                    var result = [UInt16](repeating: 0, count: samples.count)
+                    try samples.withUnsafeBufferPointer { i in
+                        try result.withUnsafeMutableBufferPointer { o in
+                            try plan.run(input: i, inputLayout: .rgba, inputMaxval: maxval, output: o, outputLayout: .rgba,
+                                         outputMaxval: maxval, variant: variant)
+                        }
+                    }
+                    out = result
+                }
+                let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: maxval) {
+                    c.evaluate($0, x: $1, y: $2, width: w, height: h)
+                }
+                print("law SPEC §8 \(c) maxval \(maxval) \(variant): \(report)")
+                #expect(report.failures == 0, "\(c) maxval \(maxval) \(variant): \(report)")
+            }
+        }
+    }
+}
+
+/// SPEC §8 for integer samples: each sample must be `round_half_even(clamp(x)·m)` of the
+/// `Double` value `x`, unless `x·m` lies within `τ·m` of a tie `k + ½` (τ = 2⁻²⁰), where
+/// either neighbour is right.
+enum TieAwareCheck {
+    static let tau = 0x1p-20
+
+    struct Report: CustomStringConvertible {
+        var failures = 0
+        var nearTies = 0
+        var first: String?
+        /// The largest distance, in LSB, by which a wrong sample's exact value lay beyond
+        /// the tie window (0 when every sample is right).
+        var worst = 0.0
+        var description: String {
+            "\(failures) wrong samples, \(nearTies) accepted near ties, worst \(worst) LSB" + (first.map { "; first: \($0)" } ?? "")
+        }
+    }
+
+    /// Whether `sample` is right for the exact value `x` at `maxval`.
+    static func accepts(_ sample: Int, _ x: Double, maxval: Int) -> (ok: Bool, nearTie: Bool, beyond: Double) {
+        let m = Double(maxval)
+        let scaled = x.isNaN ? 0 : min(max(x, 0), 1) * m
+        let expected = Int(scaled.rounded(.toNearestOrEven))
+        if sample == expected { return (true, false, 0) }
+        let tie = scaled.rounded(.down) + 0.5
+        let distance = abs(scaled - tie)
+        if distance <= tau * m && abs(sample - expected) == 1 && (sample == Int(tie - 0.5) || sample == Int(tie + 0.5)) {
+            return (true, true, 0)
+        }
+        return (false, false, distance / m)
+    }
+
+    /// Checks every colour sample of an RGBA raster (alpha must be the input's).
+    static func check(_ out: [UInt16], _ input: [UInt16], width: Int, height: Int, maxval: Int,
+                      oracle: (SIMD4<Double>, Int, Int) -> SIMD4<Double>) -> Report {
+        var report = Report()
+        let m = Double(maxval)
+        for y in 0..<height {
+            for x in 0..<width {
+                let i = (y * width + x) * 4
+                let c = SIMD4(Double(input[i]) / m, Double(input[i + 1]) / m, Double(input[i + 2]) / m, Double(input[i + 3]) / m)
+                let exact = oracle(c, x, y)
+                for ch in 0..<3 {
+                    let verdict = accepts(Int(out[i + ch]), exact[ch], maxval: maxval)
+                    if verdict.nearTie { report.nearTies += 1 }
+                    if !verdict.ok {
+                        report.failures += 1
+                        report.worst = max(report.worst, verdict.beyond)
+                        if report.first == nil {
+                            report.first = "pixel (\(x), \(y)) channel \(ch): input \(input[i + ch]), got \(out[i + ch]), exact \(exact[ch] * m)"
+                        }
+                    }
+                }
+                if out[i + 3] != input[i + 3] {
+                    report.failures += 1
+                    if report.first == nil { report.first = "pixel (\(x), \(y)): alpha changed" }
+                }
+            }
+        }
+        return report
+    }
+}
