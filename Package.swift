@@ -17,21 +17,26 @@ let package = Package(
         .target(name: "PhotoKernels"),
         // Netpbm reader and writer; knows nothing of kernels.
         .target(name: "Netpbm"),
+        // The command-line kit both executables share (not a product): tokenizer, option
+        // specs, help pages, exit statuses and the error type.
+        .target(name: "CommandLineKit"),
         // The command-line tool: parse, read, apply a recipe, write.
         .executableTarget(
             name: "PhotoKernelsCLI",
-            dependencies: ["PhotoKernels", "Netpbm"]
+            dependencies: ["PhotoKernels", "Netpbm", "CommandLineKit"]
         ),
         // Times every kernel × variant against a memory-copy roofline; baselines and compare.
         .executableTarget(
             name: "PhotoKernelsBenchmark",
-            dependencies: ["PhotoKernels", "Netpbm"],
+            dependencies: ["PhotoKernels", "Netpbm", "CommandLineKit"],
             path: "Benchmarks/photokernels-bench"
         ),
         .testTarget(name: "PhotoKernelsTests", dependencies: ["PhotoKernels"], exclude: ["Vectors"]),
         .testTarget(name: "NetpbmTests", dependencies: ["Netpbm"]),
-        .testTarget(name: "PhotoKernelsCLITests", dependencies: ["PhotoKernelsCLI", "PhotoKernels", "Netpbm"]),
-        .testTarget(name: "PhotoKernelsBenchmarkTests", dependencies: ["PhotoKernelsBenchmark"]),
+        .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
+        .testTarget(name: "PhotoKernelsCLITests",
+                    dependencies: ["PhotoKernelsCLI", "PhotoKernels", "Netpbm", "CommandLineKit"]),
+        .testTarget(name: "PhotoKernelsBenchmarkTests", dependencies: ["PhotoKernelsBenchmark", "CommandLineKit"]),
     ],
     swiftLanguageModes: [.v6]
 )

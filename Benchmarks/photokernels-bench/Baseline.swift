@@ -35,7 +35,7 @@ enum BaselineStore {
         if let dir = options.baselineDirectory { return URL(fileURLWithPath: dir, isDirectory: true) }
         let cwd = FileManager.default.currentDirectoryPath
         guard let root = packageRoot(from: cwd) else {
-            throw .usage("No Package.swift at or above '\(cwd)' to hold Benchmarks/Baselines; pass --baseline-dir <dir>.")
+            throw .usage("no Package.swift at or above '\(cwd)' to hold Benchmarks/Baselines; pass --baseline-dir <dir>")
         }
         return root.appendingPathComponent("Benchmarks/Baselines", isDirectory: true)
     }
@@ -49,7 +49,7 @@ enum BaselineStore {
     static func url(of reference: String, options: Options) throws(ToolError) -> URL {
         if isPath(reference) { return URL(fileURLWithPath: reference) }
         guard isValidName(reference) else {
-            throw .usage("'\(reference)' is neither a baseline name (letters, digits, '.', '_', '-') nor a .json path.")
+            throw .usage("'\(reference)' is neither a baseline name (letters, digits, '.', '_', '-') nor a .json path")
         }
         return try directory(options).appendingPathComponent(reference + ".json")
     }
@@ -65,7 +65,7 @@ enum BaselineStore {
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try report.json().write(to: url, options: .atomic)
         } catch {
-            throw ToolError("cannot write baseline '\(url.path)': \(error.localizedDescription)", status: .cannotWrite)
+            throw ToolError("cannot write baseline '\(url.path)': \(error.localizedDescription)", status: .cantCreate)
         }
         return url
     }
@@ -85,10 +85,10 @@ enum BaselineStore {
                 message += saved.isEmpty ? " No baselines are saved there yet; create one with --save-baseline \(reference)."
                                          : " Saved baselines: \(saved.joined(separator: ", "))."
             }
-            throw ToolError(message, status: .missingBaseline)
+            throw ToolError(message, status: .noInput)
         }
         do { return try BenchmarkReport.decode(data) } catch {
-            throw ToolError("'\(url.path)' is not a benchmark JSON report: \(error)", status: .badBaseline)
+            throw ToolError("'\(url.path)' is not a benchmark JSON report: \(error)", status: .dataError)
         }
     }
 }

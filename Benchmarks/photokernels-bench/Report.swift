@@ -214,7 +214,7 @@ struct BenchmarkReport: Codable, Sendable {
         return ratios.isEmpty ? nil : Statistics(ratios).median
     }
 
-    /// One table per size, then the issue-6 targets when the run measured them.
+    /// The context lines, then one table per size, then the failures.
     func tables(markdown: Bool, samplingNote: String?) -> String {
         var out = markdown ? "### PhotoKernels benchmark\n\n" : "PhotoKernels benchmark\n"
         var lines = contextLines()
@@ -254,7 +254,6 @@ struct BenchmarkReport: Codable, Sendable {
             }
             out += markdown ? table.markdown() : table.text(indent: "  ")
         }
-        if let targets = targetsSection(markdown: markdown) { out += targets }
         if !failures.isEmpty {
             out += markdown ? "\n#### Failed verification (not timed)\n\n" : "\nFAILED VERIFICATION (not timed)\n"
             for f in failures { out += (markdown ? "- " : "  ") + (f.errorMessage ?? f.name) + "\n" }

@@ -1,5 +1,6 @@
-// The commands: run, list, compare, help, version.
+// The commands: run, list, compare, show, help, version.
 
+import CommandLineKit
 import Foundation
 
 /// The program: parses the command line, runs the command, maps errors to exit
@@ -14,24 +15,17 @@ enum BenchmarkTool {
         do {
             return try run(arguments).rawValue
         } catch {
-            var message = "Error: \(error.message)\n"
-            if error.status == .usage {
-                message += "Usage: \(OptionParser.program) [run] [<options>]\n"
-                message += "       \(OptionParser.program) compare <baseline> [<other>] [<options>]\n"
-                message += "       \(OptionParser.program) show <baseline> [<options>]\n"
-                message += "  See '\(OptionParser.program) --help' for more information.\n"
-            }
-            FileHandle.standardError.write(Data(message.utf8))
+            FileHandle.standardError.write(Data(error.report.utf8))
             return error.status.rawValue
         }
     }
 
     /// Runs one command.
-    static func run(_ arguments: [String]) throws(ToolError) -> ExitStatus {
+    static func run(_ arguments: [String]) throws(ToolError) -> ExitCode {
         let options = try OptionParser.parse(arguments)
         switch options.command {
         case .help:
-            print(OptionParser.help)
+            FileHandle.standardOutput.write(Data(OptionParser.help.utf8))
             return .success
         case .version:
             print("\(OptionParser.program) \(OptionParser.version) (\(BuildInfo.buildType), \(CodegenProbe.targetCPU))")
@@ -67,7 +61,7 @@ enum BenchmarkTool {
                                         threshold: options.threshold)
             guard comparison.commonCount > 0 else {
                 throw .usage("'\(baselineReference)' and '\(contenderLabel)' have no benchmark in common "
-                             + "(different --sizes, --quick or --filter?).")
+                             + "(different --sizes, --quick or --filter?)")
             }
             for warning in comparison.contextWarnings {
                 FileHandle.standardError.write(Data("Warning: \(warning).\n".utf8))
@@ -83,8 +77,8 @@ enum BenchmarkTool {
     ///   (SwiftPM defines `DEBUG` there; its timings measure the optimiser's absence).
     static func runBenchmarks(_ options: Options) throws(ToolError) -> BenchmarkReport {
         if BuildInfo.isDebug && !options.allowDebugBuild {
-            throw .usage("this is a debug build; its timings mean nothing. Run "
-                         + "'swift run -c release \(OptionParser.program)', or pass --allow-debug-build.")
+            throw .usage("this is a debug build, whose timings mean nothing; run "
+                         + "'swift run -c release \(OptionParser.program)', or pass --allow-debug-build")
         }
         let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter)
         if let name = options.saveBaseline { _ = try BaselineStore.url(of: name, options: options) }  // fail early
@@ -102,7 +96,7 @@ enum BenchmarkTool {
     }
 
     /// Status 1, with every failure message, if any benchmark failed verification.
-    static func checkFailures(_ report: BenchmarkReport) throws(ToolError) -> ExitStatus {
+    static func checkFailures(_ report: BenchmarkReport) throws(ToolError) -> ExitCode {
         let failures = report.failures
         guard !failures.isEmpty else { return .success }
         throw ToolError("\(failures.count) benchmark(s) failed verification and were not timed:\n"
@@ -128,7 +122,7 @@ enum BenchmarkTool {
             return
         }
         do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw ToolError("cannot write '\(path)': \(error.localizedDescription)", status: .cannotWrite)
+            throw ToolError("cannot write '\(path)': \(error.localizedDescription)", status: .cantCreate)
         }
     }
 }

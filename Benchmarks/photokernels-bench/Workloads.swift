@@ -222,7 +222,7 @@ enum WorkloadPlan {
     static func make(sizes: [ImageSize], filter: String?) throws(ToolError) -> [Workload] {
         let regex: Regex<AnyRegexOutput>?
         do { regex = try filter.map { try Regex($0) } } catch {
-            throw .usage("'--filter' is not a valid regular expression: \(error).")
+            throw .usage("'--filter' is not a valid regular expression: \(error)")
         }
         var selected: [Workload] = []
         for size in sizes {
@@ -236,7 +236,7 @@ enum WorkloadPlan {
             }
         }
         guard !selected.isEmpty else {
-            throw .usage("'--filter \(filter ?? "")' matches no benchmark; see the names with --list.")
+            throw .usage("'--filter \(filter ?? "")' matches no benchmark; see the names with --list")
         }
         return selected
     }

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import Netpbm
 import PhotoKernels
@@ -24,30 +25,64 @@ struct ApplyCommand {
         var force = false
     }
 
+    /// The options that change the recipe, in help order. Each pairs its spec with
+    /// the `RecipeSetting` its value becomes; `RecipeBuilder` combines the settings.
+    static let recipeOptions: [RecipeOption] = [
+        .number("brightness", value: "b", help: "Add b to R, G and B (identity 0; slider range -0.5…0.5).",
+                RecipeSetting.brightness),
+        .number("contrast", value: "c", help: "Scale around 50 % grey (identity 1; slider range 0.5…1.5).",
+                RecipeSetting.contrast),
+        .number("saturation", value: "s",
+                help: "Scale the distance from grey (identity 1; 0 is grey; slider range 0…2).", RecipeSetting.saturation),
+        .number("hue", value: "degrees", help: "Rotate hues (identity 0; slider range -180…180).", RecipeSetting.hue),
+        RecipeOption("preset", value: "name",
+                     help: "Set the four sliders from a preset: vivid, noir or dream. An explicit --brightness, "
+                         + "--contrast, --saturation or --hue wins over the preset's value.") {
+            text, values throws(CLIError) in
+            .preset(Preset(rawValue: try values.choice(text, for: "preset", from: Preset.allCases.map(\.rawValue)))!)
+        },
+        .number("exposure", value: "ev", help: "Exposure in stops, applied in linear light (identity 0).",
+                RecipeSetting.exposure),
+        RecipeOption("effect", value: "name",
+                     help: "Apply an effect: \(Effect.names.joined(separator: ", ")). See 'photokernels effects'.") {
+            text, values throws(CLIError) in
+            .effect(try values.choice(text, for: "effect", from: Effect.names))
+        },
+        .number("intensity", value: "x", help: "The effect's strength (default 1; 0 is no effect).",
+                RecipeSetting.intensity),
+        RecipeOption("color", value: "r,g,b", help: "Monochrome's tint, three numbers 0…1 (default 0.6,0.45,0.3).") {
+            text, values throws(CLIError) in
+            let c = try values.numbers(text, for: "color", counts: 3...3, shape: "three numbers R,G,B")
+            return .color(SIMD3(c[0], c[1], c[2]))
+        },
+        RecipeOption("vignette", value: "intensity[,radius]",
+                     help: "Darken towards the corners (CIVignette): radius is a fraction of the "
+                         + "half-diagonal (default 1); a negative intensity brightens.") {
+            text, values throws(CLIError) in
+            let v = try values.numbers(text, for: "vignette", counts: 1...2, shape: "INTENSITY or INTENSITY,RADIUS")
+            return .vignette(intensity: v[0], radius: v.count > 1 ? v[1] : nil)
+        },
+        RecipeOption("vignette-effect", value: "x,y,radius,intensity[,falloff]",
+                     help: "Darken outside a circle centred at (x, y) pixels from the top-left "
+                         + "(CIVignetteEffect); falloff default 0.5. Not with --vignette.") {
+            text, values throws(CLIError) in
+            let v = try values.numbers(text, for: "vignette-effect", counts: 4...5,
+                                       shape: "X,Y,RADIUS,INTENSITY[,FALLOFF]")
+            return .vignetteEffect(x: v[0], y: v[1], radius: v[2], intensity: v[3], falloff: v.count > 4 ? v[4] : nil)
+        },
+        RecipeOption("recipe", value: "file.json",
+                     help: "Load a recipe. Options after it override it; options before it are replaced by it.") {
+            text, _ throws(CLIError) in
+            .recipeFile(text)
+        },
+    ]
+
+    /// Every option of `apply`: the output, the recipe options, then the rest.
     static let options: [OptionSpec] = [
         OptionSpec("output", short: "o", value: "output",
                    help: "Where to write ('-' for standard output). The extension picks the format: "
                        + ".ppm (P6), .pgm (P5), .pam (P7), .pnm (the input's kind); see --format."),
-        OptionSpec("brightness", value: "b", help: "Add b to R, G and B (identity 0; slider range -0.5…0.5)."),
-        OptionSpec("contrast", value: "c", help: "Scale around 50 % grey (identity 1; slider range 0.5…1.5)."),
-        OptionSpec("saturation", value: "s", help: "Scale the distance from grey (identity 1; 0 is grey; slider range 0…2)."),
-        OptionSpec("hue", value: "degrees", help: "Rotate hues (identity 0; slider range -180…180)."),
-        OptionSpec("preset", value: "name",
-                   help: "Set the four sliders from a preset: vivid, noir or dream. An explicit "
-                       + "--brightness, --contrast, --saturation or --hue wins over the preset's value."),
-        OptionSpec("exposure", value: "ev", help: "Exposure in stops, applied in linear light (identity 0)."),
-        OptionSpec("effect", value: "name",
-                   help: "Apply an effect: \(Effect.names.joined(separator: ", ")). See 'photokernels effects'."),
-        OptionSpec("intensity", value: "x", help: "The effect's strength (default 1; 0 is no effect)."),
-        OptionSpec("color", value: "r,g,b", help: "Monochrome's tint, three numbers 0…1 (default 0.6,0.45,0.3)."),
-        OptionSpec("vignette", value: "intensity[,radius]",
-                   help: "Darken towards the corners (CIVignette): radius is a fraction of the "
-                       + "half-diagonal (default 1); a negative intensity brightens."),
-        OptionSpec("vignette-effect", value: "x,y,radius,intensity[,falloff]",
-                   help: "Darken outside a circle centred at (x, y) pixels from the top-left "
-                       + "(CIVignetteEffect); falloff default 0.5. Not with --vignette."),
-        OptionSpec("recipe", value: "file.json",
-                   help: "Load a recipe. Options after it override it; options before it are replaced by it."),
+    ] + recipeOptions.map(\.spec) + [
         OptionSpec("save-recipe", value: "file.json", help: "Also write the recipe actually applied, as JSON."),
         OptionSpec("kernel", value: "variant", help: "The inner loop: simd4 (default) or scalar (the reference)."),
         OptionSpec("threads", value: "n", help: "Threads to use (default: every core). The result never depends on it."),
@@ -56,40 +91,35 @@ struct ApplyCommand {
         OptionSpec("maxval", value: "n",
                    help: "The output's maxval, 1…65535 (default: the input's; PBM input becomes 255)."),
         OptionSpec("force", help: "Allow the output to be the input file (it is replaced atomically)."),
-        OptionSpec("help", short: "h", help: "Show help information."),
+        .help,
     ]
 
+    static var parser: ArgumentParser { ArgumentParser(command: commandName, options: options) }
+
     static var help: String {
-        """
-        OVERVIEW: Apply adjustments, an effect and a vignette to a Netpbm image.
-
-        Reads PBM, PGM, PPM or PAM (P1–P7, any maxval, several images in one stream),
-        applies exposure → saturation → contrast → brightness → hue → effect → vignette,
-        and writes the result atomically. Alpha survives only in PAM output; a PGM
-        output stores colour as Rec. 709 luma; a grey input stays grey in .pnm/.pam
-        output unless the recipe adds colour.
-
-        USAGE: photokernels apply <input> -o <output> [<options>]
-
-
-        """
-        + HelpFormatter.section("ARGUMENTS", rows: [("<input>", "The image to read ('-' for standard input).")])
-        + "\n" + HelpFormatter.options(options) + "\n"
-        + """
-        EXAMPLES:
-          photokernels apply photo.ppm -o vivid.ppm --preset vivid
-          photokernels apply photo.ppm -o warm.ppm --effect sepia --intensity 0.6 --vignette 0.8
-          photokernels apply scan.pgm -o scan.pam --exposure 0.5 --save-recipe edit.json
-          cat in.pam | photokernels apply - -o - --recipe edit.json > out.pam
-
-        """
+        HelpPage(
+            overview: "Apply adjustments, an effect and a vignette to a Netpbm image.",
+            discussion: ["Reads PBM, PGM, PPM or PAM (P1–P7, any maxval, several images in one stream), applies "
+                         + "exposure → saturation → contrast → brightness → hue → effect → vignette, and writes the "
+                         + "result atomically. Alpha survives only in PAM output; a PGM output stores colour as "
+                         + "Rec. 709 luma; a grey input stays grey in .pnm/.pam output unless the recipe adds colour."],
+            usage: ["photokernels apply <input> -o <output> [<options>]"],
+            arguments: [HelpRow("<input>", "The image to read ('-' for standard input).")],
+            options: options,
+            sections: [.lines(title: "EXAMPLES", [
+                "photokernels apply photo.ppm -o vivid.ppm --preset vivid",
+                "photokernels apply photo.ppm -o warm.ppm --effect sepia --vignette 0.8",
+                "photokernels apply scan.pgm -o scan.pam --exposure 0.5 --save-recipe edit.json",
+                "cat in.pam | photokernels apply - -o - --recipe edit.json > out.pam",
+            ])]
+        ).rendered()
     }
 
     /// Parses the arguments after `apply`.
     ///
     /// - Throws: exit 64 for anything wrong with the command line itself.
     static func parse(_ arguments: [String]) throws(CLIError) -> Request {
-        let parsed = try ArgumentParser(command: commandName, options: options).parse(arguments)
+        let parsed = try parser.parse(arguments)
         let values = ValueParser(command: commandName)
         var positionals: [String] = []
         var output: String?
@@ -100,7 +130,6 @@ struct ApplyCommand {
         var threads: Int?
         var maxval: Int?
         var force = false
-        var sawVignette = false, sawVignetteEffect = false
 
         for argument in parsed {
             let name: String, text: String
@@ -111,32 +140,12 @@ struct ApplyCommand {
             case .option(let option, let value):
                 (name, text) = (option, value ?? "")
             }
+            if let recipeOption = recipeOptions.first(where: { $0.spec.name == name }) {
+                settings.append(try recipeOption.setting(text, values))
+                continue
+            }
             switch name {
             case "output": output = text
-            case "brightness": settings.append(.brightness(try values.number(text, for: name)))
-            case "contrast": settings.append(.contrast(try values.number(text, for: name)))
-            case "saturation": settings.append(.saturation(try values.number(text, for: name)))
-            case "hue": settings.append(.hue(try values.number(text, for: name)))
-            case "exposure": settings.append(.exposure(try values.number(text, for: name)))
-            case "intensity": settings.append(.intensity(try values.number(text, for: name)))
-            case "preset":
-                let choice = try values.choice(text, for: name, from: Preset.allCases.map(\.rawValue))
-                settings.append(.preset(Preset(rawValue: choice)!))
-            case "effect":
-                settings.append(.effect(try values.choice(text, for: name, from: Effect.names)))
-            case "color":
-                let c = try values.numbers(text, for: name, counts: 3...3, shape: "three numbers R,G,B")
-                settings.append(.color(SIMD3(c[0], c[1], c[2])))
-            case "vignette":
-                sawVignette = true
-                let v = try values.numbers(text, for: name, counts: 1...2, shape: "INTENSITY or INTENSITY,RADIUS")
-                settings.append(.vignette(intensity: v[0], radius: v.count > 1 ? v[1] : nil))
-            case "vignette-effect":
-                sawVignetteEffect = true
-                let v = try values.numbers(text, for: name, counts: 4...5, shape: "X,Y,RADIUS,INTENSITY[,FALLOFF]")
-                settings.append(.vignetteEffect(x: v[0], y: v[1], radius: v[2], intensity: v[3],
-                                                falloff: v.count > 4 ? v[4] : nil))
-            case "recipe": settings.append(.recipeFile(text))
             case "save-recipe": saveRecipe = text
             case "kernel":
                 variant = KernelVariant(rawValue: try values.choice(text, for: name, from: KernelVariant.allCases.map(\.rawValue)))!
@@ -158,6 +167,8 @@ struct ApplyCommand {
         guard let output, !output.isEmpty else {
             throw .usage("missing '-o, --output <output>' (where to write, or '-' for standard output)", command: commandName)
         }
+        let sawVignette = settings.contains { if case .vignette = $0 { true } else { false } }
+        let sawVignetteEffect = settings.contains { if case .vignetteEffect = $0 { true } else { false } }
         if sawVignette && sawVignetteEffect {
             throw .usage("--vignette and --vignette-effect cannot be combined; choose one", command: commandName)
         }
@@ -215,7 +226,7 @@ struct ApplyCommand {
             do throws(NetpbmError) {
                 try NetpbmWriter.encode(outputs, to: piece)
             } catch {
-                throw CLIError(status: .software, message: "internal error encoding the output: \(error.description)")
+                throw .software("internal error encoding the output: \(error.description)")
             }
         }
         if let saveRecipe = request.saveRecipe {
@@ -264,4 +275,31 @@ struct ApplyCommand {
 func milliseconds(_ duration: Duration) -> Int64 {
     let (seconds, attoseconds) = duration.components
     return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+}
+
+/// One recipe option of `apply`: its spec (in the `Recipe options` help group) and
+/// the conversion of its value into the `RecipeSetting` it stands for.
+///
+/// A table of these, rather than a parse switch, so that the recipe options can be
+/// generated from a list of kernel families without touching the parser.
+struct RecipeOption: Sendable {
+    /// The option as the parser and `--help` see it.
+    let spec: OptionSpec
+    /// The setting for a value; throws a usage error for a malformed one.
+    let setting: @Sendable (String, ValueParser) throws(CLIError) -> RecipeSetting
+
+    /// An option `--name <value>` in the recipe group whose value `setting` converts.
+    init(_ name: String, value: String, help: String,
+         setting: @escaping @Sendable (String, ValueParser) throws(CLIError) -> RecipeSetting) {
+        spec = OptionSpec(name, value: value, help: help, group: "Recipe options")
+        self.setting = setting
+    }
+
+    /// An option whose value is one finite number.
+    static func number(_ name: String, value: String, help: String,
+                       _ make: @escaping @Sendable (Double) -> RecipeSetting) -> RecipeOption {
+        RecipeOption(name, value: value, help: help) { text, values throws(CLIError) in
+            make(try values.number(text, for: name))
+        }
+    }
 }

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import Netpbm
 import PhotoKernels
@@ -28,35 +29,30 @@ struct DemoCommand {
                        + "preset, as 250×200 thumbnails; the grid order is printed."),
         OptionSpec("kernel", value: "variant", help: "The inner loop: simd4 (default) or scalar."),
         OptionSpec("threads", value: "n", help: "Threads to use (default: every core)."),
-        OptionSpec("help", short: "h", help: "Show help information."),
+        .help,
     ]
 
+    static var parser: ArgumentParser { ArgumentParser(command: commandName, options: options) }
+
     static var help: String {
-        """
-        OVERVIEW: Render the built-in demo photo and apply a preset (the default command).
-
-        The photo is the sliders demo's "Lake at sunrise", 1000×800: a blue → pink →
-        orange sky with a yellow sun, orange → teal → indigo water, and green hills at
-        80 % opacity.
-
-        USAGE: photokernels demo [-o <file>] [--preset <name>] [--strip] [<options>]
-
-
-        """
-        + HelpFormatter.section("ARGUMENTS", rows: [("(none)", "The demo renders its own input.")])
-        + "\n" + HelpFormatter.options(options) + "\n"
-        + """
-        EXAMPLES:
-          photokernels                           (writes demo-vivid.ppm)
-          photokernels demo --preset dream       (writes demo-dream.ppm)
-          photokernels demo --strip -o strip.ppm
-
-        """
+        HelpPage(
+            overview: "Render the built-in demo photo and apply a preset (the default command).",
+            discussion: ["The photo is the sliders demo's \"Lake at sunrise\", 1000×800: a blue → pink → orange sky "
+                         + "with a yellow sun, orange → teal → indigo water, and green hills at 80 % opacity."],
+            usage: ["photokernels demo [-o <file>] [--preset <name>] [--strip] [<options>]"],
+            arguments: [HelpRow("(none)", "The demo renders its own input.")],
+            options: options,
+            sections: [.lines(title: "EXAMPLES", [
+                "photokernels                           (writes demo-vivid.ppm)",
+                "photokernels demo --preset dream       (writes demo-dream.ppm)",
+                "photokernels demo --strip -o strip.ppm",
+            ])]
+        ).rendered()
     }
 
     /// Parses the arguments after `demo` (or of a bare `photokernels …`).
     static func parse(_ arguments: [String]) throws(CLIError) -> Request {
-        let parsed = try ArgumentParser(command: commandName, options: options).parse(arguments)
+        let parsed = try parser.parse(arguments)
         let values = ValueParser(command: commandName)
         var request = Request()
         var presetGiven = false
@@ -146,7 +142,7 @@ struct DemoCommand {
                                      format: format.netpbmFormat)
             bytes = try NetpbmWriter.encode(netpbm)
         } catch {
-            throw CLIError(status: .software, message: "internal error encoding the demo: \(error.description)")
+            throw .software("internal error encoding the demo: \(error.description)")
         }
         try OutputFile.write(bytes, to: path)
     }

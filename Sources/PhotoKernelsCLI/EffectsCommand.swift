@@ -1,3 +1,4 @@
+import CommandLineKit
 import PhotoKernels
 
 /// `photokernels effects`: the list a user needs to pick `--effect` and `--preset`
@@ -6,25 +7,22 @@ struct EffectsCommand {
     static let name = "effects"
     static let commandName = "photokernels effects"
 
-    static let options: [OptionSpec] = [
-        OptionSpec("help", short: "h", help: "Show help information."),
-    ]
+    static let options: [OptionSpec] = [.help]
+
+    static var parser: ArgumentParser { ArgumentParser(command: commandName, options: options) }
 
     static var help: String {
-        """
-        OVERVIEW: List every effect and preset with a one-line description.
-
-        USAGE: photokernels effects
-
-
-        """
-        + HelpFormatter.section("ARGUMENTS", rows: [("(none)", "The command takes no arguments.")])
-        + "\n" + HelpFormatter.options(options)
+        HelpPage(
+            overview: "List every effect and preset with a one-line description.",
+            usage: ["photokernels effects"],
+            arguments: [HelpRow("(none)", "The command takes no arguments.")],
+            options: options
+        ).rendered()
     }
 
     /// Checks that no arguments were given.
     static func parse(_ arguments: [String]) throws(CLIError) {
-        for argument in try ArgumentParser(command: commandName, options: options).parse(arguments) {
+        for argument in try parser.parse(arguments) {
             if case .positional(let text) = argument {
                 throw .usage("unexpected argument '\(text)'", command: commandName)
             }

@@ -90,7 +90,7 @@ struct ImageProcessor {
                                      maxval: outputMaxval, tupleType: layout.tupleType, samples: samples,
                                      format: format.netpbmFormat)
         } catch {
-            throw CLIError(status: .software, message: "internal error building the output image: \(error.description)")
+            throw .software("internal error building the output image: \(error.description)")
         }
         return Output(image: output, droppedAlpha: inputLayout.hasAlpha && !format.carriesAlpha)
     }

@@ -1,3 +1,5 @@
+import CommandLineKit
+
 /// The tool's top level: picks the subcommand, answers `--help` and `--version`, and
 /// turns every outcome into an exit status. `main.swift` only calls `run`.
 ///
@@ -11,35 +13,37 @@ enum PhotoKernelsTool {
     /// The subcommands, for help and dispatch.
     static let subcommands: [(name: String, summary: String)] = [
         (ApplyCommand.name, "Apply adjustments, an effect and a vignette to a PBM/PGM/PPM/PAM image."),
-        (DemoCommand.name + " (default)", "Render the built-in demo photo and apply a preset."),
+        (DemoCommand.name, "Render the built-in demo photo and apply a preset."),
         (EffectsCommand.name, "List every effect and preset."),
         ("help", "Show help for a subcommand."),
     ]
 
+    /// The options of the top level: the default subcommand's, and `--version`.
+    static var topLevel: ArgumentParser {
+        ArgumentParser(command: commandName, options: DemoCommand.options + [.version])
+    }
+
     static var help: String {
-        """
-        OVERVIEW: Photo adjustments, effects and vignettes for Netpbm images.
-
-        The kernels are those of the PhotoKernels library (SwiftUI-style brightness,
-        contrast, saturation and hue; Core Image-style exposure, sepia, monochrome,
-        photo-effect looks and vignettes), run on straight-alpha RGBA floats.
-
-        USAGE: photokernels [<subcommand>] [<options>]
-
-
-        """
-        + HelpFormatter.section("ARGUMENTS", rows: [("<subcommand>", "One of the subcommands below; 'demo' when omitted.")])
-        + "\n"
-        + HelpFormatter.section("OPTIONS", rows: [("-h, --help", "Show help information."),
-                                                  ("--version", "Show the version.")])
-        + "\n"
-        + HelpFormatter.section("SUBCOMMANDS", rows: subcommands.map { ($0.name, $0.summary) })
-        + "\n  See 'photokernels help <subcommand>' for detailed help.\n"
+        HelpPage(
+            overview: "Photo adjustments, effects and vignettes for Netpbm images.",
+            discussion: ["The kernels are those of the PhotoKernels library (SwiftUI-style brightness, contrast, "
+                         + "saturation and hue; Core Image-style exposure, sepia, monochrome, photo-effect looks and "
+                         + "vignettes), run on straight-alpha RGBA floats."],
+            usage: ["photokernels [<subcommand>] [<options>]"],
+            arguments: [HelpRow("<subcommand>", "One of the subcommands below; 'demo' when omitted.")],
+            options: [.help, .version],
+            sections: [
+                .rows(title: "SUBCOMMANDS", subcommands.map {
+                    HelpRow($0.name == DemoCommand.name ? $0.name + " (default)" : $0.name, $0.summary)
+                }),
+                .lines(title: nil, ["See 'photokernels help <subcommand>' for detailed help."]),
+            ]
+        ).rendered()
     }
 
     /// Runs the tool on `arguments` (without the program name) and returns the exit status.
     /// Errors are printed here, as `Error: …` plus, for usage errors, where to find help.
-    static func run(_ arguments: [String]) -> ExitStatus {
+    static func run(_ arguments: [String]) -> ExitCode {
         do {
             try dispatch(arguments)
             return .success
@@ -49,46 +53,38 @@ enum PhotoKernelsTool {
         }
     }
 
-    /// Whether `--help` or `-h` appears before a `--` (help wins over everything else,
-    /// even over other mistakes on the line).
-    static func wantsHelp(_ arguments: [String]) -> Bool {
-        for argument in arguments {
-            if argument == "--" { return false }
-            if argument == "--help" || argument == "-h" { return true }
-        }
-        return false
-    }
-
+    /// Runs one command line. `--help` (or `-h`) among a command's options, before
+    /// `--`, shows that command's help and does nothing else, even when the line has
+    /// other mistakes.
     static func dispatch(_ arguments: [String]) throws(CLIError) {
         guard let first = arguments.first else {
             return try DemoCommand.run(DemoCommand.parse([]))
         }
         let rest = Array(arguments.dropFirst())
         switch first {
-        case "--version":
-            Console.out("photokernels \(version)\n")
-        case "--help", "-h":
-            Console.out(help)
         case "help":
             try showHelp(for: rest)
         case ApplyCommand.name:
-            if wantsHelp(rest) { return Console.out(ApplyCommand.help) }
+            if ApplyCommand.parser.contains("help", in: rest) { return Console.out(ApplyCommand.help) }
             try ApplyCommand.run(ApplyCommand.parse(rest))
         case DemoCommand.name:
-            if wantsHelp(rest) { return Console.out(DemoCommand.help) }
+            if DemoCommand.parser.contains("help", in: rest) { return Console.out(DemoCommand.help) }
             try DemoCommand.run(DemoCommand.parse(rest))
         case EffectsCommand.name:
-            if wantsHelp(rest) { return Console.out(EffectsCommand.help) }
+            if EffectsCommand.parser.contains("help", in: rest) { return Console.out(EffectsCommand.help) }
             try EffectsCommand.parse(rest)
             EffectsCommand.run()
         default:
             if first.hasPrefix("-") && first != "-" {
                 // Options without a subcommand belong to the default subcommand.
-                if wantsHelp(arguments) { return Console.out(help) }
+                if topLevel.contains("help", in: arguments) { return Console.out(help) }
+                if topLevel.contains("version", in: arguments) { return Console.out("photokernels \(version)\n") }
                 try DemoCommand.run(DemoCommand.parse(arguments))
             } else {
-                throw .usage("unknown subcommand '\(first)'; expected apply, demo, effects or help",
-                             command: commandName)
+                let names = subcommands.map(\.name)
+                let hint = ArgumentParser.closest(to: first, among: names).map { "; did you mean '\($0)'?" }
+                    ?? "; expected apply, demo, effects or help"
+                throw .usage("unknown subcommand '\(first)'" + hint, command: commandName)
             }
         }
     }

@@ -1,6 +1,7 @@
 // In-process tests of the benchmark's parts: statistics, options, verification,
 // comparison verdicts, the code-generation probe and the git reader.
 
+import CommandLineKit
 import Foundation
 import PhotoKernels
 import Testing
@@ -46,13 +47,63 @@ struct OptionTests {
         #expect(ImageSize.mp12.label == "12MP" && ImageSize(width: 3, height: 2).label == "3x2")
     }
 
-    @Test("bad input is a usage error", arguments: [
-        ["--threads"], ["--threads", "-1"], ["--sizes", "0x5"], ["--sizes", "99999x99999"], ["--quick=yes"],
-        ["-z"], ["--threshold", "nan"], ["compare"], ["run", "extra"],
+    @Test("-o and --output in every spelling, -q, and options after the subcommand")
+    func spellings() throws {
+        for arguments in [["-o", "r.txt"], ["-or.txt"], ["--output=r.txt"], ["--output", "r.txt"]] {
+            #expect(try OptionParser.parse(arguments).output == "r.txt", "\(arguments)")
+        }
+        let o = try OptionParser.parse(["show", "-q", "base", "--format=MARKDOWN"])
+        #expect(o.command == .show("base") && o.quiet && o.format == .markdown)
+        #expect(try OptionParser.parse(["--", "run"]).command == .run)
+    }
+
+    @Test("--help and --version win over everything else on the line, before --")
+    func helpAndVersion() throws {
+        #expect(try OptionParser.parse(["--bogus", "--help"]).command == .help)
+        #expect(try OptionParser.parse(["compare", "-h"]).command == .help)
+        #expect(try OptionParser.parse(["--threads", "0", "--version"]).command == .version)
+        #expect(try OptionParser.parse(["--version", "--help"]).command == .help)
+        #expect(throws: ToolError.self) { try OptionParser.parse(["--", "--help"]) }
+        // The value of --filter is not an option.
+        #expect(try OptionParser.parse(["--filter", "--help"]).filter == "--help")
+    }
+
+    @Test("bad input is a usage error naming the problem", arguments: [
+        (["--threads"], "missing value for '--threads <n>'"),
+        (["--threads", "-1"], "'--threads' needs a whole number from 1 to 1024, got '-1'"),
+        (["--threads", "1025"], "'--threads' needs a whole number from 1 to 1024, got '1025'"),
+        (["--samples", "0"], "'--samples' needs a whole number of at least 1, got '0'"),
+        (["--sizes", "0x5"], "'--sizes' needs 12MP, 48MP or WxH (W, H ≥ 1, at most 2^28 pixels), got '0x5'"),
+        (["--sizes", "99999x99999"],
+         "'--sizes' needs 12MP, 48MP or WxH (W, H ≥ 1, at most 2^28 pixels), got '99999x99999'"),
+        (["--quick=yes"], "'--quick' does not take a value"),
+        (["-z"], "unknown option '-z'"),
+        (["--theshold", "3"], "unknown option '--theshold'; did you mean '--threshold'?"),
+        (["--threshold", "nan"], "'--threshold' must be a finite number, got 'nan'"),
+        (["--threshold", "-1"], "'--threshold' needs a percentage of at least 0, got '-1'"),
+        (["--format", "xml"], "'--format' must be one of text, markdown, json, csv; got 'xml'"),
+        (["--seed", "-1"], "'--seed' needs a whole number from 0 to 2^64 − 1, got '-1'"),
+        (["compare"], "'compare' needs a baseline: compare <baseline> [<other>]"),
+        (["run", "extra"], "unexpected argument 'extra'"),
+        (["comapre", "a"], "unknown subcommand 'comapre'; did you mean 'compare'?"),
     ])
-    func rejects(_ arguments: [String]) {
-        #expect(throws: ToolError.self) { try OptionParser.parse(arguments) }
-        do { _ = try OptionParser.parse(arguments) } catch { #expect(error.status == .usage) }
+    func rejects(_ arguments: [String], message: String) {
+        do {
+            _ = try OptionParser.parse(arguments)
+            Issue.record("\(arguments) parsed")
+        } catch {
+            #expect(error.status == .usage && error.helpCommand == "photokernels-bench")
+            #expect(error.message == message)
+        }
+    }
+
+    @Test("the help page fits 80 columns and lists every option")
+    func help() {
+        let lines = OptionParser.help.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.filter { $0.count > 80 })")
+        for spec in OptionParser.specs { #expect(OptionParser.help.contains(spec.synopsis), "\(spec.name)") }
+        #expect(OptionSpec.problems(in: OptionParser.specs).isEmpty)
+        #expect(ExitCode.failure.rawValue == 1 && ExitCode.regression.rawValue == 2)
     }
 }
 
@@ -97,16 +148,6 @@ struct WorkloadTests {
         let decode = Workload(kind: .convert(.toFloat, .eight), size: .mp12)
         #expect(decode.group == "convert" && decode.variant == nil && decode.kernelName == nil)
     }
-
-    @Test("--targets selects the six target rows at 12MP, and nothing else but their rooflines")
-    func targetsPlan() throws {
-        let options = try OptionParser.parse(["--targets", "--threads", "1"])
-        #expect(options.sizes == [.mp12] && options.threads == 1)
-        let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter)
-        let expected = IssueTarget.all.map { "\($0.benchmark)/12MP" } + ["copy/samples-rgba8/12MP"]
-        #expect(Set(plan.map(\.name)) == Set(expected))
-        #expect(IssueTarget.all.filter { $0.oneThread != nil }.count == 6)
-    }
 }
 
 @Suite("Conversions")
@@ -127,68 +168,6 @@ struct ConversionTests {
         fixture.work.withUnsafePixels { pixels in
             #expect(pixels[0].x == Float(input[0]) / 65535 && pixels[332].w == Float(input[4 * 332 + 3]) / 65535)
         }
-    }
-}
-
-@Suite("Issue 6 targets")
-struct TargetTests {
-    /// A report whose records hold the given MP/s, at `threads` threads and `targetCPU`.
-    func report(_ mps: [String: Double], threads: Int, targetCPU: String = "x86-64 avx2 fma",
-                failed: Set<String> = []) throws -> BenchmarkReport {
-        var r = try BenchmarkReport.decode(Data(#"{"context": {"date": "x"}, "benchmarks": []}"#.utf8))
-        r.context.threads = threads
-        r.context.targetCPU = targetCPU
-        r.benchmarks = try mps.keys.sorted().map { name in
-            var b = try JSONDecoder().decode(BenchmarkRecord.self,
-                                             from: Data(#"{"name": "\#(name)", "real_time": 1, "time_unit": "ms"}"#.utf8))
-            b.megapixelsPerSecond = mps[name]
-            if failed.contains(name) { b.errorOccurred = true }
-            return b
-        }
-        return r
-    }
-
-    /// The table row of the section that mentions `benchmark`.
-    func row(_ text: String, _ benchmark: String) -> String {
-        text.split(separator: "\n").first { $0.contains(benchmark + "/12MP") }.map(String.init) ?? ""
-    }
-
-    @Test("rows are marked met or NOT met against the target of the run's thread count")
-    func marks() throws {
-        let one = try report(["kernel/adjustments/simd4/12MP": 700, "kernel/sepia/simd4/12MP": 600,
-                              "copy/float-rgba/12MP": 500], threads: 1)
-        let text = try #require(one.targetsSection(markdown: false))
-        #expect(row(text, "kernel/adjustments/simd4").contains(" met"))
-        #expect(!row(text, "kernel/adjustments/simd4").contains("NOT"))
-        #expect(row(text, "kernel/sepia/simd4").contains("NOT met"))
-        #expect(row(text, "kernel/vignette/simd4").contains("not run"))
-        #expect(text.contains("1 of 2 targets met at 1 thread(s)"))
-        // The anchors are labelled as the issue's, and the reader is pointed to the analysis.
-        #expect(text.contains("issue 6 is the project's speed issue; the second table gives its anchors, measured on its machine")
-                && text.contains("docs/performance.md") && text.contains("below 1× it beats the copy"))
-        // Two tables, each narrow enough for a terminal; the anchors keep the issue's figures.
-        let parts = text.components(separatedBy: "THE ISSUE'S ANCHORS")
-        let tableLines = parts[0].split(separator: "\n").filter { $0.contains("12MP") || $0.contains("---") }
-            + (parts.count > 1 ? parts[1].split(separator: "\n") : [])
-        #expect(tableLines.count >= 18 && tableLines.allSatisfy { $0.count <= 140 }, "a table line is wider than 140 columns")
-        #expect(text.contains("THE ISSUE'S ANCHORS") && text.contains("Halide 924 / 1492") && text.contains("953 / 1709"))
-        // The same numbers at 2 threads miss the 2T targets (850 and 855).
-        let two = try #require(try report(["kernel/adjustments/simd4/12MP": 700], threads: 2).targetsSection(markdown: true))
-        #expect(row(two, "kernel/adjustments/simd4").contains("NOT met") && two.contains("≥ 850"))
-        // A failed benchmark is not met; three threads have no target; no target row, no section.
-        let failed = try report(["convert/float-to-rgba8/12MP": 2000], threads: 1, failed: ["convert/float-to-rgba8/12MP"])
-        #expect(row(try #require(failed.targetsSection(markdown: false)), "convert/float-to-rgba8").contains("FAILED"))
-        let three = try #require(try report(["kernel/adjustments/simd4/12MP": 9999], threads: 3).targetsSection(markdown: false))
-        #expect(three.contains("targets for 1 and 2 threads only"))
-        #expect(try report(["copy/float-rgba/12MP": 500], threads: 1).targetsSection(markdown: false) == nil)
-        #expect(try report(["kernel/adjustments/simd4/48MP": 500], threads: 1).targetsSection(markdown: false) == nil)
-    }
-
-    @Test("a default build is told the targets are for a native build, and gets the 500 MP/s rule")
-    func defaultBuild() throws {
-        let r = try report(["pipeline/rgba8/adjustments/simd4/12MP": 640], threads: 1, targetCPU: "x86-64 baseline (sse2)")
-        let text = try #require(r.targetsSection(markdown: false))
-        #expect(text.contains("native build") && text.contains("8-bit path at 1 thread: 640 MP/s, met"))
     }
 }
 

@@ -1,45 +1,76 @@
+import CommandLineKit
 import Foundation
 import PhotoKernels
 @testable import PhotoKernelsCLI
 import Testing
 
-/// The parser and the recipe rules, in process (fast, no files).
+/// The commands' option tables, `apply`'s parse, the recipe rules and the help pages,
+/// in process (fast, no files). The tokenizer itself is tested in CommandLineKitTests.
 @Suite("arguments")
 struct ArgumentsTests {
-    static let parser = ArgumentParser(command: "photokernels apply", options: ApplyCommand.options)
-
-    @Test("spellings: --name value, --name=value, -o value, -ovalue, flags, --")
-    func spellings() throws {
-        let parsed = try Self.parser.parse(["in.ppm", "--hue", "-30", "--contrast=1.5", "-o", "a.ppm", "-ob.ppm",
-                                            "--force", "-", "--", "--weird"])
-        #expect(parsed == [
-            .positional("in.ppm"), .option("hue", value: "-30"), .option("contrast", value: "1.5"),
-            .option("output", value: "a.ppm"), .option("output", value: "b.ppm"), .option("force", value: nil),
-            .positional("-"), .positional("--weird"),
-        ])
-    }
-
-    @Test("parser errors are usage errors naming the command")
-    func parserErrors() {
-        for arguments in [["--nope"], ["-x"], ["--hue"], ["--force=1"]] {
-            #expect(throws: CLIError.self) { try Self.parser.parse(arguments) }
-            do {
-                _ = try Self.parser.parse(arguments)
-            } catch {
-                #expect(error.status == .usage)
-                #expect(error.helpCommand == "photokernels apply")
-            }
+    /// The usage error `ApplyCommand.parse` throws for `arguments`, or nil.
+    func applyError(_ arguments: [String]) -> CLIError? {
+        do {
+            _ = try ApplyCommand.parse(arguments)
+            return nil
+        } catch {
+            return error
         }
     }
 
-    @Test("numbers must be finite", arguments: ["nan", "NaN", "inf", "-inf", "infinity", "1e999", "", "1,5", "0x"])
-    func nonFinite(text: String) {
-        #expect(throws: CLIError.self) { try ValueParser(command: "x").number(text, for: "hue") }
+    @Test("every command's option list is free of clashing spellings")
+    func optionTables() {
+        for options in [ApplyCommand.options, DemoCommand.options, EffectsCommand.options, PhotoKernelsTool.topLevel.options] {
+            #expect(OptionSpec.problems(in: options).isEmpty, "\(OptionSpec.problems(in: options))")
+        }
     }
 
-    @Test("numbers parse with Double", arguments: [("1e-3", 0.001), ("-0.5", -0.5), (" 2 ", 2.0), ("0x10", 16.0)])
-    func numbers(text: String, value: Double) throws {
-        #expect(try ValueParser(command: "x").number(text, for: "hue") == value)
+    @Test("apply's recipe options are one table, in the recipe group, and nothing else is")
+    func recipeOptionTable() {
+        let names = ApplyCommand.recipeOptions.map(\.spec.name)
+        #expect(names == ["brightness", "contrast", "saturation", "hue", "preset", "exposure", "effect", "intensity",
+                          "color", "vignette", "vignette-effect", "recipe"])
+        #expect(ApplyCommand.options.filter { $0.group == "Recipe options" }.map(\.name) == names)
+        #expect(ApplyCommand.options.filter { $0.group == nil }.map(\.name)
+                == ["output", "save-recipe", "kernel", "threads", "format", "maxval", "force", "help"])
+    }
+
+    @Test("each recipe option becomes its setting, in command-line order")
+    func recipeSettings() throws {
+        let request = try ApplyCommand.parse([
+            "in.ppm", "-oout.ppm", "--brightness", "-0.1", "--contrast=1.5", "--saturation", "0", "--hue", "30",
+            "--preset", "noir", "--exposure", "0.5", "--effect", "monochrome", "--intensity", "0.3",
+            "--color", "1,0.5,0", "--vignette", "0.8", "--recipe", "r.json", "--vignette=1,0.5", "--hue", "-5",
+        ])
+        #expect(request.input == "in.ppm" && request.output == "out.ppm")
+        #expect(request.settings == [
+            .brightness(-0.1), .contrast(1.5), .saturation(0), .hue(30), .preset(.noir), .exposure(0.5),
+            .effect("monochrome"), .intensity(0.3), .color(SIMD3(1, 0.5, 0)), .vignette(intensity: 0.8, radius: nil),
+            .recipeFile("r.json"), .vignette(intensity: 1, radius: 0.5), .hue(-5),
+        ])
+        let effect = try ApplyCommand.parse(["-", "-o", "-", "--vignette-effect", "1,2,3,0.5"])
+        #expect(effect.settings == [.vignetteEffect(x: 1, y: 2, radius: 3, intensity: 0.5, falloff: nil)])
+    }
+
+    @Test("apply's own errors: exact wording, usage status, pointing to apply's help")
+    func applyErrors() throws {
+        let cases: [([String], String)] = [
+            (["in.ppm", "-o", "out.ppm", "--saturaton", "2"], "unknown option '--saturaton'; did you mean '--saturation'?"),
+            (["in.ppm", "-o", "out.ppm", "--hue", "nan"], "'--hue' must be a finite number, got 'nan'"),
+            (["in.ppm", "-o"], "missing value for '-o, --output <output>'"),
+            (["in.ppm", "-o", "out.ppm", "--force=1"], "'--force' does not take a value"),
+            (["in.ppm", "-o", "out.ppm", "--effect", "polaroid"],
+             "'--effect' must be one of \(Effect.names.joined(separator: ", ")); got 'polaroid'"),
+            (["in.ppm", "-o", "out.ppm", "--threads", "0"], "'--threads' needs a whole number from 1 to 1024, got '0'"),
+            (["in.ppm", "-o", "out.ppm", "--vignette", "1", "--vignette-effect", "1,1,2,1"],
+             "--vignette and --vignette-effect cannot be combined; choose one"),
+            (["-o", "out.ppm"], "missing <input> (the image to read, or '-' for standard input)"),
+        ]
+        for (arguments, message) in cases {
+            let error = try #require(applyError(arguments), "\(arguments)")
+            #expect(error.message == message)
+            #expect(error.status == .usage && error.helpCommand == "photokernels apply")
+        }
     }
 
     @Test("last value wins; the preset yields to explicit sliders")
@@ -53,8 +84,21 @@ struct ArgumentsTests {
         #expect(throws: CLIError.self) { try builder.build([.effect("noir"), .color(SIMD3(1, 0, 0))]) }
     }
 
-    @Test("output targets from names and --format")
-    func targets() {
+    @Test("every help page fits 80 columns and has the four sections")
+    func helpPages() {
+        for page in [PhotoKernelsTool.help, ApplyCommand.help, DemoCommand.help, EffectsCommand.help] {
+            let lines = page.split(separator: "\n", omittingEmptySubsequences: false)
+            #expect(lines.allSatisfy { $0.count <= 80 }, "\(lines.filter { $0.count > 80 })")
+            for section in ["OVERVIEW: ", "\nUSAGE: ", "\nARGUMENTS:\n", "\nOPTIONS:\n"] {
+                #expect(page.contains(section), "\(page.prefix(60)) lacks \(section)")
+            }
+            #expect(page.hasSuffix("\n") && !page.hasSuffix("\n\n"))
+        }
+        #expect(ApplyCommand.help.contains("\nRECIPE OPTIONS:\n  --brightness <b>        Add b to R, G and B"))
+    }
+
+    @Test("output formats from names and --format")
+    func outputFormats() {
         #expect(OutputTarget(path: "a.PPM", format: nil) == .fixed(.ppm))
         #expect(OutputTarget(path: "dir.d/a.pgm", format: nil) == .fixed(.pgm))
         #expect(OutputTarget(path: "a.pam", format: nil) == .fixed(.pam))

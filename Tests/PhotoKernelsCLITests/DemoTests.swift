@@ -159,7 +159,7 @@ struct DemoTests {
         let sandbox = try Sandbox()
         let help = try Tool.run(["apply", "--help"], in: sandbox).stdoutText
         for option in ApplyCommand.options {
-            #expect(help.contains("--\(option.long)"), "--\(option.long) missing")
+            #expect(help.contains("--\(option.name)"), "--\(option.name) missing")
         }
         #expect(help.contains("PBM input becomes 255"))
     }

@@ -61,7 +61,14 @@ struct ExitCodeTests {
         let near = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--saturaton", "2"], in: sandbox)
         #expect(near.stderr.contains("did you mean '--saturation'?"))
         let top = try Tool.run(["frobnicate"], in: sandbox)
-        #expect(top.stderr.hasSuffix("Run 'photokernels --help' for usage.\n"))
+        #expect(top.stderr == "Error: unknown subcommand 'frobnicate'; expected apply, demo, effects or help\n"
+                + "Run 'photokernels --help' for usage.\n")
+        let typo = try Tool.run(["aply", "in.ppm"], in: sandbox)
+        #expect(typo.status == 64)
+        #expect(typo.stderr == "Error: unknown subcommand 'aply'; did you mean 'apply'?\nRun 'photokernels --help' for usage.\n")
+        let demo = try Tool.run(["--strp"], in: sandbox)
+        #expect(demo.stderr == "Error: unknown option '--strp'; did you mean '--strip'?\n"
+                + "Run 'photokernels demo --help' for usage.\n")
     }
 
     @Test("65: corrupt Netpbm input", arguments: [

@@ -136,7 +136,7 @@ struct InPlaceOutputTests {
         #expect(throws: CLIError.self) {
             try OutputFile.write(to: fresh) { piece throws(CLIError) in
                 _ = [UInt8](repeating: 7, count: 10).withUnsafeBytes { piece($0) }
-                throw CLIError(status: .software, message: "producer failed")
+                throw CLIError.software("producer failed")
             }
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.work.path) == ["out.bin"])
