@@ -125,10 +125,11 @@ final class Runner {
             if variant == .scalar, hasOtherVariants(of: workload) {
                 fixture.keepReference(named: workload.scalarKey)
             }
-            let kernels = entry.kernels
+            // The entry's edit plan, prepared once for the size, as an app reuses it per frame.
+            let plan = try Self.plan(entry, width: fixture.work.width, height: fixture.work.height, threads: libraryThreads)
             let buffer = fixture.work.withUnsafePixels { $0.baseAddress }
             let samples = Sampler.measure(policy: policy, prepare: fixture.restoreWork) {
-                fixture.work.apply(kernels, variant: variant, threads: libraryThreads)
+                try? plan.run(&fixture.work, variant: variant)
             }
             // A moved buffer means a copy-on-write copy ran inside the timed region.
             guard fixture.work.withUnsafePixels({ $0.baseAddress }) == buffer else {
@@ -181,6 +182,15 @@ final class Runner {
     /// scalar warm-up output is kept as the reference, saving one scalar run).
     private func hasOtherVariants(of workload: Workload) -> Bool { planKeys.contains(workload.scalarKey) }
 
+    /// The catalog entry's edit plan prepared for one size.
+    static func plan(_ entry: CatalogEntry, width: Int, height: Int, threads: Int?) throws(ToolError) -> PreparedEditPlan {
+        do {
+            return try EditPlan(kernels: entry.kernels).prepared(width: width, height: height, threads: threads)
+        } catch {
+            throw ToolError("\(entry.name): \(error.description)", status: .failure)
+        }
+    }
+
     /// Runs `workload` once, untimed, and checks its output:
     /// - kernels and kernel pipelines: the non-scalar variants against the scalar
     ///   reference (computed here if the plan did not time the scalar variant first);
@@ -196,11 +206,13 @@ final class Runner {
         case .kernel(let entry, let variant):
             if variant != .scalar, fixture.referenceName != workload.scalarKey {
                 fixture.restoreWork()
-                fixture.work.apply(entry.kernels, variant: .scalar, threads: libraryThreads)
+                try? Self.plan(entry, width: size.width, height: size.height, threads: libraryThreads)
+                    .run(&fixture.work, variant: .scalar)
                 fixture.keepReference(named: workload.scalarKey)
             }
             fixture.restoreWork()
-            fixture.work.apply(entry.kernels, variant: variant, threads: libraryThreads)
+            try? Self.plan(entry, width: size.width, height: size.height, threads: libraryThreads)
+                .run(&fixture.work, variant: variant)
             guard variant != .scalar else { return }
             let report = Verification.compare(reference: fixture.reference, candidate: fixture.work)
             if !report.passed {

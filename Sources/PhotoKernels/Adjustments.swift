@@ -386,7 +386,7 @@ extension Saturation: NumberOperation {
     public static let family = KernelFamily(
         key: "saturation", summary: "saturation C' = Y + s·(C − Y) (SwiftUI .saturation, W3C saturate)", kind: .affine,
         parameters: [FamilyParameter("saturation", identity: "1", range: "0…2", help: "0 grey, 1 unchanged, above 1 boosts")],
-        options: [FamilyOption("saturation", valueName: "S", help: "saturation factor (1 = unchanged, 0 = grey)") {
+        options: [FamilyOption("saturation", valueName: "s", help: "Scale the distance from grey (identity 1; 0 is grey; slider range 0…2).") {
             $0.adjustments.saturation = $1
         }],
         examples: [("saturation", Saturation(1.7))], identity: Saturation(1.0), type: Saturation.self)
@@ -402,7 +402,7 @@ extension Contrast: NumberOperation {
     public static let family = KernelFamily(
         key: "contrast", summary: "contrast C' = (C − 0.5)·c + 0.5 (SwiftUI .contrast, CIColorControls)", kind: .affine,
         parameters: [FamilyParameter("contrast", identity: "1", range: "0.5…1.5", help: "0 flat grey, negative inverts")],
-        options: [FamilyOption("contrast", valueName: "C", help: "contrast factor around 0.5 (1 = unchanged)") {
+        options: [FamilyOption("contrast", valueName: "c", help: "Scale around 50 % grey (identity 1; slider range 0.5…1.5).") {
             $0.adjustments.contrast = $1
         }],
         examples: [("contrast", Contrast(1.2))], identity: Contrast(1.0), type: Contrast.self)
@@ -418,7 +418,7 @@ extension Brightness: NumberOperation {
     public static let family = KernelFamily(
         key: "brightness", summary: "brightness C' = C + b (SwiftUI .brightness, CIColorControls)", kind: .affine,
         parameters: [FamilyParameter("brightness", identity: "0", range: "−0.5…0.5", help: "added to every channel")],
-        options: [FamilyOption("brightness", valueName: "B", help: "added to every channel (0 = unchanged)") {
+        options: [FamilyOption("brightness", valueName: "b", help: "Add b to R, G and B (identity 0; slider range -0.5…0.5).") {
             $0.adjustments.brightness = $1
         }],
         examples: [("brightness", Brightness(0.05))], identity: Brightness(0.0), type: Brightness.self)
@@ -435,7 +435,7 @@ extension HueRotation: NumberOperation {
         key: "hue", summary: "hue rotation by θ degrees (SwiftUI .hueRotation, W3C hue-rotate)", kind: .affine,
         parameters: [FamilyParameter("hue", identity: "0", range: "−180…180", unit: "degrees",
                                      help: "rotates hue; greys stay grey")],
-        options: [FamilyOption("hue", valueName: "DEGREES", help: "hue rotation in degrees (0 = unchanged)") {
+        options: [FamilyOption("hue", valueName: "degrees", help: "Rotate hues (identity 0; slider range -180…180).") {
             $0.adjustments.hue = $1
         }],
         examples: [("hue", HueRotation(degrees: 60))], identity: HueRotation(degrees: 0), type: HueRotation.self)

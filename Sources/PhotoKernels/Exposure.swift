@@ -418,7 +418,7 @@ extension Exposure: NumberOperation {
         kind: .tone,
         parameters: [FamilyParameter("exposure", identity: "0", range: "−2…2", unit: "stops (EV)",
                                      help: "multiplies linear light by 2^EV")],
-        options: [FamilyOption("exposure", valueName: "EV", help: "exposure in stops, in linear light (0 = unchanged)") {
+        options: [FamilyOption("exposure", valueName: "ev", help: "Exposure in stops, applied in linear light (identity 0).") {
             $0.exposure = $1
         }],
         examples: [("exposure", Exposure(ev: 0.7))],

@@ -66,7 +66,7 @@ public struct Vibrance: PixelKernel, NumberOperation {
         kind: .pixel,
         parameters: [FamilyParameter("vibrance", identity: "0", range: "−1…1",
                                      help: "muted colours change most, saturated ones not at all")],
-        options: [FamilyOption("vibrance", valueName: "V", help: "vibrance: saturation that spares saturated colours (0 = unchanged)") {
+        options: [FamilyOption("vibrance", valueName: "v", help: "Raise the saturation of muted colours, sparing saturated ones (identity 0; -1…1).") {
             $0[Vibrance.self] = $1 == 0 ? nil : Vibrance(amount: $1)
         }],
         examples: [("vibrance", Vibrance(amount: 0.6))],

@@ -27,22 +27,16 @@ struct ApplyCommand {
 
     /// The options that change the recipe, in help order. Each pairs its spec with
     /// the `RecipeSetting` its value becomes; `RecipeBuilder` combines the settings.
-    static let recipeOptions: [RecipeOption] = [
-        .number("brightness", value: "b", help: "Add b to R, G and B (identity 0; slider range -0.5…0.5).",
-                RecipeSetting.brightness),
-        .number("contrast", value: "c", help: "Scale around 50 % grey (identity 1; slider range 0.5…1.5).",
-                RecipeSetting.contrast),
-        .number("saturation", value: "s",
-                help: "Scale the distance from grey (identity 1; 0 is grey; slider range 0…2).", RecipeSetting.saturation),
-        .number("hue", value: "degrees", help: "Rotate hues (identity 0; slider range -180…180).", RecipeSetting.hue),
+    static let recipeOptions: [RecipeOption] = KernelFamilies.all.flatMap(\.options).map { option in
+        // One-number families declare their option in their own file (the registry).
+        .number(option.name, value: option.valueName, help: option.help) { .family(option.name, $0) }
+    } + [
         RecipeOption("preset", value: "name",
                      help: "Set the four sliders from a preset: vivid, noir or dream. An explicit --brightness, "
                          + "--contrast, --saturation or --hue wins over the preset's value.") {
             text, values throws(CLIError) in
             .preset(Preset(rawValue: try values.choice(text, for: "preset", from: Preset.allCases.map(\.rawValue)))!)
         },
-        .number("exposure", value: "ev", help: "Exposure in stops, applied in linear light (identity 0).",
-                RecipeSetting.exposure),
         RecipeOption("effect", value: "name",
                      help: "Apply an effect: \(Effect.names.joined(separator: ", ")). See 'photokernels effects'.") {
             text, values throws(CLIError) in
@@ -100,7 +94,7 @@ struct ApplyCommand {
         HelpPage(
             overview: "Apply adjustments, an effect and a vignette to a Netpbm image.",
             discussion: ["Reads PBM, PGM, PPM or PAM (P1–P7, any maxval, several images in one stream), applies "
-                         + "exposure → saturation → contrast → brightness → hue → effect → vignette, and writes the "
+                         + "\(KernelFamilies.all.map(\.key).joined(separator: " → ")), and writes the "
                          + "result atomically. Alpha survives only in PAM output; a PGM output stores colour as "
                          + "Rec. 709 luma; a grey input stays grey in .pnm/.pam output unless the recipe adds colour."],
             usage: ["photokernels apply <input> -o <output> [<options>]"],

@@ -4,12 +4,10 @@ import PhotoKernels
 /// One recipe-changing option of `apply`, kept in command-line order so that
 /// `--recipe` and the options around it combine as documented.
 enum RecipeSetting: Equatable, Sendable {
-    case brightness(Double)
-    case contrast(Double)
-    case saturation(Double)
-    case hue(Double)
+    /// A one-number family option (`--saturation`, `--exposure`, `--vibrance`, …),
+    /// by option name: the registry's `FamilyOption.set` applies it.
+    case family(String, Double)
     case preset(Preset)
-    case exposure(Double)
     /// `--effect NAME` (already checked against `Effect.names`).
     case effect(String)
     case intensity(Double)
@@ -60,17 +58,16 @@ struct RecipeBuilder {
 
         for setting in settings {
             switch setting {
-            case .brightness(let v): recipe.adjustments.brightness = v; explicitSliders.insert("brightness")
-            case .contrast(let v): recipe.adjustments.contrast = v; explicitSliders.insert("contrast")
-            case .saturation(let v): recipe.adjustments.saturation = v; explicitSliders.insert("saturation")
-            case .hue(let v): recipe.adjustments.hue = v; explicitSliders.insert("hue")
+            case .family(let name, let v):
+                guard let option = KernelFamilies.all.flatMap(\.options).first(where: { $0.name == name }) else { break }
+                option.set(&recipe, v)
+                explicitSliders.insert(name)
             case .preset(let preset):
                 let p = preset.adjustments
                 if !explicitSliders.contains("brightness") { recipe.adjustments.brightness = p.brightness }
                 if !explicitSliders.contains("contrast") { recipe.adjustments.contrast = p.contrast }
                 if !explicitSliders.contains("saturation") { recipe.adjustments.saturation = p.saturation }
                 if !explicitSliders.contains("hue") { recipe.adjustments.hue = p.hue }
-            case .exposure(let v): recipe.exposure = v
             case .effect(let name):
                 if name != effectName {
                     if intensity?.fromOption == false { intensity = nil }
@@ -101,12 +98,26 @@ struct RecipeBuilder {
                 throw .usage("--intensity and --color refine an effect; choose one with --effect NAME", command: command)
             }
             recipe.effect = nil
-            return recipe
+            return try Self.validated(recipe)
         }
         if color != nil && effectName != "monochrome" {
             throw .usage("--color applies only to --effect monochrome (the effect is \(effectName))", command: command)
         }
         recipe.effect = Effect(name: effectName, intensity: intensity?.value, color: color?.value)
+        return try Self.validated(recipe)
+    }
+
+    /// The recipe, once every number is checked finite as a `Float` (`--contrast 1e39`
+    /// is rejected as `1e999` is).
+    ///
+    /// - Throws: exit 64 naming the option.
+    static func validated(_ recipe: Recipe) throws(CLIError) -> Recipe {
+        do throws(RecipeError) {
+            try recipe.validate()
+        } catch {
+            guard case .invalidValue(let field, let value, let reason) = error else { throw .usage(error.description, command: "apply") }
+            throw .usage("--\(field.split(separator: ".").first ?? "") \(value): \(reason)", command: "apply")
+        }
         return recipe
     }
 

@@ -28,8 +28,10 @@ struct ArgumentsTests {
     @Test("apply's recipe options are one table, in the recipe group, and nothing else is")
     func recipeOptionTable() {
         let names = ApplyCommand.recipeOptions.map(\.spec.name)
-        #expect(names == ["brightness", "contrast", "saturation", "hue", "preset", "exposure", "effect", "intensity",
-                          "color", "vignette", "vignette-effect", "recipe"])
+        // The one-number options come from the registry, in recipe order.
+        #expect(names == KernelFamilies.all.flatMap(\.options).map(\.name)
+                    + ["preset", "effect", "intensity", "color", "vignette", "vignette-effect", "recipe"])
+        #expect(names.prefix(6) == ["exposure", "vibrance", "saturation", "contrast", "brightness", "hue"])
         #expect(ApplyCommand.options.filter { $0.group == "Recipe options" }.map(\.name) == names)
         #expect(ApplyCommand.options.filter { $0.group == nil }.map(\.name)
                 == ["output", "save-recipe", "kernel", "threads", "format", "maxval", "force", "help"])
@@ -43,11 +45,13 @@ struct ArgumentsTests {
             "--color", "1,0.5,0", "--vignette", "0.8", "--recipe", "r.json", "--vignette=1,0.5", "--hue", "-5",
         ])
         #expect(request.input == "in.ppm" && request.output == "out.ppm")
-        #expect(request.settings == [
-            .brightness(-0.1), .contrast(1.5), .saturation(0), .hue(30), .preset(.noir), .exposure(0.5),
-            .effect("monochrome"), .intensity(0.3), .color(SIMD3(1, 0.5, 0)), .vignette(intensity: 0.8, radius: nil),
-            .recipeFile("r.json"), .vignette(intensity: 1, radius: 0.5), .hue(-5),
-        ])
+        let expected: [RecipeSetting] = [
+            .family("brightness", -0.1), .family("contrast", 1.5), .family("saturation", 0), .family("hue", 30),
+            .preset(.noir), .family("exposure", 0.5), .effect("monochrome"), .intensity(0.3),
+            .color(SIMD3(1, 0.5, 0)), .vignette(intensity: 0.8, radius: nil), .recipeFile("r.json"),
+            .vignette(intensity: 1, radius: 0.5), .family("hue", -5),
+        ]
+        #expect(request.settings == expected)
         let effect = try ApplyCommand.parse(["-", "-o", "-", "--vignette-effect", "1,2,3,0.5"])
         #expect(effect.settings == [.vignetteEffect(x: 1, y: 2, radius: 3, intensity: 0.5, falloff: nil)])
     }
@@ -73,10 +77,21 @@ struct ArgumentsTests {
         }
     }
 
+    @Test("a number finite in Double but not in Float is rejected like 1e999; --vibrance comes from the registry")
+    func floatRange() throws {
+        let builder = RecipeBuilder(command: "photokernels apply")
+        #expect(throws: CLIError.self) { try builder.build([.family("contrast", 1e39)]) }
+        let recipe = try builder.build([.family("vibrance", 0.4)])
+        #expect(recipe[Vibrance.self] == Vibrance(amount: 0.4))
+        let request = try ApplyCommand.parse(["in.ppm", "-o", "out.ppm", "--vibrance", "0.25"])
+        #expect(request.settings == [.family("vibrance", 0.25)])
+    }
+
     @Test("last value wins; the preset yields to explicit sliders")
     func builderOrder() throws {
         let builder = RecipeBuilder(command: "photokernels apply")
-        let recipe = try builder.build([.hue(10), .preset(.dream), .hue(20), .contrast(0.9), .preset(.noir)])
+        let recipe = try builder.build([.family("hue", 10), .preset(.dream), .family("hue", 20), .family("contrast", 0.9),
+                                        .preset(.noir)])
         #expect(recipe.adjustments == Adjustments(saturation: 0, contrast: 0.9, brightness: -0.05, hue: 20))
         let effect = try builder.build([.intensity(0.3), .effect("monochrome"), .color(SIMD3(1, 0, 0))])
         #expect(effect.effect == Effect(name: "monochrome", intensity: 0.3, color: SIMD3(1, 0, 0)))
@@ -94,7 +109,7 @@ struct ArgumentsTests {
             }
             #expect(page.hasSuffix("\n") && !page.hasSuffix("\n\n"))
         }
-        #expect(ApplyCommand.help.contains("\nRECIPE OPTIONS:\n  --brightness <b>        Add b to R, G and B"))
+        #expect(ApplyCommand.help.contains("\nRECIPE OPTIONS:\n  --exposure <ev>         Exposure in stops"))
     }
 
     @Test("output formats from names and --format")
