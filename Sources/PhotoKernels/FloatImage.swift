@@ -17,8 +17,18 @@ public struct FloatImage: Sendable, Equatable {
     public let width: Int
     /// The number of rows; at least 1.
     public let height: Int
-    /// The pixels, `width × height` of them, row-major from the top-left corner.
-    public var pixels: [SIMD4<Float>]
+    /// The pixels, `width × height` of them, row-major from the top-left corner. Read
+    /// only as a whole, so the count always matches the size; change pixels through
+    /// `subscript(pixel:)`, `subscript(x:y:)` or `withUnsafeMutablePixels`.
+    public private(set) var pixels: [SIMD4<Float>]
+
+    /// The pixel at row-major index `index` (`y × width + x`).
+    ///
+    /// - Precondition: `0 ≤ index < width × height`.
+    public subscript(pixel index: Int) -> SIMD4<Float> {
+        get { pixels[index] }
+        set { pixels[index] = newValue }
+    }
 
     /// Wraps `pixels` as a `width × height` image.
     ///

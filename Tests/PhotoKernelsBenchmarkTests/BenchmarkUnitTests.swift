@@ -177,14 +177,14 @@ struct VerificationTests {
     func floats() {
         let reference = FloatImage(width: 2, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 1), SIMD4(.nan, 0, 0, 1)])
         var close = reference
-        close.pixels[0].x += 0.000009
+        close[pixel: 0].x += 0.000009
         #expect(Verification.compare(reference: reference, candidate: close).passed)
         var far = reference
-        far.pixels[0].y += 0.0001
+        far[pixel: 0].y += 0.0001
         let report = Verification.compare(reference: reference, candidate: far)
         #expect(!report.passed && report.failures == 1 && report.worstIndex == 0 && report.worstChannel == 1)
         var notNaN = reference
-        notNaN.pixels[1].x = 0
+        notNaN[pixel: 1].x = 0
         #expect(!Verification.compare(reference: reference, candidate: notNaN).passed)
     }
 

@@ -92,9 +92,9 @@ struct AdjustmentsTests {
     @Test("alpha is bit-exact under every adjustment, even beside NaN and negative zero")
     func alphaUnchanged() {
         var input = randomImage(width: 17, height: 3, seed: 7, nanEvery: 4)
-        input.pixels[0].w = -0.0
-        input.pixels[1].w = .nan
-        input.pixels[2].w = 3.5
+        input[pixel: 0].w = -0.0
+        input[pixel: 1].w = .nan
+        input[pixel: 2].w = 3.5
         for a in adjustmentSamples {
             for kernel in a.sequentialKernels + [a.kernel] {
                 for variant in KernelVariant.allCases {
@@ -156,7 +156,7 @@ struct AdjustmentsTests {
     func nanStaysLocal() {
         let clean = randomImage(width: 13, height: 3, seed: 11)
         var dirty = clean
-        dirty.pixels[20] = SIMD4(.nan, 0.5, 0.5, 1)
+        dirty[pixel: 20] = SIMD4(.nan, 0.5, 0.5, 1)
         for a in adjustmentSamples {
             for kernel in a.sequentialKernels + [a.kernel] {
                 for variant in KernelVariant.allCases {

@@ -149,8 +149,8 @@ struct ExposureTests {
     @Test("ev 0 is the identity to the bit; alpha is bit-exact at every ev")
     func identityAndAlpha() {
         var input = randomImage(width: 29, height: 5, seed: 21, nanEvery: 4)
-        input.pixels[0] = SIMD4(-0.0, .infinity, -.infinity, -0.0)
-        input.pixels[1].w = .nan
+        input[pixel: 0] = SIMD4(-0.0, .infinity, -.infinity, -0.0)
+        input[pixel: 1].w = .nan
         for variant in KernelVariant.allCases {
             expectBitEqual(run([Exposure(ev: 0)], on: input, variant), input, "ev 0 \(variant)")
             for ev in exposureSamples {
@@ -184,7 +184,7 @@ struct ExposureTests {
     func nanStaysLocal() {
         let clean = randomImage(width: 13, height: 3, seed: 23)
         var dirty = clean
-        dirty.pixels[20] = SIMD4(0.5, .nan, 0.5, 1)
+        dirty[pixel: 20] = SIMD4(0.5, .nan, 0.5, 1)
         for variant in KernelVariant.allCases {
             let x = run([Exposure(ev: 1.5)], on: clean, variant), y = run([Exposure(ev: 1.5)], on: dirty, variant)
             for i in x.pixels.indices where i != 20 {

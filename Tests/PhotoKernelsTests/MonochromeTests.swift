@@ -90,8 +90,8 @@ struct MonochromeTests {
     func nanLuma() {
         let clean = randomImage(width: 9, height: 3, seed: 61)
         var dirty = clean
-        dirty.pixels[4] = SIMD4(0.1, .nan, 0.1, 0.5)
-        dirty.pixels[13] = SIMD4(0.9, 0.9, .nan, 0.5)
+        dirty[pixel: 4] = SIMD4(0.1, .nan, 0.1, 0.5)
+        dirty[pixel: 13] = SIMD4(0.9, 0.9, .nan, 0.5)
         for m in monochromeSamples {
             for variant in KernelVariant.allCases {
                 let x = run([m], on: clean, variant), y = run([m], on: dirty, variant)
@@ -109,8 +109,8 @@ struct MonochromeTests {
     @Test("intensity 0 is the identity to the bit; alpha is bit-exact")
     func identityAndAlpha() {
         var input = randomImage(width: 19, height: 3, seed: 67, nanEvery: 4)
-        input.pixels[1].w = .nan
-        input.pixels[2].w = -0.0
+        input[pixel: 1].w = .nan
+        input[pixel: 2].w = -0.0
         for variant in KernelVariant.allCases {
             expectBitEqual(run([Monochrome(intensity: 0)], on: input, variant), input, "intensity 0 \(variant)")
             for m in monochromeSamples {

@@ -123,8 +123,8 @@ struct PhotoEffectTests {
     @Test("alpha is bit-exact under every look, fused and sequential")
     func alphaUnchanged() {
         var input = randomImage(width: 17, height: 3, seed: 613, nanEvery: 4)
-        input.pixels[0].w = -0.0
-        input.pixels[1].w = .nan
+        input[pixel: 0].w = -0.0
+        input[pixel: 1].w = .nan
         for look in PhotoEffect.allCases {
             for kernels in [[look.kernel], look.sequentialKernels] as [[any PixelKernel]] {
                 for variant in KernelVariant.allCases {
@@ -140,7 +140,7 @@ struct PhotoEffectTests {
     func nanStaysLocal() {
         let clean = randomImage(width: 13, height: 3, seed: 617)
         var dirty = clean
-        dirty.pixels[7] = SIMD4(.nan, 0.5, 0.5, 1)
+        dirty[pixel: 7] = SIMD4(.nan, 0.5, 0.5, 1)
         for look in PhotoEffect.allCases {
             for variant in KernelVariant.allCases {
                 let x = run([look.kernel], on: clean, variant), y = run([look.kernel], on: dirty, variant)

@@ -91,8 +91,8 @@ struct SepiaTests {
     @Test("intensity 0 is the identity to the bit; alpha is bit-exact; a NaN pixel stays local")
     func identityAlphaNaN() {
         var input = randomImage(width: 23, height: 3, seed: 53, nanEvery: 4)
-        input.pixels[1].w = .nan
-        input.pixels[2] = SIMD4(-0.0, .infinity, 0, -0.0)
+        input[pixel: 1].w = .nan
+        input[pixel: 2] = SIMD4(-0.0, .infinity, 0, -0.0)
         for variant in KernelVariant.allCases {
             expectBitEqual(run([Sepia(intensity: 0)], on: input, variant), input, "sepia 0 \(variant)")
             for a in sepiaSamples {
@@ -103,7 +103,7 @@ struct SepiaTests {
         }
         let clean = randomImage(width: 11, height: 3, seed: 59)
         var dirty = clean
-        dirty.pixels[12] = SIMD4(0.2, 0.3, .nan, 1)
+        dirty[pixel: 12] = SIMD4(0.2, 0.3, .nan, 1)
         for variant in KernelVariant.allCases {
             let x = run([Sepia()], on: clean, variant), y = run([Sepia()], on: dirty, variant)
             for i in x.pixels.indices where i != 12 {

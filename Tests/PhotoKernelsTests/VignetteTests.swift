@@ -191,8 +191,8 @@ struct VignetteTests {
     @Test("intensity 0 is the identity to the bit; alpha is bit-exact")
     func identityAndAlpha() {
         var input = randomImage(width: 21, height: 7, seed: 37, nanEvery: 5)
-        input.pixels[3].w = .nan
-        input.pixels[4].w = -0.0
+        input[pixel: 3].w = .nan
+        input[pixel: 4].w = -0.0
         for variant in KernelVariant.allCases {
             for zero in [Vignette.vignette(intensity: 0, radius: 1), .vignetteEffect(intensity: 0)] {
                 #expect(zero.isIdentity)
@@ -210,7 +210,7 @@ struct VignetteTests {
     func nanStaysLocal() {
         let clean = randomImage(width: 13, height: 5, seed: 41)
         var dirty = clean
-        dirty.pixels[22] = SIMD4(.nan, 0.5, 0.5, 1)
+        dirty[pixel: 22] = SIMD4(.nan, 0.5, 0.5, 1)
         for vignette in vignetteSamples {
             for variant in KernelVariant.allCases {
                 let x = run([vignette], on: clean, variant), y = run([vignette], on: dirty, variant)

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import PhotoKernels
+
+/// Vibrance's own formula (SPEC §5); the family laws cover schedules, alpha, NaN,
+/// threads, identity and SPEC §8.
+@Suite("Vibrance")
+struct VibranceTests {
+    /// One pixel through the kernel.
+    func vibrance(_ amount: Double, _ p: SIMD4<Float>, _ variant: KernelVariant) -> SIMD4<Float> {
+        var row = [p]
+        row.withUnsafeMutableBufferPointer {
+            Vibrance(amount: amount).apply($0, at: RowLocation(y: 0, imageWidth: 1, imageHeight: 1), variant: variant)
+        }
+        return row[0]
+    }
+
+    @Test("hand-computed pixels: a muted colour gets most of the change, a saturated one none")
+    func handComputed() {
+        // (0.6, 0.5, 0.4): spread 0.2, s = 1 + 0.5·0.8 = 1.4;
+        // Y = 0.2126·0.6 + 0.7152·0.5 + 0.0722·0.4 = 0.51404; C' = Y + 1.4·(C − Y).
+        let y = 0.2126 * 0.6 + 0.7152 * 0.5 + 0.0722 * 0.4
+        let expected = [0.6, 0.5, 0.4].map { y + 1.4 * ($0 - y) }
+        for variant in KernelVariant.allCases {
+            let out = vibrance(0.5, SIMD4(0.6, 0.5, 0.4, 0.25), variant)
+            for c in 0..<3 { #expect(abs(Double(out[c]) - expected[c]) < 1e-6, "\(variant) channel \(c): \(out)") }
+            #expect(out.w == 0.25)
+            // Pure red has spread 1: s = 1, unchanged to the bit.
+            #expect(vibrance(0.8, SIMD4(1, 0, 0, 1), variant) == SIMD4(1, 0, 0, 1))
+        }
+        #expect(abs(expected[0] - 0.634384) < 1e-9 && abs(expected[2] - 0.354384) < 1e-9)
+    }
+
+    @Test("greys stay grey, negative amounts desaturate muted colours toward their luma")
+    func greysAndNegatives() {
+        for variant in KernelVariant.allCases {
+            let g = vibrance(2, SIMD4(0.3, 0.3, 0.3, 1), variant)
+            #expect(g.x == g.y && g.y == g.z)
+            // v = −1 on a colour with spread 0.1: s = 1 − 0.9 = 0.1, a tenth of the chroma left.
+            let p = SIMD4<Float>(0.5, 0.45, 0.4, 1)
+            let y = Luma.of(0.5, 0.45, 0.4)
+            let out = vibrance(-1, p, variant)
+            #expect(abs(out.x - (y + 0.1 * (0.5 - y))) < 1e-6 && abs(out.z - (y + 0.1 * (0.4 - y))) < 1e-6)
+        }
+    }
+
+    @Test("the recipe key, the option and the registry line")
+    func registration() throws {
+        #expect(KernelFamilies.named("vibrance")?.kind == .pixel)
+        let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "vibrance": 0.3}"#
+        let recipe = try Recipe.decode(from: Data(json.utf8))
+        #expect(recipe[Vibrance.self] == Vibrance(amount: 0.3))
+        #expect(try Recipe.decode(from: recipe.encodedJSON()) == recipe)
+        #expect(throws: RecipeError.unknownKey("vibrancy", closest: "vibrance")) {
+            try Recipe.decode(from: Data(#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "vibrancy": 1}"#.utf8))
+        }
+    }
+}
