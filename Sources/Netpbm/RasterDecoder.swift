@@ -254,15 +254,39 @@ struct RasterDecoder {
         _ window: inout InputWindow, into out: UnsafeMutablePointer<Sample>, count: Int
     ) throws(NetpbmError) {
         let decoded = sampleCount - remaining
-        for i in 0..<count {
+        let base = window.base
+        var i = 0
+        while i < count {
+            // Digits and whitespace in the window are handled in place; comments, window
+            // ends and errors take the general path below.
+            var p = window.position
+            let end = p &+ window.available
+            while i < count, p < end {
+                let byte = base[p]
+                if byte == 0x30 {  // '0' = white
+                    out[i] = 1
+                } else if byte == 0x31 {  // '1' = black
+                    out[i] = 0
+                } else if InputWindow.isWhitespace(byte) {
+                    p &+= 1
+                    continue
+                } else {
+                    break
+                }
+                p &+= 1
+                i &+= 1
+            }
+            window.position = p
+            guard i < count else { return }
             try window.skipSeparators()
             guard let byte = try window.peek() else { throw plainEnd(window, found: decoded + i) }
             switch byte {
-            case 0x30: out[i] = 1  // '0' = white
-            case 0x31: out[i] = 0  // '1' = black
+            case 0x30: out[i] = 1
+            case 0x31: out[i] = 0
             default: throw .unexpectedByte(found: byte, expected: .sample, offset: window.offset)
             }
             window.position += 1
+            i += 1
         }
     }
 
@@ -271,7 +295,22 @@ struct RasterDecoder {
         _ window: inout InputWindow, into out: UnsafeMutablePointer<Sample>, count: Int
     ) throws(NetpbmError) {
         let decoded = sampleCount - remaining
+        let base = window.base
         for i in 0..<count {
+            // Usually the separator is plain whitespace and the whole token is in the
+            // window: scan it in place. Comments, window ends and errors take the general
+            // path below, which handles every case.
+            var p = window.position
+            let end = p &+ window.available
+            while p < end, InputWindow.isWhitespace(base[p]) { p &+= 1 }
+            if end &- p > NetpbmLimits.maxTokenDigits, InputWindow.isDigit(base[p]) {
+                let (value, next) = try InputWindow.scanDigits(
+                    base, from: p, to: end, origin: window.origin, field: .sample, limit: maxval)
+                out[i] = Sample(truncatingIfNeeded: value)
+                window.position = next
+                continue
+            }
+            window.position = p
             try window.skipSeparators()
             guard let byte = try window.peek() else { throw plainEnd(window, found: decoded + i) }
             guard InputWindow.isDigit(byte) else {
