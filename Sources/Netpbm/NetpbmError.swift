@@ -114,13 +114,14 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
     /// width × height is larger than ``NetpbmLimits/maxPixels``; `offset` is the image's
     /// first byte (its magic number).
     case exceedsPixelLimit(width: Int, height: Int, limit: Int, offset: Int)
-    /// The decoded samples (2 bytes each, summed over all images of a `readAll`) need more
-    /// than ``NetpbmLimits/maxBytes``; `offset` is the image's first byte.
+    /// The decoded samples (2 bytes each, summed over all images of a `readAll`; of one
+    /// image for ``NetpbmStreamReader``) need more than ``NetpbmLimits/maxBytes``; `offset`
+    /// is the image's first byte.
     case exceedsByteLimit(bytes: Int, limit: Int, offset: Int)
     /// width × height × depth (or the byte count) overflows `Int`.
     case sizeOverflow(width: Int, height: Int, depth: Int, offset: Int)
-    /// A stream or file holds more than ``NetpbmLimits/maxBytes`` bytes; reading stopped
-    /// at `offset`.
+    /// A stream or file read whole by ``NetpbmReader`` holds more than
+    /// ``NetpbmLimits/maxBytes`` bytes; reading stopped at `offset`.
     case inputTooLarge(limit: Int, offset: Int)
 
     // MARK: Raster

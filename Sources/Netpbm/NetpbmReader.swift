@@ -5,6 +5,10 @@
 // (`P7 332`), and anything whose first two bytes are not `P1`…`P7` — the file name or
 // extension is never consulted.
 //
+// The header parser and raster decoder are those of NetpbmStreamReader, run over the whole
+// input as one window; what is particular to this reader is that it sees the input's end
+// before decoding, so a raster the input cannot hold is refused before it is allocated.
+//
 // Safety: every size comes from an overflow-checked product, is compared with
 // NetpbmLimits and with the bytes actually present, and only then allocated. No input can
 // trap (no force unwraps, no unchecked arithmetic on header values, every index checked)
@@ -85,6 +89,9 @@ public enum NetpbmReader {
 
     /// Reads `handle` (a pipe such as standard input, or a file) to its end in chunks, then
     /// decodes every image (see ``readAll(_:limits:)``).
+    ///
+    /// This holds the whole stream and every decoded image in memory; to read image by
+    /// image and band by band in constant memory, use ``NetpbmStreamReader``.
     ///
     /// At most `limits.maxBytes` bytes are buffered: reading stops with
     /// ``NetpbmError/inputTooLarge(limit:offset:)`` as soon as the stream proves longer.

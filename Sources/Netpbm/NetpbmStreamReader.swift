@@ -12,16 +12,17 @@ import Foundation
 /// of any size the caller chooses.
 ///
 /// ```swift
-/// let reader = NetpbmStreamReader(fileDescriptor: STDIN_FILENO)
-/// var band = [UInt16](repeating: 0, count: 64 * rowSamples)
+/// let reader = NetpbmStreamReader(fileDescriptor: STDIN_FILENO, name: "standard input")
+/// let band = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 1 << 20)
+/// defer { band.deallocate() }
 /// while let header = try reader.nextImage() {
-///     var rowsLeft = header.height
-///     while rowsLeft > 0 {
-///         let rows = min(64, rowsLeft)
-///         try band.withUnsafeMutableBufferPointer { buffer in
-///             try reader.readSamples(into: UnsafeMutableBufferPointer(rebasing: buffer[..<(rows * header.samplesPerRow)]))
-///         }
-///         rowsLeft -= rows
+///     // Whole rows per band, or part of a row when one row is longer than the band.
+///     let step = header.samplesPerRow <= band.count
+///         ? band.count / header.samplesPerRow * header.samplesPerRow : band.count
+///     while reader.remainingSamples > 0 {
+///         let slice = UnsafeMutableBufferPointer(rebasing: band[..<min(step, reader.remainingSamples)])
+///         try reader.readSamples(into: slice)
+///         // … use slice …
 ///     }
 /// }
 /// ```

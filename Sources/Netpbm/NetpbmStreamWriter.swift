@@ -71,7 +71,10 @@ public final class NetpbmStreamWriter {
 
     /// Everything written so far, for a writer created with ``init()`` (empty for a file
     /// descriptor). Includes bytes not yet flushed.
-    public var bytes: [UInt8] { output.memory + output.pending }
+    public var bytes: [UInt8] {
+        guard case .memory = output.destination else { return [] }
+        return output.memory + output.pending
+    }
 
     /// The samples the current image still needs (0 between images).
     public var remainingSamples: Int { encoder?.remaining ?? 0 }

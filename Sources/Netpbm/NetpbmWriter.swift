@@ -14,6 +14,9 @@
 //
 // Samples use 1 byte when maxval < 256, else 2 bytes big-endian. The image's maxval is
 // kept. Source: pbm(5), pgm(5), ppm(5), pam(5); libnetpbm's pnm_writepaminit checks.
+//
+// The bytes come from RasterEncoder, the encoder NetpbmStreamWriter uses, so a whole image
+// and the same image written band by band are identical.
 
 import Foundation
 
@@ -66,8 +69,9 @@ public enum NetpbmWriter {
     /// was never called.
     ///
     /// - Parameters:
-    ///   - pieceBytes: the size of every piece but the last (at least 1); pieces are
-    ///     collected in a buffer of `pieceBytes` bytes, between 4 KiB and 16 MiB.
+    ///   - pieceBytes: the largest piece, at least 1 (and taken as at most 16 MiB). Pieces
+    ///     are cut from one buffer of `pieceBytes` bytes (at least 4 KiB), so almost all
+    ///     are that size; none is empty.
     ///   - sink: receives each piece, valid only during the call; returns `false` to
     ///     stop early (the caller keeps its own reason).
     /// - Returns: `false` if `sink` stopped the encoding, else `true`.

@@ -588,6 +588,7 @@ struct NetpbmStreamTests {
         let samples: [UInt8] = [1, 2]
         try samples.withUnsafeBufferPointer { (b) throws(NetpbmError) in try writer.writeSamples(b) }
         try writer.endImage()
+        #expect(writer.bytes == [])  // only an in-memory writer keeps its bytes
         #expect(throws: NetpbmError.brokenPipe(path: "test pipe")) { try writer.flush() }
         #expect(throws: NetpbmError.brokenPipe(path: "test pipe")) {
             try writer.beginImage(NetpbmHeader(format: .rawPGM, width: 2, height: 1, maxval: 255))
