@@ -15,9 +15,14 @@
 /// - ``Phase/image``: a ``NetpbmImage`` value is inconsistent (construction or writing).
 /// - ``Phase/writing``: the image cannot be stored in the requested format.
 /// - ``Phase/io``: the file system or a stream failed.
+/// - ``Phase/usage``: a stream reader or writer was asked for something its current state
+///   does not allow (a programming error, reported instead of trapping).
 ///
 /// Every `offset` is a byte offset from the start of the input given to the reader
 /// (for a stream, from the first byte read).
+///
+/// ``NetpbmStreamReader`` wraps every error it throws in ``inFrame(_:_:)``, which names the
+/// image (1-based) the error belongs to; ``frame`` and ``underlying`` take it apart.
 public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// The header item a reader was looking for when it failed.
@@ -58,6 +63,9 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
         case writing
         /// Reading or writing files and streams.
         case io
+        /// Calling a stream reader or writer out of order (too many samples, a sample type
+        /// too narrow for the maxval, an image left incomplete).
+        case usage
     }
 
     // MARK: Signature
@@ -106,20 +114,23 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
     /// width × height is larger than ``NetpbmLimits/maxPixels``; `offset` is the image's
     /// first byte (its magic number).
     case exceedsPixelLimit(width: Int, height: Int, limit: Int, offset: Int)
-    /// The decoded samples (2 bytes each, summed over all images of a `readAll`) need more
-    /// than ``NetpbmLimits/maxBytes``; `offset` is the image's first byte.
+    /// The decoded samples (2 bytes each, summed over all images of a `readAll`; of one
+    /// image for ``NetpbmStreamReader``) need more than ``NetpbmLimits/maxBytes``; `offset`
+    /// is the image's first byte.
     case exceedsByteLimit(bytes: Int, limit: Int, offset: Int)
     /// width × height × depth (or the byte count) overflows `Int`.
     case sizeOverflow(width: Int, height: Int, depth: Int, offset: Int)
-    /// A stream or file holds more than ``NetpbmLimits/maxBytes`` bytes; reading stopped
-    /// at `offset`.
+    /// A stream or file read whole by ``NetpbmReader`` holds more than
+    /// ``NetpbmLimits/maxBytes`` bytes; reading stopped at `offset`.
     case inputTooLarge(limit: Int, offset: Int)
 
     // MARK: Raster
 
     /// A raw raster needs `expectedBytes` but only `availableBytes` remain; a plain raster
     /// needs at least `expectedBytes` (one byte per P1 pixel, two per P2/P3 sample but the
-    /// last). `offset` is the raster's first byte. Checked before allocating.
+    /// last). `offset` is the raster's first byte, so the input ends at
+    /// `offset + availableBytes`. ``NetpbmReader`` checks this before allocating;
+    /// ``NetpbmStreamReader`` reports it when the stream ends inside the raster.
     case truncatedRaster(expectedBytes: Int, availableBytes: Int, offset: Int)
     /// A plain raster ends after `found` of `expected` samples; `offset` is the end of input.
     case missingSamples(expected: Int, found: Int, offset: Int)
@@ -157,10 +168,47 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
     case readFailed(path: String, reason: String)
     /// Writing or renaming the output file failed; `reason` is the system's message.
     case writeFailed(path: String, reason: String)
+    /// `write(2)` failed with `EPIPE`: the reading end of the pipe was closed, so nobody
+    /// wants the rest of the output. A command-line tool usually ends quietly on this one
+    /// (with `SIGPIPE` ignored, which is what lets `write(2)` return `EPIPE` at all).
+    case brokenPipe(path: String)
+
+    // MARK: Usage (stream reader and writer)
+
+    /// A stream reader or writer was asked to read or write `requested` samples when only
+    /// `remaining` are left in the current image (0 before the first image or after the
+    /// last).
+    case tooManySamples(requested: Int, remaining: Int)
+    /// Samples were requested as `UInt8` but the image's maxval does not fit in 8 bits.
+    case sampleTypeTooNarrow(maxval: Int)
+    /// A stream writer began a new image, or ended this one, after `written` of its
+    /// `expected` samples.
+    case incompleteImage(expected: Int, written: Int)
+
+    // MARK: Streams
+
+    /// `error` happened while ``NetpbmStreamReader`` read image number `frame` of the
+    /// stream (1-based; the image whose header was being read, or whose raster).
+    indirect case inFrame(_ frame: Int, _ error: NetpbmError)
+
+    /// The 1-based image index of an ``inFrame(_:_:)`` error, otherwise `nil`.
+    public var frame: Int? {
+        if case .inFrame(let frame, _) = self { return frame }
+        return nil
+    }
+
+    /// The error without its ``inFrame(_:_:)`` wrapper (the error itself if it has none),
+    /// for matching the case: `if case .brokenPipe = error.underlying { … }`.
+    public var underlying: NetpbmError {
+        if case .inFrame(_, let error) = self { return error.underlying }
+        return self
+    }
 
     /// The stage that detected this error.
     public var phase: Phase {
         switch self {
+        case .inFrame(_, let error):
+            return error.phase
         case .invalidMagic, .unsupportedFormat:
             return .signature
         case .unexpectedEnd(let field, _), .unexpectedByte(_, let field, _),
@@ -179,8 +227,10 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
             return .image
         case .depthMismatch, .maxvalMismatch, .nothingToWrite:
             return .writing
-        case .readFailed, .writeFailed:
+        case .readFailed, .writeFailed, .brokenPipe:
             return .io
+        case .tooManySamples, .sampleTypeTooNarrow, .incompleteImage:
+            return .usage
         }
     }
 
@@ -198,9 +248,12 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
              .inputTooLarge(_, let o), .truncatedRaster(_, _, let o),
              .missingSamples(_, _, let o), .sampleAboveMaxval(_, _, let o):
             return o
+        case .inFrame(_, let error):
+            return error.offset
         case .invalidImageSize, .invalidMaxval, .sampleCountMismatch, .sampleOutOfRange,
              .imageDepthTooSmallForTupleType, .invalidTupleType, .depthMismatch,
-             .maxvalMismatch, .nothingToWrite, .readFailed, .writeFailed:
+             .maxvalMismatch, .nothingToWrite, .readFailed, .writeFailed, .brokenPipe,
+             .tooManySamples, .sampleTypeTooNarrow, .incompleteImage:
             return nil
         }
     }
@@ -251,7 +304,10 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
         case .inputTooLarge(let limit, let offset):
             return "Netpbm limits: the input is longer than the limit of \(limit) bytes (byte offset \(offset))"
         case .truncatedRaster(let expected, let available, let offset):
-            return "Netpbm raster: the raster needs \(expected) bytes but only \(available) are present (byte offset \(offset))"
+            // Overflow-checked: a hand-made error value must not trap while being printed.
+            let (end, overflow) = offset.addingReportingOverflow(available)
+            let ending = overflow ? "" : ", at byte offset \(end)"
+            return "Netpbm raster: the raster needs \(expected) bytes but the input ends after \(available) of them\(ending) (raster at byte offset \(offset))"
         case .missingSamples(let expected, let found, let offset):
             return "Netpbm raster: expected \(expected) samples but the input ends after \(found) (byte offset \(offset))"
         case .sampleAboveMaxval(let value, let maxval, let offset):
@@ -278,6 +334,19 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
             return "Netpbm I/O: cannot read \(path): \(reason)"
         case .writeFailed(let path, let reason):
             return "Netpbm I/O: cannot write \(path): \(reason)"
+        case .brokenPipe(let path):
+            return "Netpbm I/O: cannot write \(path): the reading end of the pipe is closed (EPIPE)"
+        case .tooManySamples(let requested, let remaining):
+            return "Netpbm usage: \(requested) samples were requested but the current image has \(remaining) left"
+        case .sampleTypeTooNarrow(let maxval):
+            return "Netpbm usage: maxval \(maxval) does not fit in UInt8 samples; use UInt16"
+        case .incompleteImage(let expected, let written):
+            return "Netpbm usage: the image needs \(expected) samples but only \(written) were written"
+        case .inFrame(let frame, let error):
+            // "Netpbm raster: …" becomes "Netpbm raster, frame 57: …".
+            let inner = error.description
+            guard let colon = inner.range(of: ": ") else { return "frame \(frame): \(inner)" }
+            return "\(inner[..<colon.lowerBound]), frame \(frame)\(inner[colon.lowerBound...])"
         }
     }
 

@@ -121,8 +121,9 @@ public struct NetpbmImage: Sendable, Equatable {
 /// - ``maxPixels``: width × height of one image (default 2²⁸ = 268 435 456 pixels, about
 ///   16384 × 16384).
 /// - ``maxBytes``: the bytes of decoded samples (2 bytes per sample, `UInt16`), summed over
-///   all images of one `readAll`; and the bytes a stream or file may supply
-///   (default 2³² bytes = 4 GiB).
+///   all images of one `readAll`; and the bytes a stream or file may supply to
+///   ``NetpbmReader`` (default 2³² bytes = 4 GiB). ``NetpbmStreamReader`` applies it to each
+///   image on its own and does not limit the stream's length.
 ///
 /// Fixed limits (not configurable), so that header parsing is bounded:
 /// ``maxTokenDigits``, ``maxPAMHeaderLineBytes``, ``maxTupleTypeBytes``.

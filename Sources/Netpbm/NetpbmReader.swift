@@ -5,6 +5,10 @@
 // (`P7 332`), and anything whose first two bytes are not `P1`…`P7` — the file name or
 // extension is never consulted.
 //
+// The header parser and raster decoder are those of NetpbmStreamReader, run over the whole
+// input as one window; what is particular to this reader is that it sees the input's end
+// before decoding, so a raster the input cannot hold is refused before it is allocated.
+//
 // Safety: every size comes from an overflow-checked product, is compared with
 // NetpbmLimits and with the bytes actually present, and only then allocated. No input can
 // trap (no force unwraps, no unchecked arithmetic on header values, every index checked)
@@ -63,7 +67,7 @@ public enum NetpbmReader {
                 images.append(image)
                 usedBytes += image.samples.count * 2  // within maxBytes: checked by decodeImage
                 position = end
-                while position < buffer.count, HeaderScanner.isWhitespace(buffer[position]) { position += 1 }
+                while position < buffer.count, InputWindow.isWhitespace(buffer[position]) { position += 1 }
             } while position < buffer.count
             return images
         }
@@ -85,6 +89,9 @@ public enum NetpbmReader {
 
     /// Reads `handle` (a pipe such as standard input, or a file) to its end in chunks, then
     /// decodes every image (see ``readAll(_:limits:)``).
+    ///
+    /// This holds the whole stream and every decoded image in memory; to read image by
+    /// image and band by band in constant memory, use ``NetpbmStreamReader``.
     ///
     /// At most `limits.maxBytes` bytes are buffered: reading stops with
     /// ``NetpbmError/inputTooLarge(limit:offset:)`` as soon as the stream proves longer.
@@ -177,19 +184,8 @@ public enum NetpbmReader {
 
     // MARK: - One image
 
-    /// The header fields every format reduces to.
-    struct Header {
-        var format: NetpbmFormat
-        var width: Int
-        var height: Int
-        var depth: Int
-        var maxval: Int
-        var tupleType: TupleType
-        /// First raster byte; for plain formats the byte after the last header digit.
-        var rasterStart: Int
-    }
-
-    /// Decodes the image whose magic number is at `start`.
+    /// Decodes the image whose magic number is at `start`, with the header parser and
+    /// raster decoder ``NetpbmStreamReader`` uses, over the input as one window.
     ///
     /// - Parameter usedBytes: sample bytes already decoded by earlier images of the same
     ///   `readAll`, counted against `limits.maxBytes`.
@@ -197,234 +193,29 @@ public enum NetpbmReader {
     static func decodeImage(
         _ bytes: UnsafeBufferPointer<UInt8>, at start: Int, limits: NetpbmLimits, usedBytes: Int
     ) throws(NetpbmError) -> (image: NetpbmImage, end: Int) {
-        let header = try readHeader(bytes, at: start)
-        let sampleCount = try checkSize(header, limits: limits, usedBytes: usedBytes, imageStart: start)
+        var window = InputWindow(memory: bytes, position: start)
+        let header = try NetpbmHeader.parse(&window, limits: limits, usedBytes: usedBytes)
+        var decoder = RasterDecoder(header: header, rasterStart: window.offset)
+        // The whole input is at hand: refuse a raster it cannot hold before allocating.
+        guard decoder.rasterBytes <= window.available else { throw decoder.truncated(window) }
 
-        let samples: [UInt16]
-        let end: Int
-        switch header.format {
-        case .plainPBM:
-            (samples, end) = try decodePlainBitmap(bytes, header: header, count: sampleCount)
-        case .plainPGM, .plainPPM:
-            (samples, end) = try decodePlainSamples(bytes, header: header, count: sampleCount)
-        case .rawPBM:
-            (samples, end) = try decodeRawBitmap(bytes, header: header, count: sampleCount)
-        case .rawPGM, .rawPPM, .pam:
-            (samples, end) = try decodeRawSamples(bytes, header: header, count: sampleCount)
+        let count = header.sampleCount
+        var failure: NetpbmError?
+        let samples = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+            initialized = 0
+            guard let base = buffer.baseAddress else { return }
+            do throws(NetpbmError) {
+                try decoder.decode(&window, into: base, count: count)
+                initialized = count
+            } catch {
+                failure = error
+            }
         }
+        if let failure { throw failure }
         let image = NetpbmImage(
             unchecked: header.width, height: header.height, depth: header.depth,
             maxval: header.maxval, tupleType: header.tupleType, samples: samples,
             format: header.format)
-        return (image, end)
-    }
-
-    /// Reads the magic number and the header that follows it.
-    static func readHeader(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) throws(NetpbmError) -> Header {
-        let format = try readSignature(bytes, at: start)
-        if format == .pam {
-            let pam = try PAMHeader.parse(bytes, imageStart: start)
-            return Header(
-                format: .pam, width: pam.width, height: pam.height, depth: pam.depth,
-                maxval: pam.maxval, tupleType: pam.tupleType, rasterStart: pam.rasterStart)
-        }
-        var scanner = HeaderScanner(bytes, position: start + 2)
-        let dimensionLimit = Int(Int32.max)  // libnetpbm's INT_MAX
-        let width = try scanner.readHeaderNumber(.width, limit: dimensionLimit)
-        let height = try scanner.readHeaderNumber(.height, limit: dimensionLimit)
-        let maxval = format.isBitmap ? 1 : try scanner.readHeaderNumber(.maxval, limit: 65535)
-        // Raw formats: exactly one separator byte; plain formats: the raster tokenizer skips
-        // separators itself.
-        let rasterStart = format.isPlain ? scanner.position : try scanner.consumeRasterSeparator()
-        let depth = format.fixedDepth ?? 1
-        let tupleType: TupleType = format.isBitmap ? .blackAndWhite : (depth == 3 ? .rgb : .grayscale)
-        return Header(
-            format: format, width: width, height: height, depth: depth, maxval: maxval,
-            tupleType: tupleType, rasterStart: rasterStart)
-    }
-
-    /// Identifies the format from the two bytes at `start`.
-    static func readSignature(_ bytes: UnsafeBufferPointer<UInt8>, at start: Int) throws(NetpbmError) -> NetpbmFormat {
-        let available = bytes.count - start
-        guard available > 0 else { throw .unexpectedEnd(expected: .magic, offset: start) }
-        let first = bytes[start]
-        guard first == 0x50 else {  // "P"
-            throw .invalidMagic(found: Array(UnsafeBufferPointer(rebasing: bytes[start..<start + min(2, available)])), offset: start)
-        }
-        guard available > 1 else { throw .unexpectedEnd(expected: .magic, offset: start + 1) }
-        let second = bytes[start + 1]
-        if second == 0x46 || second == 0x66 {  // "PF", "Pf"
-            throw .unsupportedFormat(name: "PFM (Portable Float Map, \"PF\"/\"Pf\")", offset: start)
-        }
-        guard let format = NetpbmFormat(magicDigit: second) else {
-            throw .invalidMagic(found: [first, second], offset: start)
-        }
-        return format
-    }
-
-    /// Checks width × height × depth against the limits and returns the sample count.
-    /// Every product is overflow-checked; nothing is allocated yet.
-    static func checkSize(
-        _ header: Header, limits: NetpbmLimits, usedBytes: Int, imageStart: Int
-    ) throws(NetpbmError) -> Int {
-        let (w, h, d) = (header.width, header.height, header.depth)
-        let (pixels, o1) = w.multipliedReportingOverflow(by: h)
-        guard !o1 else { throw .sizeOverflow(width: w, height: h, depth: d, offset: imageStart) }
-        guard pixels <= limits.maxPixels else {
-            throw .exceedsPixelLimit(width: w, height: h, limit: limits.maxPixels, offset: imageStart)
-        }
-        let (count, o2) = pixels.multipliedReportingOverflow(by: d)
-        let (sampleBytes, o3) = count.multipliedReportingOverflow(by: MemoryLayout<UInt16>.size)
-        guard !o2, !o3 else { throw .sizeOverflow(width: w, height: h, depth: d, offset: imageStart) }
-        let (total, o4) = usedBytes.addingReportingOverflow(sampleBytes)
-        guard !o4, total <= limits.maxBytes else {
-            throw .exceedsByteLimit(bytes: o4 ? Int.max : total, limit: limits.maxBytes, offset: imageStart)
-        }
-        return count
-    }
-
-    // MARK: - Rasters
-
-    /// P5, P6, P7: `count` samples of 1 byte (maxval < 256) or 2 bytes big-endian.
-    static func decodeRawSamples(
-        _ bytes: UnsafeBufferPointer<UInt8>, header: Header, count: Int
-    ) throws(NetpbmError) -> ([UInt16], Int) {
-        let bytesPerSample = header.maxval < 256 ? 1 : 2
-        let needed = count * bytesPerSample  // ≤ the sample byte count already checked
-        let start = header.rasterStart
-        let available = bytes.count - start
-        guard needed <= available, let base = bytes.baseAddress else {
-            throw .truncatedRaster(expectedBytes: needed, availableBytes: available, offset: start)
-        }
-        let source = base + start
-        var largest: UInt16 = 0
-        let samples = [UInt16](unsafeUninitializedCapacity: count) { output, initialized in
-            guard let target = output.baseAddress else { initialized = 0; return }
-            // Tight loops over raw pointers; tracking the maximum keeps them branch-free
-            // (and vectorisable) while still catching samples above maxval.
-            if bytesPerSample == 1 {
-                var high: UInt8 = 0
-                for i in 0..<count {
-                    let value = source[i]
-                    target[i] = UInt16(value)
-                    high = max(high, value)
-                }
-                largest = UInt16(high)
-            } else {
-                var high: UInt16 = 0
-                for i in 0..<count {
-                    let value = UInt16(source[2 &* i]) &<< 8 | UInt16(source[2 &* i &+ 1])
-                    target[i] = value
-                    high = max(high, value)
-                }
-                largest = high
-            }
-            initialized = count
-        }
-        if largest > header.maxval, let index = samples.firstIndex(where: { $0 > header.maxval }) {
-            throw .sampleAboveMaxval(
-                value: Int(samples[index]), maxval: header.maxval, offset: start + index * bytesPerSample)
-        }
-        return (samples, start + needed)
-    }
-
-    /// P4: rows of ⌈width / 8⌉ bytes, most significant bit first, 1 = black; pad bits ignored.
-    /// Decoded as maxval 1 with 1 = white.
-    static func decodeRawBitmap(
-        _ bytes: UnsafeBufferPointer<UInt8>, header: Header, count: Int
-    ) throws(NetpbmError) -> ([UInt16], Int) {
-        let width = header.width
-        let height = header.height
-        let rowBytes = width / 8 + (width % 8 == 0 ? 0 : 1)
-        let needed = rowBytes * height  // ≤ pixels, already checked
-        let start = header.rasterStart
-        let available = bytes.count - start
-        guard needed <= available, let base = bytes.baseAddress else {
-            throw .truncatedRaster(expectedBytes: needed, availableBytes: available, offset: start)
-        }
-        let source = base + start
-        let samples = [UInt16](unsafeUninitializedCapacity: count) { output, initialized in
-            guard let target = output.baseAddress else { initialized = 0; return }
-            let fullBytes = width / 8
-            let tailBits = width % 8
-            for y in 0..<height {
-                let row = source + y * rowBytes
-                let out = target + y * width
-                for b in 0..<fullBytes {
-                    let inverted = ~row[b]  // 1 = white after inversion
-                    let o = out + b * 8
-                    for k in 0..<8 {
-                        o[k] = UInt16((inverted &>> UInt8(7 - k)) & 1)
-                    }
-                }
-                if tailBits > 0 {
-                    let inverted = ~row[fullBytes]
-                    let o = out + fullBytes * 8
-                    for k in 0..<tailBits {
-                        o[k] = UInt16((inverted &>> UInt8(7 - k)) & 1)
-                    }
-                }
-            }
-            initialized = count
-        }
-        return (samples, start + needed)
-    }
-
-    /// P1: one `0` (white) or `1` (black) per pixel; whitespace and comments may appear
-    /// anywhere between pixels but are not required.
-    static func decodePlainBitmap(
-        _ bytes: UnsafeBufferPointer<UInt8>, header: Header, count: Int
-    ) throws(NetpbmError) -> ([UInt16], Int) {
-        let start = header.rasterStart
-        let available = bytes.count - start
-        // Each pixel needs at least one byte: refuse before allocating more than the input
-        // could fill.
-        guard count <= available else {
-            throw .truncatedRaster(expectedBytes: count, availableBytes: available, offset: start)
-        }
-        var samples = [UInt16](repeating: 0, count: count)
-        var scanner = HeaderScanner(bytes, position: start)
-        for i in 0..<count {
-            try scanner.skipSeparators()
-            guard scanner.position < bytes.count else {
-                throw .missingSamples(expected: count, found: i, offset: bytes.count)
-            }
-            switch bytes[scanner.position] {
-            case 0x30: samples[i] = 1  // '0' = white
-            case 0x31: samples[i] = 0  // '1' = black
-            case let other:
-                throw .unexpectedByte(found: other, expected: .sample, offset: scanner.position)
-            }
-            scanner.position += 1
-        }
-        return (samples, scanner.position)
-    }
-
-    /// P2, P3: decimal samples separated by whitespace or comments.
-    static func decodePlainSamples(
-        _ bytes: UnsafeBufferPointer<UInt8>, header: Header, count: Int
-    ) throws(NetpbmError) -> ([UInt16], Int) {
-        let start = header.rasterStart
-        let available = bytes.count - start
-        // Each sample needs a digit and all but the last a separator after it.
-        let minimum = 2 * count - 1
-        guard minimum <= available else {
-            throw .truncatedRaster(expectedBytes: minimum, availableBytes: available, offset: start)
-        }
-        var samples = [UInt16](repeating: 0, count: count)
-        var scanner = HeaderScanner(bytes, position: start)
-        let maxval = header.maxval
-        for i in 0..<count {
-            try scanner.skipSeparators()
-            guard scanner.position < bytes.count else {
-                throw .missingSamples(expected: count, found: i, offset: bytes.count)
-            }
-            let byte = bytes[scanner.position]
-            guard HeaderScanner.isDigit(byte) else {
-                throw .unexpectedByte(found: byte, expected: .sample, offset: scanner.position)
-            }
-            samples[i] = UInt16(truncatingIfNeeded: try scanner.readDigits(.sample, limit: maxval))
-        }
-        return (samples, scanner.position)
+        return (image, window.offset)
     }
 }

@@ -21,38 +21,43 @@
 // - The first line is `P7` plus optional whitespace. `P7 332` is an XV thumbnail, which
 //   shares the magic number; it is rejected as unsupported rather than misread.
 
-/// A parsed PAM header and where its raster starts.
+/// A parsed PAM header; the window is left at its raster's first byte.
 struct PAMHeader {
     var width: Int
     var height: Int
     var depth: Int
     var maxval: Int
     var tupleType: TupleType
-    /// Offset of the first raster byte.
-    var rasterStart: Int
 
     private static let lineFeed: UInt8 = 0x0A
     private static let carriageReturn: UInt8 = 0x0D
 
-    /// Parses the header of the PAM image whose `P7` is at `imageStart`.
+    /// Parses the header of the PAM image whose `P7` is at `imageStart`, with the window
+    /// just past the `P7`.
     ///
-    /// - Complexity: O(header length); each line is bounded by
-    ///   ``NetpbmLimits/maxPAMHeaderLineBytes`` before it is examined.
+    /// Each line is made contiguous in the window before it is examined (it is at most
+    /// ``NetpbmLimits/maxPAMHeaderLineBytes`` long, or an error), so the same code reads a
+    /// header in memory and one arriving through a pipe.
+    ///
+    /// - Complexity: O(header length).
     /// - Throws: see ``NetpbmError`` (header phase) — every error names the byte offset.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>, imageStart: Int) throws(NetpbmError) -> PAMHeader {
-        let count = bytes.count
-        var p = imageStart + 2
-
+    static func parse(_ window: inout InputWindow, imageStart: Int) throws(NetpbmError) -> PAMHeader {
         // The rest of the magic line: only whitespace, or the XV thumbnail's " 332".
-        while p < count, bytes[p] != lineFeed, HeaderScanner.isWhitespace(bytes[p]) { p += 1 }
-        if p + 3 <= count, bytes[p] == 0x33, bytes[p + 1] == 0x33, bytes[p + 2] == 0x32 {
+        while let byte = try window.peek(), byte != lineFeed, InputWindow.isWhitespace(byte) {
+            window.position += 1
+        }
+        try window.ensure(3)
+        if window.available >= 3, window.base[window.position] == 0x33,
+           window.base[window.position + 1] == 0x33, window.base[window.position + 2] == 0x32 {
             throw .unsupportedFormat(name: "XV thumbnail (\"P7 332\")", offset: imageStart)
         }
-        guard p < count else { throw .unexpectedEnd(expected: .endOfHeader, offset: p) }
-        guard bytes[p] == lineFeed else {
-            throw .unexpectedByte(found: bytes[p], expected: .lineEnd, offset: p)
+        guard let byte = try window.peek() else {
+            throw .unexpectedEnd(expected: .endOfHeader, offset: window.offset)
         }
-        var lineStart = p + 1
+        guard byte == lineFeed else {
+            throw .unexpectedByte(found: byte, expected: .lineEnd, offset: window.offset)
+        }
+        window.position += 1
 
         var width: Int?, height: Int?, depth: Int?, maxval: Int?
         var depthOffset = 0
@@ -60,63 +65,68 @@ struct PAMHeader {
         let lineLimit = NetpbmLimits.maxPAMHeaderLineBytes
 
         while true {
-            guard lineStart < count else { throw .unexpectedEnd(expected: .endOfHeader, offset: count) }
+            // The longest allowed line (content, optional CR, LF), so a megabyte-long line
+            // fails fast and a valid one is whole in the window.
+            try window.ensure(lineLimit + 2)
+            let bytes = UnsafeBufferPointer(start: window.base, count: window.position + window.available)
+            let count = bytes.count
+            let origin = window.origin
+            let lineStart = window.position
+            guard lineStart < count else { throw .unexpectedEnd(expected: .endOfHeader, offset: origin + count) }
 
-            // Find the line end without looking further than the longest allowed line
-            // (content, optional CR, LF), so a megabyte-long line fails fast.
             let searchEnd = min(count, lineStart + lineLimit + 2)
             var lineFeedAt = lineStart
             while lineFeedAt < searchEnd, bytes[lineFeedAt] != lineFeed { lineFeedAt += 1 }
-            if lineFeedAt == searchEnd, searchEnd < count {
-                throw .pamHeaderLineTooLong(limit: lineLimit, offset: lineStart)
+            if lineFeedAt == searchEnd, searchEnd < count || !window.exhausted {
+                throw .pamHeaderLineTooLong(limit: lineLimit, offset: origin + lineStart)
             }
             var contentEnd = lineFeedAt
             if contentEnd > lineStart, bytes[contentEnd - 1] == carriageReturn { contentEnd -= 1 }
             guard contentEnd - lineStart <= lineLimit else {
-                throw .pamHeaderLineTooLong(limit: lineLimit, offset: lineStart)
+                throw .pamHeaderLineTooLong(limit: lineLimit, offset: origin + lineStart)
             }
             // At the end of input the line simply ends there (like fgets).
             let nextLine = min(lineFeedAt + 1, count)
 
             // Comment lines: '#' in the first column.
-            if bytes[lineStart] == HeaderScanner.hash {
-                lineStart = nextLine
+            if bytes[lineStart] == InputWindow.hash {
+                window.position = nextLine
                 continue
             }
 
             // Split into keyword and value, trimming whitespace on both sides.
             var keywordStart = lineStart
-            while keywordStart < contentEnd, HeaderScanner.isWhitespace(bytes[keywordStart]) { keywordStart += 1 }
+            while keywordStart < contentEnd, InputWindow.isWhitespace(bytes[keywordStart]) { keywordStart += 1 }
             if keywordStart == contentEnd {  // blank line
-                lineStart = nextLine
+                window.position = nextLine
                 continue
             }
             var keywordEnd = keywordStart
-            while keywordEnd < contentEnd, !HeaderScanner.isWhitespace(bytes[keywordEnd]) { keywordEnd += 1 }
+            while keywordEnd < contentEnd, !InputWindow.isWhitespace(bytes[keywordEnd]) { keywordEnd += 1 }
             var valueStart = keywordEnd
-            while valueStart < contentEnd, HeaderScanner.isWhitespace(bytes[valueStart]) { valueStart += 1 }
+            while valueStart < contentEnd, InputWindow.isWhitespace(bytes[valueStart]) { valueStart += 1 }
             var valueEnd = contentEnd
-            while valueEnd > valueStart, HeaderScanner.isWhitespace(bytes[valueEnd - 1]) { valueEnd -= 1 }
+            while valueEnd > valueStart, InputWindow.isWhitespace(bytes[valueEnd - 1]) { valueEnd -= 1 }
 
             let keyword = Keyword(UnsafeBufferPointer(rebasing: bytes[keywordStart..<keywordEnd]))
             switch keyword {
             case .endOfHeader:
                 guard valueStart == valueEnd else {
-                    throw .unexpectedByte(found: bytes[valueStart], expected: .lineEnd, offset: valueStart)
+                    throw .unexpectedByte(found: bytes[valueStart], expected: .lineEnd, offset: origin + valueStart)
                 }
-                guard let width else { throw .pamMissingKeyword(keyword: "WIDTH", offset: keywordStart) }
-                guard let height else { throw .pamMissingKeyword(keyword: "HEIGHT", offset: keywordStart) }
-                guard let depth else { throw .pamMissingKeyword(keyword: "DEPTH", offset: keywordStart) }
-                guard let maxval else { throw .pamMissingKeyword(keyword: "MAXVAL", offset: keywordStart) }
+                let at = origin + keywordStart
+                guard let width else { throw .pamMissingKeyword(keyword: "WIDTH", offset: at) }
+                guard let height else { throw .pamMissingKeyword(keyword: "HEIGHT", offset: at) }
+                guard let depth else { throw .pamMissingKeyword(keyword: "DEPTH", offset: at) }
+                guard let maxval else { throw .pamMissingKeyword(keyword: "MAXVAL", offset: at) }
                 let tupleType = TupleType(rawValue: String(decoding: tupleBytes, as: UTF8.self))
                 guard depth >= tupleType.minimumDepth else {
                     throw .depthTooSmallForTupleType(
                         depth: depth, tupleType: tupleType, required: tupleType.minimumDepth,
                         offset: depthOffset)
                 }
-                return PAMHeader(
-                    width: width, height: height, depth: depth, maxval: maxval,
-                    tupleType: tupleType, rasterStart: nextLine)
+                window.position = nextLine
+                return PAMHeader(width: width, height: height, depth: depth, maxval: maxval, tupleType: tupleType)
 
             case .width, .height, .depth, .maxval:
                 let field = keyword.field
@@ -128,15 +138,15 @@ struct PAMHeader {
                 default: seen = maxval != nil
                 }
                 if seen {
-                    throw .pamDuplicateKeyword(keyword: keyword.name, offset: keywordStart)
+                    throw .pamDuplicateKeyword(keyword: keyword.name, offset: origin + keywordStart)
                 }
                 let value = try parseValue(
-                    bytes, field: field, valueStart: valueStart, valueEnd: valueEnd,
+                    bytes, origin: origin, field: field, valueStart: valueStart, valueEnd: valueEnd,
                     contentEnd: contentEnd, limit: field == .maxval ? 65535 : Int(Int32.max))
                 switch keyword {
                 case .width: width = value
                 case .height: height = value
-                case .depth: depth = value; depthOffset = keywordStart
+                case .depth: depth = value; depthOffset = origin + keywordStart
                 default: maxval = value
                 }
 
@@ -146,7 +156,7 @@ struct PAMHeader {
                     let joined = tupleBytes.isEmpty ? length : tupleBytes.count + 1 + length
                     guard joined <= NetpbmLimits.maxTupleTypeBytes else {
                         throw .pamTupleTypeTooLong(
-                            length: joined, limit: NetpbmLimits.maxTupleTypeBytes, offset: keywordStart)
+                            length: joined, limit: NetpbmLimits.maxTupleTypeBytes, offset: origin + keywordStart)
                     }
                     if !tupleBytes.isEmpty { tupleBytes.append(0x20) }
                     tupleBytes.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
@@ -154,33 +164,34 @@ struct PAMHeader {
 
             case .unknown:
                 let shown = Array(UnsafeBufferPointer(rebasing: bytes[keywordStart..<min(keywordEnd, keywordStart + 32)]))
-                throw .pamUnknownKeyword(keyword: NetpbmError.escaped(shown), offset: keywordStart)
+                throw .pamUnknownKeyword(keyword: NetpbmError.escaped(shown), offset: origin + keywordStart)
             }
-            lineStart = nextLine
+            window.position = nextLine
         }
     }
 
     /// Parses the decimal value of a WIDTH/HEIGHT/DEPTH/MAXVAL line: digits, then nothing.
+    /// Indices are into the window's bytes; offsets in errors add `origin`.
     private static func parseValue(
-        _ bytes: UnsafeBufferPointer<UInt8>, field: NetpbmError.Field,
+        _ bytes: UnsafeBufferPointer<UInt8>, origin: Int, field: NetpbmError.Field,
         valueStart: Int, valueEnd: Int, contentEnd: Int, limit: Int
     ) throws(NetpbmError) -> Int {
-        guard valueStart < valueEnd else {
+        guard valueStart < valueEnd, let base = bytes.baseAddress else {
             // No value on the line: report the line end found instead.
-            guard contentEnd < bytes.count else { throw .unexpectedEnd(expected: field, offset: contentEnd) }
-            throw .unexpectedByte(found: bytes[contentEnd], expected: field, offset: contentEnd)
+            guard contentEnd < bytes.count else { throw .unexpectedEnd(expected: field, offset: origin + contentEnd) }
+            throw .unexpectedByte(found: bytes[contentEnd], expected: field, offset: origin + contentEnd)
         }
-        guard HeaderScanner.isDigit(bytes[valueStart]) else {
-            throw .unexpectedByte(found: bytes[valueStart], expected: field, offset: valueStart)
+        guard InputWindow.isDigit(bytes[valueStart]) else {
+            throw .unexpectedByte(found: bytes[valueStart], expected: field, offset: origin + valueStart)
         }
-        var scanner = HeaderScanner(bytes, position: valueStart)
-        let value = try scanner.readDigits(field, limit: limit)
-        guard value > 0 else { throw .zeroValue(field: field, offset: valueStart) }
+        let (value, digitsEnd) = try InputWindow.scanDigits(
+            base, from: valueStart, to: contentEnd, origin: origin, field: field, limit: limit)
+        guard value > 0 else { throw .zeroValue(field: field, offset: origin + valueStart) }
         // Only whitespace may follow; report the first byte that is not.
-        var rest = scanner.position
-        while rest < valueEnd, HeaderScanner.isWhitespace(bytes[rest]) { rest += 1 }
+        var rest = digitsEnd
+        while rest < valueEnd, InputWindow.isWhitespace(bytes[rest]) { rest += 1 }
         guard rest == valueEnd else {
-            throw .unexpectedByte(found: bytes[rest], expected: .lineEnd, offset: rest)
+            throw .unexpectedByte(found: bytes[rest], expected: .lineEnd, offset: origin + rest)
         }
         return value
     }

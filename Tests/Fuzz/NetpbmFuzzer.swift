@@ -16,6 +16,12 @@
 // - an input that takes longer than `-timeout` (a hang) or allocates past `-rss_limit_mb`
 //   (the limits below keep legitimate decodes far under it);
 // - `read` and `readAll` disagreeing about the first image or about the error;
+// - the stream reader (`NetpbmStreamReader`, fed through a simulated pipe whose read size
+//   and sample slices come from the input) disagreeing with `readAll`: it must decode the
+//   same images, or fail where `readAll` fails, with the same error in its frame — except
+//   that `readAll` refuses a raster too short for its samples before decoding it, so its
+//   `truncatedRaster` may meet an earlier raster error in the stream, and that its byte
+//   limit sums all images while the stream's applies to each;
 // - an oracle failure (`fatalError`): a decoded image that the writer refuses in a format
 //   that can hold it, or that reads back different. Every decoded image is written in every
 //   compatible format (P1/P4 for bitmaps, P2/P5 for one plane, P3/P6 for three, P7 always)
@@ -47,8 +53,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         if case .failure(let readError) = first, readError != error {
             fatalError("read threw \(readError) but readAll threw \(error)")
         }
+        checkStream(bytes, against: .failure(error))
         return 0
     }
+    checkStream(bytes, against: .success(images))
 
     guard case .success(let image) = first, image == images.first else {
         fatalError("readAll's first image differs from read's result \(first)")
@@ -57,6 +65,48 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         checkRoundTrip(image)
     }
     return 0
+}
+
+/// Reads `bytes` with the stream reader and compares the outcome with `readAll`'s.
+private func checkStream(_ bytes: UnsafeBufferPointer<UInt8>, against whole: Result<[NetpbmImage], NetpbmError>) {
+    if case .failure(.exceedsByteLimit) = whole { return }  // a sum over the stream: not comparable
+    // Chunking and slicing chosen by the input, so the fuzzer explores them too.
+    let readSize = 1 + Int(bytes.last ?? 0) % 61
+    let band = 1 + bytes.count % 17
+    let reader = NetpbmStreamReader(bytes: Array(bytes), readSize: readSize, limits: fuzzLimits)
+    var images: [NetpbmImage] = []
+    var buffer = [UInt16](repeating: 0, count: band)
+    do throws(NetpbmError) {
+        while let header = try reader.nextImage() {
+            var samples: [UInt16] = []
+            while reader.remainingSamples > 0 {
+                let count = min(band, reader.remainingSamples)
+                try buffer.withUnsafeMutableBufferPointer { (all) throws(NetpbmError) in
+                    try reader.readSamples(into: UnsafeMutableBufferPointer(rebasing: all[..<count]))
+                }
+                samples += buffer[..<count]
+            }
+            images.append(NetpbmImage(
+                unchecked: header.width, height: header.height, depth: header.depth, maxval: header.maxval,
+                tupleType: header.tupleType, samples: samples, format: header.format))
+        }
+    } catch {
+        guard error.frame != nil else { fatalError("stream error without its frame: \(error)") }
+        switch whole {
+        case .success:
+            fatalError("readAll decoded the input but the stream threw \(error)")
+        case .failure(let wholeError):
+            if wholeError == error.underlying { return }
+            if case .truncatedRaster = wholeError, error.phase == .raster || error.phase == .header { return }
+            fatalError("readAll threw \(wholeError) but the stream threw \(error)")
+        }
+    }
+    switch whole {
+    case .success(let wholeImages):
+        if images != wholeImages { fatalError("the stream decoded other images than readAll") }
+    case .failure(let wholeError):
+        fatalError("readAll threw \(wholeError) but the stream decoded \(images.count) images")
+    }
 }
 
 /// The formats `image` must be writable in, given its depth and maxval.

@@ -160,6 +160,45 @@ struct NetpbmCorpusTests {
         #expect(decoded + rejected == 354)
     }
 
+    @Test("Streaming every corpus file in bands of 1, 7 and 65536 samples gives readAll's images or its error",
+          arguments: [1, 7, 1 << 16])
+    func streamingAgrees(band: Int) throws {
+        guard let root = corpusRoot() else { return }
+        let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey])
+        var compared = 0
+        while let url = enumerator?.nextObject() as? URL {
+            guard try url.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile == true,
+                  url.lastPathComponent != "SOURCES.md" else { continue }
+            let name = url.lastPathComponent
+            let whole = Result { () throws(NetpbmError) in try NetpbmReader.readAll(contentsOf: url) }
+            // Through a real file descriptor, read(2) by read(2).
+            let streamed = Result { () throws(NetpbmError) in
+                try NetpbmStreamTests.readImages(NetpbmStreamReader(contentsOf: url), band: band)
+            }
+            compared += 1
+            switch (whole, streamed) {
+            case (.success(let images), .success(let streamedImages)):
+                #expect(streamedImages == images, "\(name)")
+                if band == 7, images.allSatisfy({ $0.maxval <= 255 }) {
+                    #expect(try NetpbmStreamTests.readImages8(NetpbmStreamReader(contentsOf: url), band: band) == images, "\(name)")
+                }
+            case (.failure(let error), .failure(let streamError)):
+                #expect(streamError.frame != nil, "\(name)")
+                // The same error, except where readAll refuses a raster too short for its
+                // samples before decoding it and the stream finds an earlier bad byte.
+                if streamError.underlying != error {
+                    guard case .truncatedRaster = error else {
+                        Issue.record("\(name): readAll threw \(error) but the stream \(streamError)")
+                        continue
+                    }
+                }
+            default:
+                Issue.record("\(name): readAll gave \(whole) but the stream \(streamed)")
+            }
+        }
+        #expect(compared == 354)
+    }
+
     @Test("Plain/raw pairs decode to equal normalised values")
     func pairsAgree() throws {
         guard let root = corpusRoot() else { return }
