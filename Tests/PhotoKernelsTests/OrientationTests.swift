@@ -204,13 +204,12 @@ struct OrientationTests {
 
     @Test("FloatImage.oriented moves pixels bit for bit: NaN payloads, signed zeros, infinities")
     func floatBits() {
-        var image = FloatImage(width: 3, height: 2, color: SIMD4(0, 0, 0, 1))
         let specials: [SIMD4<Float>] = [
             SIMD4(Float(bitPattern: 0x7FA0_0001), -0.0, .infinity, Float(bitPattern: 0xFFC0_BEEF)),   // signalling NaN first
             SIMD4(-.infinity, Float(bitPattern: 1), -Float.greatestFiniteMagnitude, Float(bitPattern: 0x7FC0_1234)),
             SIMD4(0.25, 0.5, 0.75, 1), SIMD4(1, 2, 3, 4), SIMD4(5, 6, 7, 8), SIMD4(9, 10, 11, 12),
         ]
-        image.pixels = specials
+        let image = FloatImage(width: 3, height: 2, pixels: specials)
         for o in Orientation.allCases {
             let out = image.oriented(o)
             let size = o.orientedSize(width: 3, height: 2)

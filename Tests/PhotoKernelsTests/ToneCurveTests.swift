@@ -252,10 +252,10 @@ struct ToneCurveTests {
     func nanAndAlpha() {
         let clean = randomImage(width: 11, height: 3, seed: 73)
         var dirty = clean
-        dirty.pixels[4].y = .nan
-        dirty.pixels[13].x = Float(bitPattern: 0x7FC0_1234)
-        dirty.pixels[20].w = Float(bitPattern: 0xFFC0_BEEF)
-        dirty.pixels[21].w = -0.0
+        dirty[pixel: 4].y = .nan
+        dirty[pixel: 13].x = Float(bitPattern: 0x7FC0_1234)
+        dirty[pixel: 20].w = Float(bitPattern: 0xFFC0_BEEF)
+        dirty[pixel: 21].w = -0.0
         for (n, curve) in curveSamples.enumerated() {
             for variant in KernelVariant.allCases {
                 let x = run([curve], on: clean, variant), y = run([curve], on: dirty, variant)
@@ -275,7 +275,7 @@ struct ToneCurveTests {
     @Test("identity curves return the input to the bit, alone or beside a real curve")
     func identity() {
         var input = randomImage(width: 19, height: 3, seed: 79, nanEvery: 4)
-        input.pixels[2] = SIMD4(Float(bitPattern: 0x7FA0_0001), -0.0, .infinity, Float(bitPattern: 0xFFC0_0ABC))
+        input[pixel: 2] = SIMD4(Float(bitPattern: 0x7FA0_0001), -0.0, .infinity, Float(bitPattern: 0xFFC0_0ABC))
         let diagonal = points([(0, 0), (0.3, 0.3), (0.8, 0.8), (1, 1)])
         #expect(diagonal.isIdentity && ToneCurve.Points.identity.isIdentity)
         #expect(!points([(0, 0), (0.5, 0.5000001), (1, 1)]).isIdentity)
