@@ -10,6 +10,7 @@ public enum KernelFamilies {
     /// The families in recipe order.
     public static let all: [KernelFamily] = [
         Exposure.family,
+        ToneCurve.family,
         Vibrance.family,
         Saturation.family,
         Contrast.family,
@@ -87,20 +88,35 @@ public struct FamilyParameter: Sendable {
     }
 }
 
-/// A one-number command-line option that a family contributes (`--vibrance V`).
+/// A command-line option that a family contributes: one number (`--vibrance v`) or one
+/// word of text that the family parses (`--curve "0,0 0.5,0.6 1,1"`).
 public struct FamilyOption: Sendable {
+    /// What the option's value is and how it changes a recipe.
+    public enum Value: Sendable {
+        /// A finite number, set into the recipe.
+        case number(@Sendable (inout Recipe, Double) -> Void)
+        /// Text the family parses; a parse error is a `RecipeError` naming the option.
+        case text(@Sendable (inout Recipe, String) throws(RecipeError) -> Void)
+    }
+
     /// The option's name without the dashes, e.g. `"vibrance"`.
     public let name: String
-    /// The value's placeholder in `--help`, e.g. `"V"`.
+    /// The value's placeholder in `--help`, e.g. `"v"`.
     public let valueName: String
     /// One line of help.
     public let help: String
-    /// Sets the value in a recipe.
-    public let set: @Sendable (inout Recipe, Double) -> Void
+    /// How the value is read.
+    public let value: Value
 
     /// An option that sets one number.
     public init(_ name: String, valueName: String, help: String, set: @escaping @Sendable (inout Recipe, Double) -> Void) {
-        (self.name, self.valueName, self.help, self.set) = (name, valueName, help, set)
+        (self.name, self.valueName, self.help, self.value) = (name, valueName, help, .number(set))
+    }
+
+    /// An option whose text the family parses.
+    public init(_ name: String, valueName: String, help: String,
+                parse: @escaping @Sendable (inout Recipe, String) throws(RecipeError) -> Void) {
+        (self.name, self.valueName, self.help, self.value) = (name, valueName, help, .text(parse))
     }
 }
 
@@ -115,8 +131,8 @@ public struct KernelFamily: Sendable {
     public let kind: StageKind
     /// Its parameters.
     public let parameters: [FamilyParameter]
-    /// Its one-number command-line options (families with richer options, such as
-    /// `effect` and `vignette`, declare theirs in the command-line tool).
+    /// Its command-line options (the `effect` and `vignette` families, whose options
+    /// refine one another, declare theirs in the command-line tool).
     public let options: [FamilyOption]
     /// Representative operations, by name, for the catalog behind tests and benchmarks.
     public let examples: [(name: String, operation: any RecipeOperation)]

@@ -718,3 +718,66 @@ extension ToneCurve: Codable {
         try c.encodeIfPresent(blue.map(list), forKey: .blue)
     }
 }
+
+extension ToneCurve: ToneStage, RecipeOperation {
+    /// The `curve` family (CIToneCurve-like, SPEC §11).
+    public static let family = KernelFamily(
+        key: "curve",
+        summary: "tone curves, master then per channel, monotone cubic through 2…16 points (CIToneCurve-like)",
+        kind: .tone,
+        parameters: [
+            FamilyParameter("master", identity: "points on y = x", range: "2…16 points (x, y), x increasing in [0, 1]",
+                            help: "applied to R, G and B first"),
+            FamilyParameter("red / green / blue", identity: "points on y = x", range: "2…16 points",
+                            help: "each applied after the master curve to its own channel"),
+        ],
+        options: Channel.allCases.map { channel in
+            let name = channel == .master ? "curve" : "curve-\(channel.rawValue)"
+            let which = channel == .master ? "The master tone curve (R, G and B)" : "The \(channel.rawValue) channel's tone curve, after the master"
+            return FamilyOption(name, valueName: "points",
+                                help: "\(which): 2…16 points \"x,y x,y …\", x increasing in [0, 1]; monotone cubic.") {
+                recipe, text throws(RecipeError) in
+                let points: Points
+                do throws(ToneCurveError) {
+                    points = try Points(parsing: text, curve: channel)
+                } catch {
+                    throw .invalidValue(field: "--\(name)", value: "\"\(text)\"", reason: error.description)
+                }
+                let old = recipe[ToneCurve.self] ?? ToneCurve()
+                recipe[ToneCurve.self] = ToneCurve(
+                    master: channel == .master ? points : old.master, red: channel == .red ? points : old.red,
+                    green: channel == .green ? points : old.green, blue: channel == .blue ? points : old.blue)
+            }
+        },
+        examples: [
+            ("curve.master", try! ToneCurve(masterPoints: [SIMD2(0, 0), SIMD2(0.25, 0.18), SIMD2(0.75, 0.85), SIMD2(1, 1)])),
+            ("curve.channels", ToneCurve(
+                master: try! Points([SIMD2(0, 0.05), SIMD2(0.5, 0.5), SIMD2(1, 0.95)]),
+                red: try! Points([SIMD2(0, 0), SIMD2(0.5, 0.56), SIMD2(1, 1)]),
+                blue: try! Points([SIMD2(0, 0), SIMD2(0.5, 0.44), SIMD2(1, 1)]))),
+        ],
+        identity: ToneCurve(), type: ToneCurve.self)
+
+    /// The scalar reference on one sample: `channel(master(x))`.
+    public func map(_ x: Float, channel: Int) -> Float {
+        value(at: x, channel: channel == 0 ? .red : channel == 1 ? .green : .blue)
+    }
+
+    /// Whether only the master curve bends (the plan then keeps one table).
+    public var isChannelUniform: Bool {
+        [red, green, blue].allSatisfy { $0?.isIdentity ?? true }
+    }
+
+    /// `[.tone(self)]`.
+    public var stages: [Stage] { [stage] }
+
+    /// Points are checked when the curve is built (`ToneCurveError`), so a curve that
+    /// exists is valid.
+    public func validate() throws(RecipeError) {}
+
+    /// The curves in `Double` on each colour channel; alpha kept.
+    public func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> {
+        SIMD4(value(at: color.x, channel: .red), value(at: color.y, channel: .green),
+              value(at: color.z, channel: .blue), color.w)
+    }
+}

@@ -28,8 +28,13 @@ struct ApplyCommand {
     /// The options that change the recipe, in help order. Each pairs its spec with
     /// the `RecipeSetting` its value becomes; `RecipeBuilder` combines the settings.
     static let recipeOptions: [RecipeOption] = KernelFamilies.all.flatMap(\.options).map { option in
-        // One-number families declare their option in their own file (the registry).
-        .number(option.name, value: option.valueName, help: option.help) { .family(option.name, $0) }
+        // Families declare their options in their own files (the registry).
+        switch option.value {
+        case .number: .number(option.name, value: option.valueName, help: option.help) { .family(option.name, $0) }
+        case .text: RecipeOption(option.name, value: option.valueName, help: option.help) { text, _ in
+            .familyText(option.name, text)
+        }
+        }
     } + [
         RecipeOption("preset", value: "name",
                      help: "Set the four sliders from a preset: vivid, noir or dream. An explicit --brightness, "

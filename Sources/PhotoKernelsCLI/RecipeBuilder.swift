@@ -7,6 +7,8 @@ enum RecipeSetting: Equatable, Sendable {
     /// A one-number family option (`--saturation`, `--exposure`, `--vibrance`, …),
     /// by option name: the registry's `FamilyOption.set` applies it.
     case family(String, Double)
+    /// A family option whose text the family parses (`--curve "0,0 1,1"`).
+    case familyText(String, String)
     case preset(Preset)
     /// `--effect NAME` (already checked against `Effect.names`).
     case effect(String)
@@ -59,9 +61,16 @@ struct RecipeBuilder {
         for setting in settings {
             switch setting {
             case .family(let name, let v):
-                guard let option = KernelFamilies.all.flatMap(\.options).first(where: { $0.name == name }) else { break }
-                option.set(&recipe, v)
+                guard let option = Self.option(name), case .number(let set) = option.value else { break }
+                set(&recipe, v)
                 explicitSliders.insert(name)
+            case .familyText(let name, let text):
+                guard let option = Self.option(name), case .text(let parse) = option.value else { break }
+                do throws(RecipeError) {
+                    try parse(&recipe, text)
+                } catch {
+                    throw .usage(Self.optionMessage(error), command: command)
+                }
             case .preset(let preset):
                 let p = preset.adjustments
                 if !explicitSliders.contains("brightness") { recipe.adjustments.brightness = p.brightness }
@@ -105,6 +114,17 @@ struct RecipeBuilder {
         }
         recipe.effect = Effect(name: effectName, intensity: intensity?.value, color: color?.value)
         return try Self.validated(recipe)
+    }
+
+    /// The registry's option called `name`.
+    static func option(_ name: String) -> FamilyOption? {
+        KernelFamilies.all.lazy.flatMap(\.options).first { $0.name == name }
+    }
+
+    /// A family's parse error as a usage message: "--curve "…": reason".
+    static func optionMessage(_ error: RecipeError) -> String {
+        if case .invalidValue(let field, let value, let reason) = error { return "\(field) \(value): \(reason)" }
+        return error.description
     }
 
     /// The recipe, once every number is checked finite as a `Float` (`--contrast 1e39`

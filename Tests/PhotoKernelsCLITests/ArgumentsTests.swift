@@ -31,7 +31,8 @@ struct ArgumentsTests {
         // The one-number options come from the registry, in recipe order.
         #expect(names == KernelFamilies.all.flatMap(\.options).map(\.name)
                     + ["preset", "effect", "intensity", "color", "vignette", "vignette-effect", "recipe"])
-        #expect(names.prefix(6) == ["exposure", "vibrance", "saturation", "contrast", "brightness", "hue"])
+        #expect(names.prefix(10) == ["exposure", "curve", "curve-red", "curve-green", "curve-blue", "vibrance",
+                                     "saturation", "contrast", "brightness", "hue"])
         #expect(ApplyCommand.options.filter { $0.group == "Recipe options" }.map(\.name) == names)
         #expect(ApplyCommand.options.filter { $0.group == nil }.map(\.name)
                 == ["output", "save-recipe", "kernel", "threads", "format", "maxval", "force", "help"])
@@ -85,6 +86,21 @@ struct ArgumentsTests {
         #expect(recipe[Vibrance.self] == Vibrance(amount: 0.4))
         let request = try ApplyCommand.parse(["in.ppm", "-o", "out.ppm", "--vibrance", "0.25"])
         #expect(request.settings == [.family("vibrance", 0.25)])
+    }
+
+    @Test("--curve and --curve-red build one tone curve; a bad point is a usage error naming the option")
+    func curveOptions() throws {
+        let builder = RecipeBuilder(command: "photokernels apply")
+        let recipe = try builder.build([.familyText("curve", "0,0 0.5,0.6 1,1"), .familyText("curve-red", "0,0.1 1,1")])
+        let curve = try #require(recipe[ToneCurve.self])
+        #expect(curve.master?.points == [SIMD2(0, 0), SIMD2(0.5, 0.6), SIMD2(1, 1)])
+        #expect(curve.red?.points == [SIMD2(0, 0.1), SIMD2(1, 1)] && curve.green == nil)
+        do {
+            _ = try builder.build([.familyText("curve", "0,0 0.5")])
+            Issue.record("a one-number point was accepted")
+        } catch {
+            #expect(error.status == .usage && error.message.hasPrefix("--curve \"0,0 0.5\": "), "\(error.message)")
+        }
     }
 
     @Test("last value wins; the preset yields to explicit sliders")
