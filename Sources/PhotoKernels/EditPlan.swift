@@ -119,6 +119,8 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
     case sampleCountMismatch(buffer: String, expected: Int, found: Int)
     /// A Float image whose size is not the prepared size.
     case imageSizeMismatch(width: Int, height: Int, preparedWidth: Int, preparedHeight: Int)
+    /// A pixel buffer that cannot be used as described.
+    case buffer(PixelBufferError)
 
     /// One sentence naming what is wrong.
     public var description: String {
@@ -131,6 +133,7 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
             "the \(buffer) buffer holds \(found) samples; \(expected) expected"
         case .imageSizeMismatch(let w, let h, let pw, let ph):
             "the image is \(w)×\(h) but the plan was prepared for \(pw)×\(ph)"
+        case .buffer(let error): error.description
         }
     }
 }
@@ -305,7 +308,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         try runSamples(input, inputLayout, inputMaxval, output, outputLayout, outputMaxval, region, variant)
     }
 
-    private func check(_ region: ImageRegion) throws(EditPlanError) {
+    func check(_ region: ImageRegion) throws(EditPlanError) {
         let r = region
         guard r.width >= 1, r.height >= 1, r.x >= 0, r.y >= 0,
               r.x <= width - r.width, r.y <= height - r.height else {
@@ -388,7 +391,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
 
     /// The fused gains of one row piece, in this slot's scratch, or `nil` without a
     /// trailing positional stage.
-    private func pieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
+    func pieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
         guard let gains else { return nil }
         let g = slot.gains
         gains.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: g)
@@ -438,7 +441,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// Splits `region` into row pieces of at most `piece` pixels and calls
     /// `body(y, x0, count, slot)` for each (whole-image coordinates), in contiguous
     /// bands on up to `threads` threads; `slot` names the band's scratch.
-    private func forEachPiece(_ region: ImageRegion, _ body: (Int, Int, Int, ScratchSlot) -> Void) {
+    func forEachPiece(_ region: ImageRegion, _ body: (Int, Int, Int, ScratchSlot) -> Void) {
         let piece = Self.piece
         let perRow = (region.width + piece - 1) / piece
         let (units, overflow) = region.height.multipliedReportingOverflow(by: perRow)

@@ -1,0 +1,118 @@
+// Running a prepared plan on app pixel buffers (SPEC §10): any channel order, alpha
+// mode and sample type, padded rows, in place or from one format to another, a tile of
+// the whole image or all of it.
+
+extension PreparedEditPlan {
+    /// Runs the plan in place on `buffer`, the tile of the prepared image whose top-left
+    /// pixel is `origin` (the whole image when the buffer has the prepared size and the
+    /// origin is (0, 0)). Positional stages use whole-image coordinates, so tiles rendered
+    /// separately equal the whole render.
+    ///
+    /// Premultiplied buffers follow SPEC §10: colour is divided by alpha, the stages run
+    /// on straight colour, and the result is clamped to [0, 1] and multiplied by alpha,
+    /// rounded once; an A = 0 pixel comes out all zero. The padding sample of an X
+    /// order keeps the destination's value.
+    ///
+    /// - Parameters:
+    ///   - buffer: the pixels; its padding bytes are never touched.
+    ///   - origin: the buffer's place in the prepared image.
+    ///   - variant: `.simd4` (fused) or `.scalar` (the reference).
+    /// - Throws: `EditPlanError.regionOutside` when the tile does not fit the image.
+    /// - Complexity: O(pixels × stages); no allocation.
+    public func run(_ buffer: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),
+                    variant: KernelVariant = .simd4) throws(EditPlanError) {
+        try run(from: buffer, to: buffer, origin: origin, variant: variant)
+    }
+
+    /// Runs the plan from `source` to `destination`, which may have another format (e.g.
+    /// premultiplied BGRA8 in, straight RGBA16 out) but the same size; see
+    /// `run(_:origin:variant:)`.
+    ///
+    /// - Throws: `EditPlanError.buffer(.sizeMismatch)`, `.buffer(.overlappingBuffers)`
+    ///   when the two overlap other than exactly (same base, stride and pixel size), or
+    ///   `.regionOutside`.
+    public func run(from source: PixelBuffer, to destination: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),
+                    variant: KernelVariant = .simd4) throws(EditPlanError) {
+        guard source.width == destination.width, source.height == destination.height else {
+            throw .buffer(.sizeMismatch(source: "\(source.width)×\(source.height)",
+                                        destination: "\(destination.width)×\(destination.height)"))
+        }
+        let same = source.baseAddress == destination.baseAddress && source.bytesPerRow == destination.bytesPerRow
+            && source.format.bytesPerPixel == destination.format.bytesPerPixel
+        if !same, source.span.overlaps(destination.span) { throw .buffer(.overlappingBuffers) }
+        let region = ImageRegion(x: origin.x, y: origin.y, width: source.width, height: source.height)
+        try check(region)
+        if plan.isEmpty && source.format == destination.format {
+            if same { return }
+            for y in 0..<source.height {
+                destination.address(x: 0, y: y).copyMemory(from: source.address(x: 0, y: y),
+                                                           byteCount: source.width * source.format.bytesPerPixel)
+            }
+            return
+        }
+        let block = fusedBlock(source.format, destination.format, inPlace: same, variant: variant)
+        let decoder = RowCodec(format: source.format), encoder = RowCodec(format: destination.format)
+        let premultiplied = source.format.alphaMode == .premultiplied
+        forEachPiece(region) { y, x0, count, slot in
+            let s = source.address(x: x0 - origin.x, y: y - origin.y)
+            let d = destination.address(x: x0 - origin.x, y: y - origin.y)
+            if let block, !premultiplied || Self.isOpaque(s, count: count, block.sampleBytes, fourth: block.block.positions.fourth) {
+                // An opaque premultiplied pixel is its own straight colour (c / 1).
+                let g = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
+                if block.sampleBytes == 1 {
+                    block.block.run8(UnsafePointer(s.assumingMemoryBound(to: UInt8.self)), d.assumingMemoryBound(to: UInt8.self),
+                                     count: count, gains: g)
+                } else {
+                    block.block.run16(UnsafePointer(s.assumingMemoryBound(to: UInt16.self)), d.assumingMemoryBound(to: UInt16.self),
+                                      count: count, gains: g)
+                }
+                return
+            }
+            decoder.decode(UnsafeRawPointer(s), count: count, into: slot.pixels)
+            self.runFloat(slot.pixels, count: count, y: y, x0: x0, slot: slot, variant: variant)
+            encoder.encode(slot.pixels, count: count, into: d)
+        }
+    }
+
+    /// The one-pass block for a pair of buffer formats: the same four-channel integer
+    /// format in and out, straight alpha or padding (premultiplied pieces qualify when
+    /// every pixel is opaque), and fused stages of the block's shape.
+    private func fusedBlock(_ source: PixelFormat, _ destination: PixelFormat, inPlace: Bool,
+                            variant: KernelVariant) -> (block: FusedBlock, sampleBytes: Int)? {
+        #if _endian(little)
+        guard variant == .simd4, source == destination, let maxval = source.sampleType.maxval,
+              let fourth = source.channelOrder.fourthIndex, plan.steps.count <= 1 else { return nil }
+        // The block stores whole pixels, padding included: only in place does that keep
+        // the destination's padding as it is.
+        if !source.channelOrder.hasAlpha && !inPlace { return nil }
+        let matrix: ColorMatrixKernel
+        switch plan.steps.first {
+        case nil: matrix = ColorMatrixKernel(.identity, name: "identity")
+        case .matrix(let m)?: matrix = m
+        case .kernel?: return nil
+        }
+        let eightBit = source.sampleType == .uint8
+        let tables = toneTables(maxval: maxval, eightBit: eightBit)
+        if !plan.tones.isEmpty && tables == nil { return nil }
+        let (r, g, b) = source.channelOrder.colorIndices
+        let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
+        return (FusedBlock(matrix: matrix, maxval: maxval, tables: tables, positions: positions), eightBit ? 1 : 2)
+        #else
+        return nil
+        #endif
+    }
+
+    /// Whether every pixel of the piece has the largest alpha (255 or 65535).
+    private static func isOpaque(_ p: UnsafeMutableRawPointer, count: Int, _ sampleBytes: Int, fourth: Int) -> Bool {
+        if sampleBytes == 1 {
+            let bytes = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
+            var all: UInt8 = 0xFF
+            for i in 0..<count { all &= bytes[4 &* i &+ fourth] }
+            return all == 0xFF
+        }
+        let words = UnsafeRawPointer(p).assumingMemoryBound(to: UInt16.self)
+        var all: UInt16 = 0xFFFF
+        for i in 0..<count { all &= words[4 &* i &+ fourth] }
+        return all == 0xFFFF
+    }
+}

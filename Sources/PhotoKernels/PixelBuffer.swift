@@ -1,0 +1,371 @@
+// Pixel buffers as apps hold them (SPEC §10, after vImage's `vImage_Buffer` and
+// `vImage_CGImageFormat`): a base address, a size, bytes per row (rows may be padded),
+// and a pixel format — channel order, alpha mode, sample type. An edit plan runs on a
+// buffer in place or from one buffer to another of another format, through the same
+// fused schedules as integer rasters; the codecs here turn one row piece into straight
+// RGBA `Float` and back for the stages that need it.
+
+/// The order of the channels in one pixel, in memory order (lowest address first).
+///
+/// The X variants carry a padding byte (or word) where alpha would be; it is read as
+/// opacity 1 and never written, so it keeps whatever the buffer holds.
+public enum ChannelOrder: String, Sendable, CaseIterable {
+    case rgba, bgra, argb, abgr
+    case rgbx, bgrx, xrgb, xbgr
+    case rgb, bgr
+    /// One grey sample: decodes to R = G = B; encodes the Rec. 709 luma (SPEC §1).
+    case gray
+    /// Grey then alpha.
+    case grayAlpha
+
+    /// Samples per pixel: 4, 3, 2 or 1.
+    public var channelCount: Int {
+        switch self {
+        case .rgba, .bgra, .argb, .abgr, .rgbx, .bgrx, .xrgb, .xbgr: 4
+        case .rgb, .bgr: 3
+        case .gray: 1
+        case .grayAlpha: 2
+        }
+    }
+
+    /// Whether one sample is opacity.
+    public var hasAlpha: Bool { alphaIndex != nil }
+
+    /// The sample index of R, G and B (all three the same for grey).
+    var colorIndices: (red: Int, green: Int, blue: Int) {
+        switch self {
+        case .rgba, .rgbx, .rgb: (0, 1, 2)
+        case .bgra, .bgrx, .bgr: (2, 1, 0)
+        case .argb, .xrgb: (1, 2, 3)
+        case .abgr, .xbgr: (3, 2, 1)
+        case .gray, .grayAlpha: (0, 0, 0)
+        }
+    }
+
+    /// The sample index of alpha, if the order has it.
+    var alphaIndex: Int? {
+        switch self {
+        case .rgba, .bgra: 3
+        case .argb, .abgr: 0
+        case .grayAlpha: 1
+        default: nil
+        }
+    }
+
+    /// The index of the fourth sample (alpha or padding) of a four-channel order.
+    var fourthIndex: Int? {
+        switch self {
+        case .rgba, .bgra, .rgbx, .bgrx: 3
+        case .argb, .abgr, .xrgb, .xbgr: 0
+        default: nil
+        }
+    }
+}
+
+/// How a buffer stores opacity.
+public enum AlphaMode: String, Sendable, CaseIterable {
+    /// Colour independent of alpha (PAM, PNG, Core Image's unpremultiplied images).
+    case straight
+    /// Colour already multiplied by alpha (CoreGraphics bitmap contexts, CVPixelBuffer
+    /// BGRA, vImage's default ARGB8888).
+    case premultiplied
+    /// No alpha: the order has none, or its fourth sample is padding.
+    case none
+}
+
+/// The type of one sample.
+public enum SampleType: String, Sendable, CaseIterable {
+    /// 8 bits, 0…255 meaning 0…1.
+    case uint8
+    /// 16 bits in native byte order, 0…65535 meaning 0…1.
+    case uint16
+    /// IEEE binary32, taken as it is (extended range kept).
+    case float32
+    /// IEEE binary16, taken as it is (where the platform has `Float16`).
+    case float16
+
+    /// Bytes per sample.
+    public var byteCount: Int {
+        switch self {
+        case .uint8: 1
+        case .uint16, .float16: 2
+        case .float32: 4
+        }
+    }
+
+    /// The integer maxval (255 or 65535), or `nil` for floating-point samples.
+    public var maxval: Int? {
+        switch self {
+        case .uint8: 255
+        case .uint16: 65535
+        case .float32, .float16: nil
+        }
+    }
+}
+
+/// A pixel format: channel order, alpha mode and sample type.
+public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
+    /// The channels in memory order.
+    public let channelOrder: ChannelOrder
+    /// How alpha is stored.
+    public let alphaMode: AlphaMode
+    /// The sample type.
+    public let sampleType: SampleType
+
+    /// A format; an order with alpha needs `.straight` or `.premultiplied`, one without
+    /// (or with padding) needs `.none`.
+    ///
+    /// - Throws: `PixelBufferError.alphaModeMismatch`, or `.unsupportedSampleType` for
+    ///   `Float16` on a platform without it.
+    public init(_ channelOrder: ChannelOrder, alpha: AlphaMode, sample: SampleType) throws(PixelBufferError) {
+        guard channelOrder.hasAlpha == (alpha != .none) else {
+            throw .alphaModeMismatch(order: channelOrder.rawValue, alpha: alpha.rawValue)
+        }
+        #if (os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64)
+        if sample == .float16 { throw .unsupportedSampleType(sample.rawValue) }
+        #endif
+        (self.channelOrder, self.alphaMode, self.sampleType) = (channelOrder, alpha, sample)
+    }
+
+    private init(unchecked order: ChannelOrder, _ alpha: AlphaMode, _ sample: SampleType) {
+        (channelOrder, alphaMode, sampleType) = (order, alpha, sample)
+    }
+
+    /// 8-bit BGRA, premultiplied: a CoreGraphics bitmap context's "premultiplied first,
+    /// 32-bit little endian" and `kCVPixelFormatType_32BGRA`.
+    public static let bgra8Premultiplied = PixelFormat(unchecked: .bgra, .premultiplied, .uint8)
+    /// 8-bit RGBA, straight alpha.
+    public static let rgba8 = PixelFormat(unchecked: .rgba, .straight, .uint8)
+    /// 8-bit RGBA, premultiplied (CoreGraphics "premultiplied last", big-endian order).
+    public static let rgba8Premultiplied = PixelFormat(unchecked: .rgba, .premultiplied, .uint8)
+    /// 16-bit RGBA, straight alpha, native byte order.
+    public static let rgba16 = PixelFormat(unchecked: .rgba, .straight, .uint16)
+    /// 32-bit float RGBA, straight alpha: the library's working format.
+    public static let rgbaFloat = PixelFormat(unchecked: .rgba, .straight, .float32)
+
+    /// Bytes per pixel.
+    public var bytesPerPixel: Int { channelOrder.channelCount * sampleType.byteCount }
+
+    /// E.g. `"bgra premultiplied uint8"`.
+    public var description: String { "\(channelOrder.rawValue) \(alphaMode.rawValue) \(sampleType.rawValue)" }
+}
+
+/// What is wrong with a pixel buffer description.
+public enum PixelBufferError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A width or height below 1.
+    case invalidSize(width: Int, height: Int)
+    /// Rows shorter than `width × bytesPerPixel`.
+    case bytesPerRowTooSmall(bytesPerRow: Int, needed: Int)
+    /// `bytesPerRow × height` overflows.
+    case sizeOverflow(width: Int, height: Int, bytesPerRow: Int)
+    /// A base address or row stride not aligned to the sample size.
+    case misaligned(what: String, value: Int, alignment: Int)
+    /// An order with alpha without an alpha mode, or the reverse.
+    case alphaModeMismatch(order: String, alpha: String)
+    /// A sample type this platform lacks.
+    case unsupportedSampleType(String)
+    /// Source and destination memory overlap other than exactly.
+    case overlappingBuffers
+    /// Source and destination sizes differ.
+    case sizeMismatch(source: String, destination: String)
+
+    /// One sentence naming what is wrong.
+    public var description: String {
+        switch self {
+        case .invalidSize(let w, let h): "pixel buffer size \(w)×\(h) is invalid (each side at least 1)"
+        case .bytesPerRowTooSmall(let b, let n): "bytes per row \(b) is less than width × bytes per pixel = \(n)"
+        case .sizeOverflow(let w, let h, let b): "a \(w)×\(h) buffer with \(b) bytes per row overflows the address space"
+        case .misaligned(let what, let v, let a): "\(what) \(v) is not a multiple of \(a)"
+        case .alphaModeMismatch(let o, let a): "channel order \(o) does not go with alpha mode \(a)"
+        case .unsupportedSampleType(let s): "sample type \(s) is not available on this platform"
+        case .overlappingBuffers: "the source and destination buffers overlap (only exactly the same memory is allowed)"
+        case .sizeMismatch(let s, let d): "the source is \(s) but the destination is \(d)"
+        }
+    }
+}
+
+/// A rectangle of pixels in memory: a base address, a size, bytes per row and a format
+/// (vImage's `vImage_Buffer` with its format attached). Row `y` starts at
+/// `baseAddress + y × bytesPerRow`; the bytes between `width × bytesPerPixel` and
+/// `bytesPerRow` are padding and are never read or written.
+///
+/// The buffer does not own its memory: the caller keeps it alive and valid for
+/// `height × bytesPerRow` bytes (the last row needs only `width × bytesPerPixel`).
+public struct PixelBuffer: @unchecked Sendable {
+    /// The first byte of the first row.
+    public let baseAddress: UnsafeMutableRawPointer
+    /// Pixels per row, at least 1.
+    public let width: Int
+    /// Rows, at least 1.
+    public let height: Int
+    /// The distance between rows in bytes, at least `width × format.bytesPerPixel`.
+    public let bytesPerRow: Int
+    /// The pixel format.
+    public let format: PixelFormat
+
+    /// Describes a buffer, checking everything that can be checked.
+    ///
+    /// - Throws: `PixelBufferError` for a size below 1, rows too short, a size that
+    ///   overflows, or a base address or row stride not aligned to the sample size.
+    /// - Complexity: O(1).
+    public init(baseAddress: UnsafeMutableRawPointer, width: Int, height: Int, bytesPerRow: Int,
+                format: PixelFormat) throws(PixelBufferError) {
+        guard width >= 1, height >= 1 else { throw .invalidSize(width: width, height: height) }
+        let (rowBytes, o1) = width.multipliedReportingOverflow(by: format.bytesPerPixel)
+        guard !o1 else { throw .sizeOverflow(width: width, height: height, bytesPerRow: bytesPerRow) }
+        guard bytesPerRow >= rowBytes else { throw .bytesPerRowTooSmall(bytesPerRow: bytesPerRow, needed: rowBytes) }
+        let (_, o2) = bytesPerRow.multipliedReportingOverflow(by: height)
+        guard !o2, Int(bitPattern: baseAddress) &+ bytesPerRow &* height > Int(bitPattern: baseAddress) || height == 0 else {
+            throw .sizeOverflow(width: width, height: height, bytesPerRow: bytesPerRow)
+        }
+        let alignment = format.sampleType.byteCount
+        guard Int(bitPattern: baseAddress) % alignment == 0 else {
+            throw .misaligned(what: "the base address", value: Int(bitPattern: baseAddress), alignment: alignment)
+        }
+        guard bytesPerRow % alignment == 0 else {
+            throw .misaligned(what: "bytes per row", value: bytesPerRow, alignment: alignment)
+        }
+        self.baseAddress = baseAddress
+        self.width = width
+        self.height = height
+        self.bytesPerRow = bytesPerRow
+        self.format = format
+    }
+
+    /// The bytes from the first pixel to the end of the last pixel.
+    var span: Range<Int> {
+        let start = Int(bitPattern: baseAddress)
+        return start..<(start + (height - 1) * bytesPerRow + width * format.bytesPerPixel)
+    }
+
+    /// The first byte of pixel `x` of row `y`.
+    func address(x: Int, y: Int) -> UnsafeMutableRawPointer {
+        baseAddress + y * bytesPerRow + x * format.bytesPerPixel
+    }
+}
+
+// MARK: Row codecs
+
+/// Reading and writing one sample of each type as a `Float` (SPEC §0 for integers).
+protocol BufferSample {
+    static func load(_ p: UnsafeRawPointer, _ i: Int) -> Float
+    static func store(_ x: Float, _ p: UnsafeMutableRawPointer, _ i: Int)
+}
+
+extension UInt8: BufferSample {
+    @inline(__always) static func load(_ p: UnsafeRawPointer, _ i: Int) -> Float {
+        SampleCoding.decode(p.load(fromByteOffset: i, as: UInt8.self), maxval: 255)
+    }
+    @inline(__always) static func store(_ x: Float, _ p: UnsafeMutableRawPointer, _ i: Int) {
+        p.storeBytes(of: UInt8(truncatingIfNeeded: SampleCoding.encode(x, maxval: 255)), toByteOffset: i, as: UInt8.self)
+    }
+}
+
+extension UInt16: BufferSample {
+    @inline(__always) static func load(_ p: UnsafeRawPointer, _ i: Int) -> Float {
+        SampleCoding.decode(p.load(fromByteOffset: 2 &* i, as: UInt16.self), maxval: 65535)
+    }
+    @inline(__always) static func store(_ x: Float, _ p: UnsafeMutableRawPointer, _ i: Int) {
+        p.storeBytes(of: SampleCoding.encode(x, maxval: 65535), toByteOffset: 2 &* i, as: UInt16.self)
+    }
+}
+
+extension Float: BufferSample {
+    @inline(__always) static func load(_ p: UnsafeRawPointer, _ i: Int) -> Float {
+        p.load(fromByteOffset: 4 &* i, as: Float.self)
+    }
+    @inline(__always) static func store(_ x: Float, _ p: UnsafeMutableRawPointer, _ i: Int) {
+        p.storeBytes(of: x, toByteOffset: 4 &* i, as: Float.self)
+    }
+}
+
+#if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+extension Float16: BufferSample {
+    @inline(__always) static func load(_ p: UnsafeRawPointer, _ i: Int) -> Float {
+        Float(p.load(fromByteOffset: 2 &* i, as: Float16.self))
+    }
+    @inline(__always) static func store(_ x: Float, _ p: UnsafeMutableRawPointer, _ i: Int) {
+        p.storeBytes(of: Float16(x), toByteOffset: 2 &* i, as: Float16.self)
+    }
+}
+#endif
+
+/// Decodes and encodes row pieces of one pixel format to and from straight RGBA
+/// `Float` (SPEC §10): integers by SPEC §0, floats as they are; premultiplied colour
+/// divided by alpha (0 where alpha is 0) on the way in, and on the way out clamped to
+/// [0, 1] and multiplied by alpha, rounded once.
+struct RowCodec: Sendable {
+    let format: PixelFormat
+
+    func decode(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutablePointer<SIMD4<Float>>) {
+        switch format.sampleType {
+        case .uint8: decode(UInt8.self, source, count, destination)
+        case .uint16: decode(UInt16.self, source, count, destination)
+        case .float32: decode(Float.self, source, count, destination)
+        case .float16:
+            #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+            decode(Float16.self, source, count, destination)
+            #endif
+        }
+    }
+
+    func encode(_ source: UnsafePointer<SIMD4<Float>>, count: Int, into destination: UnsafeMutableRawPointer) {
+        switch format.sampleType {
+        case .uint8: encode(UInt8.self, source, count, destination)
+        case .uint16: encode(UInt16.self, source, count, destination)
+        case .float32: encode(Float.self, source, count, destination)
+        case .float16:
+            #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+            encode(Float16.self, source, count, destination)
+            #endif
+        }
+    }
+
+    @inline(__always)
+    private func decode<S: BufferSample>(_: S.Type, _ p: UnsafeRawPointer, _ count: Int,
+                                         _ out: UnsafeMutablePointer<SIMD4<Float>>) {
+        let order = format.channelOrder, n = order.channelCount
+        let (ri, gi, bi) = order.colorIndices
+        let ai = order.alphaIndex
+        let premultiplied = format.alphaMode == .premultiplied
+        for i in 0..<count {
+            let base = i &* n
+            let a: Float = ai.map { S.load(p, base &+ $0) } ?? 1
+            var c = SIMD4<Float>(S.load(p, base &+ ri), S.load(p, base &+ gi), S.load(p, base &+ bi), a)
+            if premultiplied {
+                // An A = 0 pixel has no colour; it is written back as all zero.
+                c = a == 0 ? SIMD4(0, 0, 0, 0) : SIMD4(c.x / a, c.y / a, c.z / a, a)
+            }
+            (out + i).initialize(to: c)
+        }
+    }
+
+    @inline(__always)
+    private func encode<S: BufferSample>(_: S.Type, _ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
+                                         _ p: UnsafeMutableRawPointer) {
+        let order = format.channelOrder, n = order.channelCount
+        let (ri, gi, bi) = order.colorIndices
+        let ai = order.alphaIndex
+        let premultiplied = format.alphaMode == .premultiplied
+        let gray = order == .gray || order == .grayAlpha
+        let w = Luma.weights
+        for i in 0..<count {
+            let base = i &* n
+            var c = source[i]
+            if premultiplied {
+                // clamp(C′, 0, 1)·a: NaN colour becomes 0, as encoding would make it.
+                let a = c.w
+                @inline(__always) func clamp(_ x: Float) -> Float { let y = x > 0 ? x : 0; return y < 1 ? y : 1 }
+                c = SIMD4(clamp(c.x) * a, clamp(c.y) * a, clamp(c.z) * a, a)
+            }
+            if gray {
+                S.store(w.x * c.x + w.y * c.y + w.z * c.z, p, base)
+            } else {
+                S.store(c.x, p, base &+ ri)
+                S.store(c.y, p, base &+ gi)
+                S.store(c.z, p, base &+ bi)
+            }
+            if let ai { S.store(c.w, p, base &+ ai) }
+        }
+    }
+}

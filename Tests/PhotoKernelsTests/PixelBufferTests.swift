@@ -1,0 +1,227 @@
+import Foundation
+import Testing
+@testable import PhotoKernels
+
+/// App pixel buffers (SPEC §10): layouts, padding, premultiplied alpha, tiles, errors.
+@Suite("Pixel buffers")
+struct PixelBufferTests {
+    /// Owned memory for a buffer, with guard bytes after every row's pixels.
+    final class Storage {
+        let bytes: UnsafeMutableRawPointer
+        let count: Int
+        init(count: Int, fill: UInt8 = 0xA5) {
+            self.count = count
+            bytes = .allocate(byteCount: count, alignment: 64)
+            bytes.initializeMemory(as: UInt8.self, repeating: fill, count: count)
+        }
+        deinit { bytes.deallocate() }
+        var array: [UInt8] { Array(UnsafeRawBufferPointer(start: bytes, count: count)) }
+    }
+
+    static func buffer(_ storage: Storage, width: Int, height: Int, bytesPerRow: Int, _ format: PixelFormat) throws -> PixelBuffer {
+        try PixelBuffer(baseAddress: storage.bytes, width: width, height: height, bytesPerRow: bytesPerRow, format: format)
+    }
+
+    static let recipe: Recipe = {
+        var r = KernelCatalog.sampleRecipe
+        r[Vibrance.self] = Vibrance(amount: 0.3)
+        return r
+    }()
+
+    @Test("a padded RGBA8 buffer gives the unpadded raster's samples and never touches its padding")
+    func paddedRows() throws {
+        let (w, h) = (37, 5)
+        let rowBytes = ((w * 4 + 63) / 64) * 64
+        var rng = SeededGenerator(seed: 1)
+        let raster = (0..<(w * h * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let storage = Storage(count: rowBytes * h)
+        for y in 0..<h {
+            (storage.bytes + y * rowBytes).copyMemory(from: raster.withUnsafeBytes { $0.baseAddress! + y * w * 4 }, byteCount: w * 4)
+        }
+        for recipe in [Self.recipe, Recipe(preset: .vivid)] {
+            let plan = try EditPlan(stages: recipe.stages).prepared(width: w, height: h, threads: 1)
+            var expected = [UInt8](repeating: 0, count: raster.count)
+            try raster.withUnsafeBufferPointer { i in
+                try expected.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
+                }
+            }
+            let copy = Storage(count: storage.count)
+            copy.bytes.copyMemory(from: storage.bytes, byteCount: storage.count)
+            try plan.run(try Self.buffer(copy, width: w, height: h, bytesPerRow: rowBytes, .rgba8))
+            let out = copy.array
+            for y in 0..<h {
+                #expect(Array(out[(y * rowBytes)..<(y * rowBytes + w * 4)]) == Array(expected[(y * w * 4)..<((y + 1) * w * 4)]),
+                        "row \(y)")
+                #expect(out[(y * rowBytes + w * 4)..<((y + 1) * rowBytes)].allSatisfy { $0 == 0xA5 }, "row \(y) padding")
+            }
+        }
+    }
+
+    @Test("BGRA, ARGB and ABGR give the RGBA result with their channels in their own places")
+    func channelOrders() throws {
+        let (w, h) = (21, 3)
+        var rng = SeededGenerator(seed: 2)
+        let rgba = (0..<(w * h * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let plan = try EditPlan(stages: Self.recipe.stages).prepared(width: w, height: h, threads: 1)
+        func run(_ order: ChannelOrder, _ permutation: [Int]) throws -> [UInt8] {
+            let storage = Storage(count: rgba.count)
+            let p = storage.bytes.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<(w * h) { for c in 0..<4 { p[4 * i + permutation[c]] = rgba[4 * i + c] } }
+            try plan.run(try Self.buffer(storage, width: w, height: h, bytesPerRow: w * 4,
+                                         try PixelFormat(order, alpha: .straight, sample: .uint8)))
+            return (0..<(w * h)).flatMap { i in (0..<4).map { p[4 * i + permutation[$0]] } }
+        }
+        let reference = try run(.rgba, [0, 1, 2, 3])
+        #expect(try run(.bgra, [2, 1, 0, 3]) == reference)
+        #expect(try run(.argb, [1, 2, 3, 0]) == reference)
+        #expect(try run(.abgr, [3, 2, 1, 0]) == reference)
+    }
+
+    @Test("premultiplied 8-bit: every (colour ≤ alpha) pair survives a conversion exactly; A = 0 stays all zero")
+    func premultipliedRoundTrip() throws {
+        // Every pair (c, a) with c ≤ a, as pixel (c, c/2, c, a) in BGRA, converted to RGBA
+        // through straight Float (an empty plan with a format change decodes and encodes).
+        var pixels: [UInt8] = []
+        for a in 0...255 { for c in 0...a { pixels += [UInt8(c), UInt8(c / 2), UInt8(c), UInt8(a)] } }
+        let count = pixels.count / 4
+        let source = Storage(count: pixels.count), destination = Storage(count: pixels.count)
+        source.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+        let rgbaPremultiplied = try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint8)
+        let plan = try EditPlan(stages: []).prepared(width: count, height: 1, threads: 1)
+        try plan.run(from: try Self.buffer(source, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied),
+                     to: try Self.buffer(destination, width: count, height: 1, bytesPerRow: count * 4, rgbaPremultiplied))
+        let out = destination.array
+        for i in 0..<count {
+            let (b, g, r, a) = (pixels[4 * i], pixels[4 * i + 1], pixels[4 * i + 2], pixels[4 * i + 3])
+            let expected: [UInt8] = a == 0 ? [0, 0, 0, 0] : [r, g, b, a]
+            #expect(Array(out[(4 * i)..<(4 * i + 4)]) == expected, "pixel \(i): \(Array(pixels[(4 * i)..<(4 * i + 4)]))")
+        }
+        // The identity recipe in place returns the bytes.
+        try EditPlan(stages: Recipe.identity.stages).prepared(width: count, height: 1)
+            .run(try Self.buffer(source, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied))
+        #expect(source.array == pixels)
+    }
+
+    @Test("premultiplied BGRA8: SPEC §10 and §8 per sample against Double (colour / alpha, recipe, clamp, × alpha)")
+    func premultipliedRecipe() throws {
+        // The pixel: straight (200, 100, 50, 128), stored premultiplied (100, 50, 25, 128).
+        var pixels: [UInt8] = [25, 50, 100, 128]
+        var rng = SeededGenerator(seed: 3)
+        for _ in 0..<2000 {
+            let a = UInt8.random(in: 0...255, using: &rng)
+            pixels += (0..<3).map { _ in UInt8.random(in: 0...a, using: &rng) } + [a]
+        }
+        pixels += [0, 0, 0, 0, 7, 7, 7, 255, 255, 255, 255, 255]
+        let count = pixels.count / 4
+        for recipe in [Recipe(preset: .vivid), Self.recipe] {
+            let stages = recipe.stages, operations = recipe.operationsInOrder
+            for variant in KernelVariant.allCases {
+                let storage = Storage(count: pixels.count)
+                storage.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+                try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1)
+                    .run(try Self.buffer(storage, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied), variant: variant)
+                let out = storage.array
+                for i in 0..<count {
+                    let a = Double(pixels[4 * i + 3]) / 255
+                    guard a > 0 else {
+                        #expect(Array(out[(4 * i)..<(4 * i + 4)]) == [0, 0, 0, 0]); continue
+                    }
+                    let straight = SIMD4(Double(pixels[4 * i + 2]) / 255 / a, Double(pixels[4 * i + 1]) / 255 / a,
+                                         Double(pixels[4 * i]) / 255 / a, a)
+                    let exact = operations.filter { !$0.isIdentity }.reduce(straight) {
+                        $1.evaluate($0, x: i, y: 0, width: count, height: 1)
+                    }
+                    for (c, byte) in [(0, 2), (1, 1), (2, 0)] {
+                        let x = min(max(exact[c], 0), 1) * a
+                        let verdict = TieAwareCheck.accepts(Int(out[4 * i + byte]), x, maxval: 255)
+                        #expect(verdict.ok, "\(variant) pixel \(i) channel \(c): got \(out[4 * i + byte]), exact \(x * 255)")
+                    }
+                    #expect(out[4 * i + 3] == pixels[4 * i + 3])
+                }
+            }
+        }
+    }
+
+    @Test("premultiplied BGRA8 in, straight RGBA16 out: each sample is the straight result at 16 bits")
+    func premultipliedToStraight16() throws {
+        let pixels: [UInt8] = [25, 50, 100, 128, 0, 0, 0, 0, 10, 20, 30, 255]
+        let source = Storage(count: pixels.count), destination = Storage(count: 3 * 8)
+        source.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+        let recipe = Recipe(preset: .vivid)
+        try EditPlan(stages: recipe.stages).prepared(width: 3, height: 1)
+            .run(from: try Self.buffer(source, width: 3, height: 1, bytesPerRow: 12, .bgra8Premultiplied),
+                 to: try Self.buffer(destination, width: 3, height: 1, bytesPerRow: 24, .rgba16))
+        let out = destination.bytes.assumingMemoryBound(to: UInt16.self)
+        for i in 0..<3 {
+            let a = Double(pixels[4 * i + 3]) / 255
+            let straight = a == 0 ? SIMD4<Double>(0, 0, 0, 0)
+                : SIMD4(Double(pixels[4 * i + 2]) / 255 / a, Double(pixels[4 * i + 1]) / 255 / a, Double(pixels[4 * i]) / 255 / a, a)
+            let exact = recipe.operationsInOrder.reduce(straight) { $1.evaluate($0, x: i, y: 0, width: 3, height: 1) }
+            for c in 0..<3 where a > 0 {
+                #expect(TieAwareCheck.accepts(Int(out[4 * i + c]), exact[c], maxval: 65535).ok, "pixel \(i) channel \(c)")
+            }
+            #expect(out[4 * i + 3] == UInt16(pixels[4 * i + 3]) * 257)
+        }
+    }
+
+    @Test("tiles rendered separately with their origins equal the whole render, bit for bit")
+    func tiles() throws {
+        let (w, h) = (50, 30)
+        var rng = SeededGenerator(seed: 4)
+        let pixels = (0..<(w * h * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let plan = try EditPlan(stages: Self.recipe.stages).prepared(width: w, height: h, threads: 1)
+        let whole = Storage(count: pixels.count)
+        whole.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+        try plan.run(try Self.buffer(whole, width: w, height: h, bytesPerRow: w * 4, .rgba8))
+        let tiled = Storage(count: pixels.count)
+        tiled.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+        for (x, y, tw, th) in [(0, 0, 17, 11), (17, 0, 33, 11), (0, 11, 50, 19)] {
+            let tile = try PixelBuffer(baseAddress: tiled.bytes + (y * w + x) * 4, width: tw, height: th, bytesPerRow: w * 4, format: .rgba8)
+            try plan.run(tile, origin: (x, y))
+        }
+        #expect(tiled.array == whole.array)
+        // A tile that does not fit is an error, not a write past the image.
+        let tile = try PixelBuffer(baseAddress: tiled.bytes, width: 10, height: 10, bytesPerRow: w * 4, format: .rgba8)
+        #expect(throws: EditPlanError.regionOutside(x: 45, y: 0, width: 10, height: 10, imageWidth: w, imageHeight: h)) {
+            try plan.run(tile, origin: (45, 0))
+        }
+    }
+
+    @Test("a Float32 buffer gives the FloatImage result; grey formats store luma")
+    func floatAndGray() throws {
+        let image = randomPhoto(width: 9, height: 4, seed: 5)
+        let plan = try EditPlan(stages: Self.recipe.stages).prepared(width: 9, height: 4, threads: 1)
+        var expected = image
+        try plan.run(&expected)
+        var pixels = image.pixels
+        try pixels.withUnsafeMutableBytes { raw in
+            try plan.run(try PixelBuffer(baseAddress: raw.baseAddress!, width: 9, height: 4, bytesPerRow: 9 * 16, format: .rgbaFloat))
+        }
+        for (a, b) in zip(pixels, expected.pixels) { for c in 0..<4 { #expect(abs(a[c] - b[c]) <= 1e-6, "\(a) vs \(b)") } }
+    }
+
+    @Test("bad descriptions are thrown errors: short rows, overflow, misalignment, overlap, alpha mismatch")
+    func errors() throws {
+        let storage = Storage(count: 256)
+        #expect(throws: PixelBufferError.bytesPerRowTooSmall(bytesPerRow: 12, needed: 16)) {
+            try Self.buffer(storage, width: 4, height: 2, bytesPerRow: 12, .rgba8)
+        }
+        #expect(throws: PixelBufferError.invalidSize(width: 0, height: 2)) { try Self.buffer(storage, width: 0, height: 2, bytesPerRow: 12, .rgba8) }
+        #expect(throws: PixelBufferError.self) { try Self.buffer(storage, width: Int.max / 2, height: 2, bytesPerRow: 16, .rgba8) }
+        #expect(throws: PixelBufferError.self) { try Self.buffer(storage, width: 2, height: Int.max / 8, bytesPerRow: 64, .rgba8) }
+        #expect(throws: PixelBufferError.misaligned(what: "bytes per row", value: 34, alignment: 4)) {
+            try Self.buffer(storage, width: 2, height: 2, bytesPerRow: 34, .rgbaFloat)
+        }
+        #expect(throws: PixelBufferError.self) {
+            try PixelBuffer(baseAddress: storage.bytes + 2, width: 2, height: 2, bytesPerRow: 32, format: .rgbaFloat)
+        }
+        #expect(throws: PixelBufferError.alphaModeMismatch(order: "rgbx", alpha: "straight")) {
+            try PixelFormat(.rgbx, alpha: .straight, sample: .uint8)
+        }
+        let a = try Self.buffer(storage, width: 4, height: 2, bytesPerRow: 16, .rgba8)
+        let b = try PixelBuffer(baseAddress: storage.bytes + 4, width: 4, height: 2, bytesPerRow: 16, format: .rgba8)
+        let plan = try EditPlan(stages: Recipe(preset: .vivid).stages).prepared(width: 4, height: 2)
+        #expect(throws: EditPlanError.buffer(.overlappingBuffers)) { try plan.run(from: a, to: b) }
+    }
+}
