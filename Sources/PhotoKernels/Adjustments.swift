@@ -371,6 +371,14 @@ extension NumberOperation {
 
     /// Checks that the number is finite as a `Float`.
     public func validate() throws(RecipeError) { try validateFinite(Self.family.key, value) }
+
+    /// The family's identity.
+    public var neutral: Self { (Self.family.identity as? Self) ?? self }
+
+    /// `(1 − t)·a + t·b`: exactly `a` at 0 and `b` at 1.
+    public func interpolated(to other: Self, at t: Double) -> Self? {
+        Self((1 - t) * value + t * other.value)
+    }
 }
 
 extension NumberOperation where Self: AffineStage {
@@ -439,6 +447,13 @@ extension HueRotation: NumberOperation {
             $0.adjustments.hue = $1
         }],
         examples: [("hue", HueRotation(degrees: 60))], identity: HueRotation(degrees: 0), type: HueRotation.self)
+
+    /// Along the shorter arc: from 170° to −170° passes 180°, not 0°.
+    public func interpolated(to other: HueRotation, at t: Double) -> HueRotation? {
+        var d = (other.degrees - degrees).truncatingRemainder(dividingBy: 360)
+        if d > 180 { d -= 360 } else if d < -180 { d += 360 }
+        return t == 1 ? other : HueRotation(degrees: degrees + d * t)
+    }
 
     /// Whether the angle is a multiple of 360.
     public var isIdentity: Bool { degrees.truncatingRemainder(dividingBy: 360) == 0 }

@@ -145,6 +145,28 @@ extension Effect: RecipeOperation {
         return SIMD4(out.x, out.y, out.z, color.w)
     }
 
+    /// The same effect at intensity 0.
+    public var neutral: Effect {
+        switch self {
+        case .sepia: .sepia(intensity: 0)
+        case .monochrome(let m): .monochrome(Monochrome(color: m.color, intensity: 0))
+        case .look(let look, _): .look(look, intensity: 0)
+        }
+    }
+
+    /// The same effect with the intensity (and monochrome's colour) interpolated; `nil`
+    /// for two different effects.
+    public func interpolated(to other: Effect, at t: Double) -> Effect? {
+        let i = (1 - t) * intensity + t * other.intensity
+        switch (self, other) {
+        case (.sepia, .sepia): return .sepia(intensity: i)
+        case (.monochrome(let a), .monochrome(let b)):
+            return .monochrome(Monochrome(color: (1 - t) * a.color + t * b.color, intensity: i))
+        case (.look(let a, _), .look(let b, _)) where a == b: return .look(a, intensity: i)
+        default: return nil
+        }
+    }
+
     /// Checks that the intensity and, for monochrome, the colour are finite.
     public func validate() throws(RecipeError) {
         try validateFinite("effect.intensity", intensity)

@@ -55,6 +55,15 @@ public protocol RecipeOperation: Sendable, Hashable, Codable {
     /// pixel `(x, y)` of a `width × height` image: SPEC's formula as written, the oracle
     /// that tests hold every schedule against (SPEC §8).
     func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double>
+    /// The same kind of operation at strength zero, the identity it fades to: sepia at
+    /// intensity 0 for sepia, a look at intensity 0, a vignette of the same geometry at
+    /// intensity 0, curves with the same `x` on `y = x`.
+    var neutral: Self { get }
+    /// The operation a fraction `t` (0…1) of the way from `self` to `other`: parameters
+    /// linearly, angles along the shorter arc; `nil` when the two cannot be blended
+    /// directly (different effects or vignette forms), and `Recipe.interpolated` then
+    /// fades one out and the other in.
+    func interpolated(to other: Self, at t: Double) -> Self?
 }
 
 /// The kind of stage a family contributes, for the docs and the `effects` listing.

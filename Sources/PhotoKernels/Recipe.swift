@@ -65,7 +65,7 @@ public struct Recipe: Sendable, Hashable {
     public static let formatVersion = "1.1"
 
     /// The operations by family key.
-    private var operations: [String: any RecipeOperation] = [:]
+    var operations: [String: any RecipeOperation] = [:]
 
     /// The recipe that changes nothing.
     public init() {}

@@ -775,6 +775,28 @@ extension ToneCurve: ToneStage, RecipeOperation {
     /// exists is valid.
     public func validate() throws(RecipeError) {}
 
+    /// The same curves with every point moved onto `y = x`.
+    public var neutral: ToneCurve {
+        func flat(_ p: Points?) -> Points? { p.flatMap { try? Points($0.points.map { SIMD2($0.x, $0.x) }) } }
+        return ToneCurve(master: flat(master), red: flat(red), green: flat(green), blue: flat(blue))
+    }
+
+    /// Each curve's points interpolated, when both curves have the same channels with the
+    /// same number of points (a convex mix of increasing `x` stays increasing); else `nil`.
+    public func interpolated(to other: ToneCurve, at t: Double) -> ToneCurve? {
+        func mix(_ a: Points?, _ b: Points?) -> Points?? {
+            switch (a, b) {
+            case (nil, nil): return .some(nil)
+            case (let a?, let b?) where a.count == b.count:
+                return (try? Points(zip(a.points, b.points).map { (1 - t) * $0 + t * $1 })).map { .some($0) }
+            default: return nil
+            }
+        }
+        guard let m = mix(master, other.master), let r = mix(red, other.red), let g = mix(green, other.green),
+              let b = mix(blue, other.blue) else { return nil }
+        return ToneCurve(master: m, red: r, green: g, blue: b)
+    }
+
     /// The curves in `Double` on each colour channel; alpha kept.
     public func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> {
         SIMD4(value(at: color.x, channel: .red), value(at: color.y, channel: .green),

@@ -37,7 +37,10 @@ import Foundation
 /// ```
 /// {"form": "vignette", "intensity": 1, "radius": 1}
 /// {"form": "effect", "center": [x, y], "radius": R, "intensity": 1, "falloff": 0.5}
+/// {"form": "relativeEffect", "center": [0.5, 0.4], "radius": 0.8, "intensity": 1, "falloff": 0.5}
 /// ```
+/// (`relativeEffect`: the centre as fractions of (W, H), the radius as a fraction of
+/// min(W, H)/2, so the look does not change with the image size.)
 /// `center` and `radius` of the effect form are omitted when they are the
 /// per-image defaults. When decoding, `"form"` may be left out: an object with
 /// `center` or `falloff` is the effect form, otherwise the CIVignette form. Missing
@@ -79,6 +82,11 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// image centre), `radius` in pixels (`nil`: `min(W, H)/2`), `intensity`
         /// (default 1) and `falloff` as a fraction of the radius (default 0.5).
         case effect(center: SIMD2<Double>?, radius: Double?, intensity: Double, falloff: Double)
+        /// CIVignetteEffect with positions relative to the image (SPEC §10), so one recipe
+        /// gives the same look on a preview and on the full image: `center` as fractions
+        /// of (W, H) from the top-left (`nil`: (0.5, 0.5)), `radius` as a fraction of
+        /// min(W, H)/2 (`nil`: 1), `intensity` (default 1), `falloff` (default 0.5).
+        case relativeEffect(center: SIMD2<Double>?, radius: Double?, intensity: Double, falloff: Double)
     }
 
     /// Which form, with its parameters.
@@ -115,11 +123,20 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         Vignette(.effect(center: center, radius: radius, intensity: intensity, falloff: falloff))
     }
 
-    /// `"vignette"` or `"vignetteEffect"`.
+    /// The CIVignetteEffect form with positions relative to the image: `center` as
+    /// fractions of (W, H) (`nil`: the centre), `radius` as a fraction of min(W, H)/2
+    /// (`nil`: 1). The same value gives the same look at every image size.
+    public static func relativeVignetteEffect(center: SIMD2<Double>? = nil, radius: Double? = nil,
+                                              intensity: Double = 1, falloff: Double = 0.5) -> Vignette {
+        Vignette(.relativeEffect(center: center, radius: radius, intensity: intensity, falloff: falloff))
+    }
+
+    /// `"vignette"`, `"vignetteEffect"` or `"relativeVignetteEffect"`.
     public var name: String {
         switch form {
         case .vignette: "vignette"
         case .effect: "vignetteEffect"
+        case .relativeEffect: "relativeVignetteEffect"
         }
     }
 
@@ -127,7 +144,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     public var intensity: Double {
         switch form {
         case .vignette(let i, _): i
-        case .effect(_, _, let i, _): i
+        case .effect(_, _, let i, _), .relativeEffect(_, _, let i, _): i
         }
     }
 
@@ -141,7 +158,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         switch form {
         case .vignette(let i, let radius):
             return [("intensity", i), ("radius", radius)]
-        case .effect(let center, let radius, let i, let falloff):
+        case .effect(let center, let radius, let i, let falloff),
+             .relativeEffect(let center, let radius, let i, let falloff):
             var list: [(name: String, value: Double)] = []
             if let center { list += [("center[0]", center.x), ("center[1]", center.y)] }
             if let radius { list.append(("radius", radius)) }
@@ -181,6 +199,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             let r = radius ?? min(w, h) / 2
             return Geometry(center: center ?? SIMD2(w / 2, h / 2), innerRadius: r * (1 - falloff),
                             outerRadius: r * (1 + falloff), intensity: i)
+        case .relativeEffect(let center, let radius, let i, let falloff):
+            let r = (radius ?? 1) * min(w, h) / 2
+            let c = center.map { SIMD2($0.x * w, $0.y * h) } ?? SIMD2(w / 2, h / 2)
+            return Geometry(center: c, innerRadius: r * (1 - falloff), outerRadius: r * (1 + falloff), intensity: i)
         }
     }
 
@@ -483,7 +505,7 @@ extension Vignette {
                     debugDescription: "\(key.stringValue) belongs to the \"effect\" form, not \"vignette\"")
             }
             self = .vignette(intensity: try number(.intensity) ?? 0, radius: try number(.radius) ?? 1)
-        case "effect":
+        case "effect", "relativeEffect":
             var center: SIMD2<Double>?
             if let list = try c.decodeIfPresent([Double].self, forKey: .center) {
                 guard list.count == 2, list.allSatisfy(\.isFinite) else {
@@ -492,11 +514,13 @@ extension Vignette {
                 }
                 center = SIMD2(list[0], list[1])
             }
-            self = .vignetteEffect(center: center, radius: try number(.radius),
-                                   intensity: try number(.intensity) ?? 1, falloff: try number(.falloff) ?? 0.5)
+            let (radius, intensity, falloff) = (try number(.radius), try number(.intensity) ?? 1, try number(.falloff) ?? 0.5)
+            self = formName == "effect"
+                ? .vignetteEffect(center: center, radius: radius, intensity: intensity, falloff: falloff)
+                : .relativeVignetteEffect(center: center, radius: radius, intensity: intensity, falloff: falloff)
         default:
             throw DecodingError.dataCorruptedError(forKey: .form, in: c,
-                debugDescription: "unknown vignette form \"\(formName)\"; known forms: vignette, effect")
+                debugDescription: "unknown vignette form \"\(formName)\"; known forms: vignette, effect, relativeEffect")
         }
     }
 
@@ -508,8 +532,9 @@ extension Vignette {
             try c.encode("vignette", forKey: .form)
             try c.encode(i, forKey: .intensity)
             try c.encode(radius, forKey: .radius)
-        case .effect(let center, let radius, let i, let falloff):
-            try c.encode("effect", forKey: .form)
+        case .effect(let center, let radius, let i, let falloff),
+             .relativeEffect(let center, let radius, let i, let falloff):
+            if case .effect = form { try c.encode("effect", forKey: .form) } else { try c.encode("relativeEffect", forKey: .form) }
             if let center { try c.encode([center.x, center.y], forKey: .center) }
             try c.encodeIfPresent(radius, forKey: .radius)
             try c.encode(i, forKey: .intensity)
@@ -527,11 +552,13 @@ extension Vignette: RecipeOperation {
         parameters: [
             FamilyParameter("intensity", identity: "0", range: "−1…1", help: "the gain beyond r1 is 1 − intensity"),
             FamilyParameter("radius", identity: "—", range: "0…2", help: "CIVignette: r1 as a fraction of the half-diagonal; effect: R in pixels"),
-            FamilyParameter("center", identity: "—", range: "pixels", help: "effect form: the centre, from the top-left"),
+            FamilyParameter("center", identity: "—", range: "pixels, or fractions of (W, H) in relativeEffect",
+                            help: "effect forms: the centre, from the top-left"),
             FamilyParameter("falloff", identity: "—", range: "0…1", help: "effect form: the soft band's half-width as a fraction of R"),
         ],
         examples: [("vignette", Vignette.vignette(intensity: 1, radius: 1)),
-                   ("vignetteEffect", Vignette.vignetteEffect(intensity: 1, falloff: 0.5))],
+                   ("vignetteEffect", Vignette.vignetteEffect(intensity: 1, falloff: 0.5)),
+                   ("relativeVignetteEffect", Vignette.relativeVignetteEffect(center: SIMD2(0.4, 0.6), radius: 0.8))],
         identity: Vignette.vignette(intensity: 0, radius: 1), type: Vignette.self)
 
     /// `[.positional(self)]`.
@@ -540,6 +567,47 @@ extension Vignette: RecipeOperation {
     /// Checks that every number is finite as a `Float`.
     public func validate() throws(RecipeError) {
         for (field, value) in parameters { try validateFinite("vignette.\(field)", value) }
+    }
+
+    /// The same geometry at intensity 0.
+    public var neutral: Vignette {
+        switch form {
+        case .vignette(_, let r): .vignette(intensity: 0, radius: r)
+        case .effect(let c, let r, _, let f): .vignetteEffect(center: c, radius: r, intensity: 0, falloff: f)
+        case .relativeEffect(let c, let r, _, let f): .relativeVignetteEffect(center: c, radius: r, intensity: 0, falloff: f)
+        }
+    }
+
+    /// Every parameter interpolated, when both are the same form with the same defaults
+    /// left out; otherwise `nil`.
+    public func interpolated(to other: Vignette, at t: Double) -> Vignette? {
+        func mix(_ a: Double, _ b: Double) -> Double { (1 - t) * a + t * b }
+        func mix(_ a: SIMD2<Double>?, _ b: SIMD2<Double>?) -> SIMD2<Double>?? {
+            switch (a, b) {
+            case (nil, nil): .some(nil)
+            case (let a?, let b?): .some((1 - t) * a + t * b)
+            default: nil
+            }
+        }
+        func mix(_ a: Double?, _ b: Double?) -> Double?? {
+            switch (a, b) {
+            case (nil, nil): .some(nil)
+            case (let a?, let b?): .some(mix(a, b))
+            default: nil
+            }
+        }
+        switch (form, other.form) {
+        case (.vignette(let i, let r), .vignette(let j, let s)):
+            return .vignette(intensity: mix(i, j), radius: mix(r, s))
+        case (.effect(let c, let r, let i, let f), .effect(let d, let s, let j, let g)):
+            guard let center = mix(c, d), let radius = mix(r, s) else { return nil }
+            return .vignetteEffect(center: center, radius: radius, intensity: mix(i, j), falloff: mix(f, g))
+        case (.relativeEffect(let c, let r, let i, let f), .relativeEffect(let d, let s, let j, let g)):
+            guard let center = mix(c, d), let radius = mix(r, s) else { return nil }
+            return .relativeVignetteEffect(center: center, radius: radius, intensity: mix(i, j), falloff: mix(f, g))
+        default:
+            return nil
+        }
     }
 
     /// `g(x, y)·C` in `Double` (`Geometry.gain`); alpha kept.

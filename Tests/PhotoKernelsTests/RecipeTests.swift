@@ -172,4 +172,40 @@ struct RecipeTests {
                         input: input, entry.name)
         }
     }
+
+    @Test("interpolation: ends exact, sliders linear, hue along the shorter arc, different effects cross through identity")
+    func interpolation() {
+        let a = Recipe(exposure: 0.5, adjustments: Adjustments(saturation: 1.5, hue: 170), effect: .sepia(intensity: 0.8))
+        let b = Recipe(exposure: -0.5, adjustments: Adjustments(saturation: 0.5, hue: -170), effect: .look(.noir, intensity: 1),
+                       vignette: .vignette(intensity: 1, radius: 1))
+        #expect(a.interpolated(to: b, at: 0) == a && a.interpolated(to: b, at: 1) == b)
+        let half = a.interpolated(to: b, at: 0.5)
+        #expect(half.exposure == 0 && half.adjustments.saturation == 1)
+        #expect(abs(abs(half.adjustments.hue) - 180) < 1e-12, "hue \(half.adjustments.hue)")
+        #expect(half.effect?.isIdentity == true, "sepia → noir is at strength 0 halfway: \(String(describing: half.effect))")
+        #expect(half.vignette == .vignette(intensity: 0.5, radius: 1))
+        #expect(a.interpolated(to: b, at: 0.25).effect == .sepia(intensity: 0.4))
+        #expect(a.interpolated(to: b, at: 0.75).effect == .look(.noir, intensity: 0.5))
+        #expect(Recipe().interpolated(to: b, at: 2) == b && a.interpolated(to: b, at: .nan) == a)
+    }
+
+    @Test("interpolation has no jump: 200 frames of an animated transition change each sample by a few levels at most")
+    func interpolationIsContinuous() throws {
+        let a = Recipe(adjustments: .vivid, effect: .monochrome(Monochrome()), vignette: .vignetteEffect(intensity: 1))
+        var b = Recipe(preset: .dream)
+        b.effect = .look(.chrome, intensity: 1)
+        b.vignette = .vignette(intensity: 0.8, radius: 1.2)
+        b[ToneCurve.self] = try ToneCurve(masterPoints: [SIMD2(0, 0.1), SIMD2(1, 0.9)])
+        var rng = SeededGenerator(seed: 12)
+        let samples = (0..<(16 * 16 * 4)).map { _ in UInt16.random(in: 0...255, using: &rng) }
+        var previous: [UInt16]?
+        var largest = 0
+        for k in 0...200 {
+            let r = a.interpolated(to: b, at: Double(k) / 200)
+            let out = SamplePipeline.run(r.kernels, width: 16, height: 16, samples: samples, layout: .rgba, maxval: 255)
+            if let previous { largest = max(largest, zip(out, previous).map { abs(Int($0) - Int($1)) }.max()!) }
+            previous = out
+        }
+        #expect(largest <= 6, "largest change between frames: \(largest) levels")
+    }
 }

@@ -288,4 +288,19 @@ struct VignetteTests {
         #expect(Vignette.vignetteEffect().parameters.map(\.name) == ["intensity", "falloff"])
         #expect(Vignette.vignette(intensity: 1, radius: 1).name == "vignette" && effect.name == "vignetteEffect")
     }
+
+    @Test("the relative effect form scales with the image: the same look on a preview and the full image; JSON round trip")
+    func relativeForm() throws {
+        let v = Vignette.relativeVignetteEffect(center: SIMD2(0.3, 0.6), radius: 0.8, intensity: 0.9, falloff: 0.4)
+        let full = v.geometry(width: 4000, height: 3000), preview = v.geometry(width: 1000, height: 750)
+        #expect(full.center == SIMD2(1200, 1800) && full.outerRadius == 0.8 * 1500 * 1.4)
+        #expect(preview.center * 4 == full.center && preview.innerRadius * 4 == full.innerRadius
+                && preview.outerRadius * 4 == full.outerRadius)
+        // Defaults are the image centre and min(W, H)/2: the pixel form's defaults.
+        #expect(Vignette.relativeVignetteEffect().geometry(width: 640, height: 480)
+                == Vignette.vignetteEffect().geometry(width: 640, height: 480))
+        let data = try JSONEncoder().encode(v)
+        #expect(String(decoding: data, as: UTF8.self).contains("\"relativeEffect\""))
+        #expect(try JSONDecoder().decode(Vignette.self, from: data) == v)
+    }
 }
