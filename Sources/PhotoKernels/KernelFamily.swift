@@ -20,6 +20,19 @@ public enum KernelFamilies {
         Vignette.family,
     ]
 
+    /// Every family's parameters as a Markdown table, in recipe order: the table the
+    /// guides show (the tests check that docs/edit-plan.md holds exactly this).
+    public static var parameterTable: String {
+        var lines = ["| family | kind | parameter | identity | range | unit | what it does |",
+                     "|---|---|---|---|---|---|---|"]
+        for family in all {
+            for p in family.parameters {
+                lines.append("| `\(family.key)` | \(family.kind.rawValue) | \(p.name) | \(p.identity) | \(p.range) | \(p.unit) | \(p.help) |")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// The family whose recipe key is `key`, if any.
     public static func named(_ key: String) -> KernelFamily? {
         all.first { $0.key == key }

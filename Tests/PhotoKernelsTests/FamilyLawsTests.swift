@@ -211,6 +211,20 @@ struct FamilyLawsTests {
     }
 }
 
+extension FamilyLawsTests {
+    @Test("docs/edit-plan.md shows the registry's parameter table, as generated")
+    func docsTableMatchesRegistry() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let doc = try String(contentsOf: root.appendingPathComponent("docs/edit-plan.md"), encoding: .utf8)
+        let begin = "<!-- parameter table: generated from KernelFamilies.parameterTable -->\n"
+        let end = "\n<!-- end of parameter table -->"
+        let start = try #require(doc.range(of: begin), "docs/edit-plan.md lacks the table's start marker")
+        let stop = try #require(doc.range(of: end, range: start.upperBound..<doc.endIndex))
+        let table = String(doc[start.upperBound..<stop.lowerBound])
+        #expect(table == KernelFamilies.parameterTable, "regenerate the table:\n\(KernelFamilies.parameterTable)")
+    }
+}
+
 /// SPEC §8 for integer samples: each sample must be `round_half_even(clamp(x)·m)` of the
 /// `Double` value `x`, unless `x·m` lies within `τ·m` of a tie `k + ½` (τ = 2⁻²⁰), where
 /// either neighbour is right.
