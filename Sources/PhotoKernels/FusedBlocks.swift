@@ -5,11 +5,16 @@
 // the looks, sepia, exposure and the vignette in any combination) and the pixels are
 // 8-bit or 16-bit with four channels in any byte order.
 //
-// Why it is exact: each block takes the reference's steps in the same order on the
-// same `Float` values — the table entry is the scalar tone reference of `v / m`, the
-// matrix is summed as `ColorMatrixKernel.applyScalar` sums it (in the same form, plain
-// or relative to green), the gain multiplies as the vignette's reference does, and the
-// encoding is SPEC §0's clamp, `· m`, round half to even.
+// Why it is exact (SPEC §8): the block computes the reference's real number with the
+// scaling by maxval `m` folded into the matrix — `m·M·x + m·t` on table entries `x`, or
+// `M·v + m·t` straight on the integer samples `v` (no division) — clamps to [0, m] and
+// rounds half to even. That is the same value rounded differently, within a few `Float`
+// ulps of the exact one, so every sample is the correctly rounded value except within
+// τ = 2⁻²⁰ of a tie, where either neighbour is right (and where the folded sum often
+// lands on the tie exactly and rounds to even). The release-built exhaustive check
+// (`photokernels-bench exactness`, run by CI) holds it against a `Double` evaluation on
+// all 2²⁴ RGB triples for tie-heavy matrices and the catalog. The relative-to-green form
+// keeps greys grey exactly: on integer samples `v_R − v_G` is exact.
 //
 // Why it is fast: 8 pixels of 8-bit samples are one 256-bit load, split into channels
 // with shifts and masks (structure of arrays without a shuffle); table entries are 24
@@ -22,6 +27,9 @@
 /// 2²³: adding it to a `Float` in [0, 2²³) rounds to an integer (half to even) and
 /// leaves that integer in the low mantissa bits.
 private let magic: Float = 8_388_608
+
+/// The table pointer of a block without tables: never read.
+nonisolated(unsafe) private let noTable = UnsafePointer(UnsafeMutablePointer<Float>.allocate(capacity: 1))
 
 /// Where the channels of a four-channel pixel sit: the byte (8-bit) or 16-bit word
 /// (16-bit) index of R, G, B and of the fourth sample (alpha or padding), each 0…3.
@@ -39,41 +47,50 @@ struct FusedBlock {
     let t0, t1, t2: SIMD8<Float>
     let maxval: SIMD8<Float>
     let relativeToGreen: Bool
-    /// The tone tables of R, G, B (each `tableCount` entries), or `nil`: plain decoding.
+    /// The tone tables of R, G, B, or `nil`: plain decoding.
     let tables: (red: UnsafePointer<Float>, green: UnsafePointer<Float>, blue: UnsafePointer<Float>)?
+    /// The same tables as plain pointers for the loops (pointing at a placeholder
+    /// when there are none, and then never read), so no optional is tested per block.
+    let red, green, blue: UnsafePointer<Float>
     /// The largest valid table index (`maxval`; 255 for 8-bit tables, which cover every byte).
     let lastIndex: Int
     let positions: ChannelPositions
 
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions) {
-        (m00, m10, m20) = (.init(repeating: k.column0.x), .init(repeating: k.column0.y), .init(repeating: k.column0.z))
-        (m01, m11, m21) = (.init(repeating: k.column1.x), .init(repeating: k.column1.y), .init(repeating: k.column1.z))
-        (m02, m12, m22) = (.init(repeating: k.column2.x), .init(repeating: k.column2.y), .init(repeating: k.column2.z))
-        (t0, t1, t2) = (.init(repeating: k.translation.x), .init(repeating: k.translation.y),
-                        .init(repeating: k.translation.z))
+        // Built in Double, rounded once: `m·M` on decoded table entries, `M` itself on
+        // integer samples (v = m·x), and `m·t` in both.
+        let m = Double(maxval), scale = tables == nil ? 1 : m
+        let r = k.matrix.rows, t = k.matrix.offset
+        func broadcast(_ x: Double) -> SIMD8<Float> { SIMD8(repeating: Float(x)) }
+        (m00, m01, m02) = (broadcast(scale * r.0.x), broadcast(scale * r.0.y), broadcast(scale * r.0.z))
+        (m10, m11, m12) = (broadcast(scale * r.1.x), broadcast(scale * r.1.y), broadcast(scale * r.1.z))
+        (m20, m21, m22) = (broadcast(scale * r.2.x), broadcast(scale * r.2.y), broadcast(scale * r.2.z))
+        (t0, t1, t2) = (broadcast(m * t.x), broadcast(m * t.y), broadcast(m * t.z))
         self.maxval = .init(repeating: Float(maxval))
         relativeToGreen = k.relativeToGreen
         self.tables = tables.map { ($0.red, $0.green, $0.blue) }
+        (red, green, blue) = self.tables ?? (noTable, noTable, noTable)
         lastIndex = tables.map { $0.count - 1 } ?? 0
         self.positions = positions
     }
 
-    /// `SampleCoding.decode` on 8 lanes: exact below 2²⁴ through `Int32` lanes.
+    /// The integer samples as `Float`s (exact below 2²⁴ through `Int32` lanes): the
+    /// folded matrix takes them as they are.
     @_transparent
     func decode(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
-        SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v)) / maxval
+        SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v))
     }
 
-    /// `SampleCoding.encode` on 8 lanes: clamp to [0, 1] (NaN → 0), scale, round half
+    /// A value already scaled by maxval, clamped to [0, m] (NaN → 0) and rounded half
     /// to even; the integer is left in the low mantissa bits.
     @_transparent
     func encode(_ y: SIMD8<Float>) -> SIMD8<UInt32> {
-        let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+        let zero = SIMD8<Float>(repeating: 0)
         // The comparison and the replacement use the same operands: the shape the
         // compiler emits as one `max` / `min` instruction.
         var c = zero.replacing(with: y, where: y .> zero)
-        c = c.replacing(with: one, where: c .> one)
-        return unsafeBitCast(c * maxval + magic, to: SIMD8<UInt32>.self)
+        c = c.replacing(with: maxval, where: c .> maxval)
+        return unsafeBitCast(c + magic, to: SIMD8<UInt32>.self)
     }
 
     /// The matrix on decoded channels, in the reference's form, times the gains.
@@ -174,11 +191,11 @@ struct FusedBlock {
         for j in 0..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
             let r, g, b: SIMD8<Float>
-            if table, let t = tables {
+            if table {
                 let at = s + offset
-                r = lookup(t.red, at, p.red, clampIndex: false)
-                g = lookup(t.green, at, p.green, clampIndex: false)
-                b = lookup(t.blue, at, p.blue, clampIndex: false)
+                r = lookup(red, at, p.red, clampIndex: false)
+                g = lookup(green, at, p.green, clampIndex: false)
+                b = lookup(blue, at, p.blue, clampIndex: false)
             } else {
                 r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
             }
@@ -259,11 +276,11 @@ struct FusedBlock {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
             let r, g, b: SIMD8<Float>
-            if table, let t = tables {
+            if table {
                 let at = s + offset / 2
-                r = lookup(t.red, at, p.red, clampIndex: true)
-                g = lookup(t.green, at, p.green, clampIndex: true)
-                b = lookup(t.blue, at, p.blue, clampIndex: true)
+                r = lookup(red, at, p.red, clampIndex: true)
+                g = lookup(green, at, p.green, clampIndex: true)
+                b = lookup(blue, at, p.blue, clampIndex: true)
             } else {
                 r = decode(channel(even, odd, p.red)); g = decode(channel(even, odd, p.green))
                 b = decode(channel(even, odd, p.blue))

@@ -211,9 +211,13 @@ extension FloatImage {
         let source = UncheckedBox(samples.baseAddress!)
         withUnsafeMutablePixels { pixels in
             let destination = SendablePointer(base: pixels.baseAddress!)
+            // A large image is written once and read later: streaming stores skip reading
+            // its lines into the cache first.
+            let streaming = width * height * 16 >= StreamingStores.threshold && StreamingStores.available
             RowBands.forEach(rows: height, threads: threads) { rows in
                 SampleConversion.decode(source.value + rows.lowerBound * width * channels, layout: layout, maxval: maxval,
-                                        into: destination.base + rows.lowerBound * width, count: rows.count * width)
+                                        into: destination.base + rows.lowerBound * width, count: rows.count * width,
+                                        streaming: streaming)
             }
         }
     }
@@ -256,7 +260,7 @@ enum SampleConversion {
     /// Generic over the sample width; the compiler specialises it for `UInt8` and `UInt16`.
     static func decode<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ source: UnsafePointer<Sample>, layout: SampleLayout, maxval: Int,
-                       into destination: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        into destination: UnsafeMutablePointer<SIMD4<Float>>, count: Int, streaming: Bool = false) {
         let m = Float(maxval)
         switch layout {
         case .gray:
@@ -321,10 +325,16 @@ enum SampleConversion {
                     fromByteOffset: offset &+ 2 &* pixelBytes, as: SIMD8<Sample>.self))
                 let x0 = (unsafeBitCast(low | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
                 let x1 = (unsafeBitCast(high | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
-                to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
-                to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)
+                if streaming {
+                    StreamingStores.store(x0, to: to + i &* 16)
+                    StreamingStores.store(x1, to: to + (i &* 16 &+ 32))
+                } else {
+                    to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
+                    to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)
+                }
                 i &+= 4
             }
+            if streaming { StreamingStores.fence() }
             for i in whole..<count {
                 let s = source + 4 * i
                 (destination + i).initialize(to: SIMD4(

@@ -1,0 +1,45 @@
+// Non-temporal (streaming) stores: a large destination that is written once and not
+// read back soon — a fresh Float image decoded from 8-bit samples, 16 bytes per pixel —
+// goes to memory without first being read into the cache (a normal store reads each
+// line before writing it, a third more traffic). Reached from pure Swift through the
+// toolchain's Clang module of Intel intrinsics; everywhere else the portable store is
+// the fallback. In-place work and small, cache-resident buffers keep ordinary stores.
+
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+import _Builtin_intrinsics.intel
+#endif
+import Synchronization
+
+enum StreamingStores {
+    /// Destinations at least this large (bytes) take streaming stores: well past the
+    /// last-level cache share of one core, where the data would be evicted anyway.
+    static let threshold = 4 << 20
+
+    /// Whether this build has streaming stores.
+    static var available: Bool {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// Stores 8 floats at `p` (16-byte aligned) bypassing the cache where available.
+    @inline(__always)
+    static func store(_ v: SIMD8<Float>, to p: UnsafeMutableRawPointer) {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        let f = p.assumingMemoryBound(to: Float.self)
+        _mm_stream_ps(f, v.lowHalf)
+        _mm_stream_ps(f + 4, v.highHalf)
+        #else
+        p.storeBytes(of: v, as: SIMD8<Float>.self)
+        #endif
+    }
+
+    /// Orders the streaming stores before anything that follows (they are weakly
+    /// ordered): an `mfence`, which the standard library reaches portably.
+    @inline(__always)
+    static func fence() {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+    }
+}
