@@ -107,6 +107,8 @@ struct Options: Sendable {
         case compare(baseline: String, other: String?)
         /// Print a saved baseline (or any report JSON) in `--format`.
         case show(String)
+        /// Check SPEC §8 on every 8-bit RGB triple (release builds).
+        case exactness
         /// Print help.
         case help
         /// Print the version.
@@ -189,6 +191,7 @@ enum OptionParser {
             overview: "Times every PhotoKernels kernel in every variant, end to end on 8- and 16-bit samples, "
                 + "and Netpbm decode/encode, against a memory-copy roofline.",
             usage: ["\(program) [run] [<options>]",
+                    "\(program) exactness [--threads <n>]",
                     "\(program) compare <baseline> [<other>] [<options>]",
                     "\(program) show <baseline> [--format <format>] [--output <file>]"],
             arguments: [
@@ -203,6 +206,8 @@ enum OptionParser {
                     HelpRow("run (default)", "Verify and time the benchmarks; print the report."),
                     HelpRow("compare", "Compare two runs; exit 2 on a regression."),
                     HelpRow("show", "Print a saved baseline or report JSON as text, markdown, json or csv."),
+                    HelpRow("exactness", "Check SPEC §8 on all 2²⁴ 8-bit RGB triples against a Double evaluation; "
+                            + "exit 1 on a wrong sample."),
                 ]),
                 .rows(title: "EXIT STATUS", [
                     HelpRow("0", "success (compare: no significant regression)"),
@@ -315,9 +320,13 @@ enum OptionParser {
             guard rest.count == 1 else { throw .usage("'show' takes one baseline name or JSON file; got \(rest.count)") }
             guard !list else { throw .usage("'--list' cannot be combined with 'show'") }
             options.command = .show(rest[0])
+        case "exactness"?:
+            if let extra = positionals.dropFirst().first { throw .usage("unexpected argument '\(extra)'") }
+            guard !list else { throw .usage("'--list' cannot be combined with 'exactness'") }
+            options.command = .exactness
         case let other?:
-            let hint = ArgumentParser.closest(to: other, among: ["run", "compare", "show"]).map { "; did you mean '\($0)'?" }
-                ?? "; expected run, compare or show"
+            let hint = ArgumentParser.closest(to: other, among: ["run", "compare", "show", "exactness"]).map { "; did you mean '\($0)'?" }
+                ?? "; expected run, compare, show or exactness"
             throw .usage("unknown subcommand '\(other)'" + hint)
         }
         return options

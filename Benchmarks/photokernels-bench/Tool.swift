@@ -1,4 +1,4 @@
-// The commands: run, list, compare, show, help, version.
+// The commands: run, list, compare, show, exactness, help, version.
 
 import CommandLineKit
 import Foundation
@@ -40,6 +40,12 @@ enum BenchmarkTool {
             try write(try render { try report.rendered(options.format, samplingNote: samplingNote(options)) },
                       to: options.output)
             return try checkFailures(report)
+        case .exactness:
+            if BuildInfo.isDebug && !options.allowDebugBuild {
+                throw .usage("the exhaustive check takes hours in a debug build; run it from a release build "
+                             + "(swift run -c release photokernels-bench exactness)")
+            }
+            return Exactness.run(threads: options.threads) ? .success : .failure
         case .show(let reference):
             let report = try BaselineStore.load(reference, options: options)
             try write(try render { try report.rendered(options.format) }, to: options.output)

@@ -78,6 +78,41 @@ public enum SampleCoding {
     }
 }
 
+/// SPEC §8's rule for integer outputs, tie-aware: a sample is right when it is the
+/// correctly rounded value `round_half_even(clamp(x, 0, 1)·m)` of the exact result `x`,
+/// or, where `x·m` lies within `τ·m` of a tie `k + ½` (τ = 2⁻²⁰), either `k` or `k + 1`.
+///
+/// The tests and the benchmark's exhaustive check hold every integer path against a
+/// `Double` evaluation with it.
+public enum IntegerTolerance {
+    /// τ = 2⁻²⁰, eight `Float` ulps of 1.
+    public static let tau = 0x1p-20
+
+    /// The verdict on one sample.
+    public enum Verdict: Sendable, Equatable {
+        /// The correctly rounded value.
+        case exact
+        /// The other neighbour of a near-tie: allowed.
+        case nearTie
+        /// Wrong; `beyond` is how far (in units of the sample, i.e. LSB) the exact value
+        /// lay outside the tie window.
+        case wrong(beyond: Double)
+    }
+
+    /// Judges `sample` against the exact value `x` (a working-range number; NaN counts
+    /// as 0) at `maxval`.
+    public static func verdict(_ sample: Int, exact x: Double, maxval: Int) -> Verdict {
+        let m = Double(maxval)
+        let scaled = x.isNaN ? 0 : min(max(x, 0), 1) * m
+        let expected = Int(scaled.rounded(.toNearestOrEven))
+        if sample == expected { return .exact }
+        let tie = scaled.rounded(.down) + 0.5
+        let distance = abs(scaled - tie)
+        if distance <= tau * m, sample == Int(tie - 0.5) || sample == Int(tie + 0.5) { return .nearTie }
+        return .wrong(beyond: max(0, distance - tau * m) + (abs(sample - expected) > 1 ? Double(abs(sample - expected)) : 0))
+    }
+}
+
 // Range checks for the public conversions, shared so each entry point reads the same.
 @usableFromInline
 func checkRaster(width: Int, height: Int, layout: SampleLayout, maxval: Int, count: Int) {

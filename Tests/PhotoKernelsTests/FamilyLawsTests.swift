@@ -229,8 +229,6 @@ extension FamilyLawsTests {
 /// `Double` value `x`, unless `x·m` lies within `τ·m` of a tie `k + ½` (τ = 2⁻²⁰), where
 /// either neighbour is right.
 enum TieAwareCheck {
-    static let tau = 0x1p-20
-
     struct Report: CustomStringConvertible {
         var failures = 0
         var nearTies = 0
@@ -243,18 +241,14 @@ enum TieAwareCheck {
         }
     }
 
-    /// Whether `sample` is right for the exact value `x` at `maxval`.
+    /// Whether `sample` is right for the exact value `x` at `maxval` (the library's
+    /// `IntegerTolerance`), and how far beyond the tie window a wrong one lay.
     static func accepts(_ sample: Int, _ x: Double, maxval: Int) -> (ok: Bool, nearTie: Bool, beyond: Double) {
-        let m = Double(maxval)
-        let scaled = x.isNaN ? 0 : min(max(x, 0), 1) * m
-        let expected = Int(scaled.rounded(.toNearestOrEven))
-        if sample == expected { return (true, false, 0) }
-        let tie = scaled.rounded(.down) + 0.5
-        let distance = abs(scaled - tie)
-        if distance <= tau * m && abs(sample - expected) == 1 && (sample == Int(tie - 0.5) || sample == Int(tie + 0.5)) {
-            return (true, true, 0)
+        switch IntegerTolerance.verdict(sample, exact: x, maxval: maxval) {
+        case .exact: (true, false, 0)
+        case .nearTie: (true, true, 0)
+        case .wrong(let beyond): (false, false, beyond)
         }
-        return (false, false, distance / m)
     }
 
     /// Checks every colour sample of an RGBA raster (alpha must be the input's).
