@@ -21,6 +21,7 @@ extension PreparedEditPlan {
     /// - Complexity: O(pixels × stages); no allocation.
     public func run(_ buffer: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),
                     variant: KernelVariant = .simd4) throws(EditPlanError) {
+        guard plan.orientation == .up else { throw .orientationNeedsDestination }
         try run(from: buffer, to: buffer, origin: origin, variant: variant)
     }
 
@@ -33,6 +34,9 @@ extension PreparedEditPlan {
     ///   `.regionOutside`.
     public func run(from source: PixelBuffer, to destination: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),
                     variant: KernelVariant = .simd4) throws(EditPlanError) {
+        if plan.orientation != .up {
+            return try runOriented(from: source, to: destination, variant: variant)
+        }
         guard source.width == destination.width, source.height == destination.height else {
             throw .buffer(.sizeMismatch(source: "\(source.width)×\(source.height)",
                                         destination: "\(destination.width)×\(destination.height)"))
@@ -72,6 +76,39 @@ extension PreparedEditPlan {
             self.runFloat(slot.pixels, count: count, y: y, x0: x0, slot: slot, variant: variant)
             encoder.encode(slot.pixels, count: count, into: d)
         }
+    }
+
+    /// Orients `source` (the stored size) into an upright copy in its own format, then
+    /// runs the stages from the copy into `destination` (the prepared size). One
+    /// temporary buffer of the source's size; the whole image, no tiles.
+    private func runOriented(from source: PixelBuffer, to destination: PixelBuffer,
+                             variant: KernelVariant) throws(EditPlanError) {
+        let stored = storedSize
+        guard source.width == stored.width, source.height == stored.height,
+              destination.width == width, destination.height == height else {
+            throw .buffer(.sizeMismatch(source: "\(source.width)×\(source.height)",
+                                        destination: "\(destination.width)×\(destination.height) (upright \(width)×\(height))"))
+        }
+        if source.span.overlaps(destination.span) { throw .buffer(.overlappingBuffers) }
+        let pixelBytes = source.format.bytesPerPixel, rowBytes = width * pixelBytes
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * height, alignment: 64)
+        defer { storage.deallocate() }
+        do throws(OrientationError) {
+            try plan.orientation.orient(source: UnsafeRawPointer(source.baseAddress), width: source.width, height: source.height,
+                                        bytesPerPixel: pixelBytes, sourceBytesPerRow: source.bytesPerRow,
+                                        into: storage, destinationBytesPerRow: rowBytes)
+        } catch {
+            throw .invalidSize(width: source.width, height: source.height)
+        }
+        let upright: PixelBuffer
+        do throws(PixelBufferError) {
+            upright = try PixelBuffer(baseAddress: storage, width: width, height: height, bytesPerRow: rowBytes, format: source.format)
+        } catch {
+            throw .buffer(error)
+        }
+        let unoriented = PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
+                                          minimumBandPixels: minimumBandPixels)
+        try unoriented.run(from: upright, to: destination, variant: variant)
     }
 
     /// The one-pass block for a pair of buffer formats: the same four-channel integer

@@ -26,6 +26,9 @@ import Synchronization
 public struct EditPlan: Sendable {
     /// The stages in order, unfused: what `.scalar` runs.
     public let stages: [Stage]
+    /// The orientation to undo before every stage (SPEC §11); `.up` for none. A plan
+    /// with another orientation is prepared for the oriented (upright) size.
+    public let orientation: Orientation
     /// Leading tone stages.
     let tones: [any ToneStage]
     /// The fused middle: composed matrices and other row kernels, in order.
@@ -42,7 +45,18 @@ public struct EditPlan: Sendable {
     ///
     /// - Complexity: O(stages.count); the matrices compose in `Double`.
     public init(stages: [Stage]) {
+        self.init(stages: stages, orientation: .up)
+    }
+
+    /// Compiles a recipe: its orientation, then its stages in order.
+    public init(_ recipe: Recipe) {
+        self.init(stages: recipe.stages, orientation: recipe[Orientation.self] ?? .up)
+    }
+
+    /// Compiles `stages` after `orientation`.
+    public init(stages: [Stage], orientation: Orientation) {
         self.stages = stages
+        self.orientation = orientation
         var tones: [any ToneStage] = []
         var steps: [FusedStep] = []
         var gain: (any PositionalStage)?
@@ -80,12 +94,14 @@ public struct EditPlan: Sendable {
     }
 
     /// Whether the plan has no stage at all (it then copies or converts samples only).
-    public var isEmpty: Bool { stages.isEmpty }
+    public var isEmpty: Bool { stages.isEmpty && orientation == .up }
 
     /// Binds the plan to images of `width × height` pixels.
     ///
     /// - Parameters:
-    ///   - width, height: the whole image's size; a run may cover any band or tile of it.
+    ///   - width, height: the whole image's size after the orientation (the upright
+    ///     size; for orientations 5–8 the stored image is `height × width`); a run may
+    ///     cover any band or tile of it.
     ///   - threads: how many threads a run may use; `nil` means every active core. It is
     ///     resolved here, once; small runs use fewer threads (no thread is started for
     ///     work that cannot gain from it). The result never depends on it.
@@ -121,6 +137,9 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
     case imageSizeMismatch(width: Int, height: Int, preparedWidth: Int, preparedHeight: Int)
     /// A pixel buffer that cannot be used as described.
     case buffer(PixelBufferError)
+    /// A plan with an orientation run in place: pixels move, so it needs a source and a
+    /// destination of the upright size.
+    case orientationNeedsDestination
 
     /// One sentence naming what is wrong.
     public var description: String {
@@ -134,6 +153,8 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
         case .imageSizeMismatch(let w, let h, let pw, let ph):
             "the image is \(w)×\(h) but the plan was prepared for \(pw)×\(ph)"
         case .buffer(let error): error.description
+        case .orientationNeedsDestination:
+            "a plan with an orientation writes a new upright image: give a source and a destination"
         }
     }
 }
@@ -246,13 +267,29 @@ public final class PreparedEditPlan: @unchecked Sendable {
 
     // MARK: Running
 
-    /// Runs the plan in place on a Float image of the prepared size.
+    /// The size of the image as stored, before the orientation.
+    public var storedSize: (width: Int, height: Int) {
+        plan.orientation.swapsAxes ? (height, width) : (width, height)
+    }
+
+    /// Runs the plan in place on a Float image of the stored size (`storedSize`; the
+    /// prepared size when the plan has no orientation), which it replaces by the
+    /// upright result.
     ///
     /// - Parameter variant: `.simd4`, the fused schedule, or `.scalar`, the unfused
     ///   stages with scalar loops (the reference).
     /// - Throws: `EditPlanError.imageSizeMismatch`.
     /// - Complexity: O(width × height × stages); no allocation.
     public func run(_ image: inout FloatImage, variant: KernelVariant = .simd4) throws(EditPlanError) {
+        if plan.orientation != .up {
+            let stored = storedSize
+            guard image.width == stored.width, image.height == stored.height else {
+                throw .imageSizeMismatch(width: image.width, height: image.height, preparedWidth: stored.width,
+                                         preparedHeight: stored.height)
+            }
+            // Pixels move first (bit for bit), so every stage sees the upright image.
+            image = image.oriented(plan.orientation)
+        }
         guard image.width == width, image.height == height else {
             throw .imageSizeMismatch(width: image.width, height: image.height, preparedWidth: width, preparedHeight: height)
         }
@@ -317,11 +354,14 @@ public final class PreparedEditPlan: @unchecked Sendable {
     }
 
     // One generic body, specialised by the compiler for each public overload.
-    private func runSamples<In: FixedWidthInteger & UnsignedInteger & SIMDScalar, Out: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+    fileprivate func runSamples<In: FixedWidthInteger & UnsignedInteger & SIMDScalar, Out: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ input: UnsafeBufferPointer<In>, _ inputLayout: SampleLayout, _ inputMaxval: Int,
         _ output: UnsafeMutableBufferPointer<Out>, _ outputLayout: SampleLayout, _ outputMaxval: Int,
         _ region: ImageRegion?, _ variant: KernelVariant
     ) throws(EditPlanError) {
+        if plan.orientation != .up {
+            return try runOriented(input, inputLayout, inputMaxval, output, outputLayout, outputMaxval, region, variant)
+        }
         let region = region ?? ImageRegion(x: 0, y: 0, width: width, height: height)
         try check(region)
         for (maxval, bits) in [(inputMaxval, In.bitWidth), (outputMaxval, Out.bitWidth)] {
@@ -365,6 +405,39 @@ public final class PreparedEditPlan: @unchecked Sendable {
             self.runFloat(row, count: count, y: y, x0: x0, slot: slot, variant: variant, tonesDone: tables != nil)
             SampleConversion.encode(row, count: count, layout: outputLayout, maxval: outputMaxval, into: d)
         }
+    }
+
+    /// The samples oriented into a temporary raster of the upright size (one copy of
+    /// the input), then the stages on it. Orientation reorders rows, so it needs the
+    /// whole image: no region.
+    private func runOriented<In: FixedWidthInteger & UnsignedInteger & SIMDScalar, Out: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        _ input: UnsafeBufferPointer<In>, _ inputLayout: SampleLayout, _ inputMaxval: Int,
+        _ output: UnsafeMutableBufferPointer<Out>, _ outputLayout: SampleLayout, _ outputMaxval: Int,
+        _ region: ImageRegion?, _ variant: KernelVariant
+    ) throws(EditPlanError) {
+        let stored = storedSize
+        if let region, region != ImageRegion(x: 0, y: 0, width: width, height: height) {
+            throw .regionOutside(x: region.x, y: region.y, width: region.width, height: region.height,
+                                 imageWidth: width, imageHeight: height)
+        }
+        let channels = inputLayout.channelCount
+        guard input.count == width * height * channels else {
+            throw .sampleCountMismatch(buffer: "input", expected: width * height * channels, found: input.count)
+        }
+        let upright = UnsafeMutableBufferPointer<In>.allocate(capacity: input.count)
+        defer { upright.deallocate() }
+        let pixelBytes = channels * MemoryLayout<In>.stride
+        do throws(OrientationError) {
+            try plan.orientation.orient(source: UnsafeRawPointer(input.baseAddress!), width: stored.width, height: stored.height,
+                                        bytesPerPixel: pixelBytes, sourceBytesPerRow: stored.width * pixelBytes,
+                                        into: UnsafeMutableRawPointer(upright.baseAddress!), destinationBytesPerRow: width * pixelBytes)
+        } catch {
+            throw .invalidSize(width: stored.width, height: stored.height)
+        }
+        let unoriented = PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
+                                          minimumBandPixels: minimumBandPixels)
+        try unoriented.runSamples(UnsafeBufferPointer(upright), inputLayout, inputMaxval, output, outputLayout, outputMaxval,
+                                  nil, variant)
     }
 
     /// The one-pass block schedule, when the fused stages and the layouts allow it: four

@@ -9,6 +9,7 @@
 public enum KernelFamilies {
     /// The families in recipe order.
     public static let all: [KernelFamily] = [
+        Orientation.family,
         Exposure.family,
         ToneCurve.family,
         Vibrance.family,
@@ -89,6 +90,8 @@ public enum StageKind: String, Sendable, CaseIterable {
     case pixel
     /// A gain that depends on the pixel's position.
     case positional
+    /// A move of whole pixels (orientation), applied before every colour stage.
+    case geometric
 }
 
 /// One parameter of a family, for the docs, `--help` and `effects`.

@@ -584,3 +584,46 @@ struct PixelBytes13: BitwiseCopyable { var a: UInt64, b: UInt32, c: UInt8 }
 struct PixelBytes14: BitwiseCopyable { var a: UInt64, b: UInt32, c: UInt16 }
 struct PixelBytes15: BitwiseCopyable { var a: UInt64, b: UInt32, c: UInt16, d: UInt8 }
 struct PixelBytes16: BitwiseCopyable { var a: UInt64, b: UInt64 }
+
+extension Orientation: RecipeOperation {
+    /// The `orientation` family (SPEC §11): applied before every other stage, so
+    /// positional stages see the upright image.
+    public static let family = KernelFamily(
+        key: "orientation",
+        summary: "the EXIF/TIFF orientation 1…8 to undo, as CGImagePropertyOrientation and CIImage.oriented(_:)",
+        kind: .geometric,
+        parameters: [FamilyParameter("orientation", identity: "1", range: "1…8",
+                                     help: "3 = 180°, 6 = 90° clockwise, 8 = 90° counter-clockwise, 2/4/5/7 mirrored")],
+        options: [FamilyOption("orientation", valueName: "n",
+                               help: "Undo the EXIF orientation n, 1…8 (1 = as stored), before every other stage.") {
+            recipe, text throws(RecipeError) in
+            guard let n = Int(text) else {
+                throw .invalidValue(field: "--orientation", value: text, reason: "must be a whole number from 1 to 8")
+            }
+            do throws(OrientationError) {
+                recipe[Orientation.self] = try Orientation(tag: n)
+            } catch {
+                throw .invalidValue(field: "--orientation", value: text, reason: error.description)
+            }
+        }],
+        examples: [("orientation.right", Orientation.right), ("orientation.transverse", Orientation.rightMirrored)],
+        identity: Orientation.up, type: Orientation.self)
+
+    /// Whether this is orientation 1.
+    public var isIdentity: Bool { self == .up }
+
+    /// None: pixels move, colours do not; the plan applies the orientation first.
+    public var stages: [Stage] { [] }
+
+    /// An orientation that exists is valid (decoding checks 1…8).
+    public func validate() throws(RecipeError) {}
+
+    /// The colour itself (orientation moves pixels; its own tests check the moves).
+    public func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> { color }
+
+    /// Orientation 1.
+    public var neutral: Orientation { .up }
+
+    /// Orientations cannot be mixed: the first up to `t = ½`, then the second.
+    public func interpolated(to other: Orientation, at t: Double) -> Orientation? { t < 0.5 ? self : other }
+}

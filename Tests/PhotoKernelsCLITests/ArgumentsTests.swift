@@ -31,8 +31,8 @@ struct ArgumentsTests {
         // The one-number options come from the registry, in recipe order.
         #expect(names == KernelFamilies.all.flatMap(\.options).map(\.name)
                     + ["preset", "effect", "intensity", "color", "vignette", "vignette-effect", "recipe"])
-        #expect(names.prefix(10) == ["exposure", "curve", "curve-red", "curve-green", "curve-blue", "vibrance",
-                                     "saturation", "contrast", "brightness", "hue"])
+        #expect(names.prefix(11) == ["orientation", "exposure", "curve", "curve-red", "curve-green", "curve-blue",
+                                     "vibrance", "saturation", "contrast", "brightness", "hue"])
         #expect(ApplyCommand.options.filter { $0.group == "Recipe options" }.map(\.name) == names)
         #expect(ApplyCommand.options.filter { $0.group == nil }.map(\.name)
                 == ["output", "save-recipe", "kernel", "threads", "format", "maxval", "force", "help"])
@@ -125,7 +125,7 @@ struct ArgumentsTests {
             }
             #expect(page.hasSuffix("\n") && !page.hasSuffix("\n\n"))
         }
-        #expect(ApplyCommand.help.contains("\nRECIPE OPTIONS:\n  --exposure <ev>         Exposure in stops"))
+        #expect(ApplyCommand.help.contains("\nRECIPE OPTIONS:\n  --orientation <n>       Undo the EXIF orientation n"))
     }
 
     @Test("output formats from names and --format")

@@ -275,4 +275,68 @@ struct OrientationTests {
         #expect(overlap == .overlappingBuffers)
         #expect(OrientationError.sourceRowTooShort(bytesPerRow: 15, needed: 16).description.contains("15"))
     }
+
+    @Test("in a plan the orientation comes first: positional stages see the upright image (Float, 8-bit, buffers)")
+    func planAppliesOrientationFirst() throws {
+        var recipe = Recipe(adjustments: .vivid, vignette: .vignetteEffect(center: SIMD2(1, 1), radius: 2, intensity: 1))
+        recipe[Orientation.self] = .right
+        let stored = randomPhoto(width: 5, height: 3, seed: 21)
+        let plan = try EditPlan(recipe).prepared(width: 3, height: 5, threads: 1)
+        #expect(plan.storedSize == (5, 3))
+        var image = stored
+        try plan.run(&image)
+        var expected = stored.oriented(.right)
+        try EditPlan(stages: recipe.stages).prepared(width: 3, height: 5, threads: 1).run(&expected)
+        #expect(image.width == 3 && image.height == 5 && zip(image.pixels, expected.pixels).allSatisfy { sameBits($0, $1) })
+
+        // 8-bit samples: the same as orienting the raster by hand, then the stages.
+        var rng = SeededGenerator(seed: 22)
+        let samples = (0..<(5 * 3 * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        var byHand = [UInt8](repeating: 0, count: samples.count)
+        for y in 0..<5 { for x in 0..<3 {
+            let s = Orientation.right.sourcePixel(x: x, y: y, sourceWidth: 5, sourceHeight: 3)
+            for c in 0..<4 { byHand[(y * 3 + x) * 4 + c] = samples[(s.y * 5 + s.x) * 4 + c] }
+        } }
+        func run(_ plan: PreparedEditPlan, _ input: [UInt8]) throws -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: input.count)
+            try input.withUnsafeBufferPointer { i in
+                try out.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
+                }
+            }
+            return out
+        }
+        let unoriented = try EditPlan(stages: recipe.stages).prepared(width: 3, height: 5, threads: 1)
+        #expect(try run(plan, samples) == run(unoriented, byHand))
+
+        // Buffers: stored 5×3 BGRA in, upright 3×5 out; in place is an error.
+        var source = samples, destination = [UInt8](repeating: 0, count: samples.count)
+        try source.withUnsafeMutableBytes { s in
+            try destination.withUnsafeMutableBytes { d in
+                let from = try PixelBuffer(baseAddress: s.baseAddress!, width: 5, height: 3, bytesPerRow: 20, format: .rgba8)
+                let to = try PixelBuffer(baseAddress: d.baseAddress!, width: 3, height: 5, bytesPerRow: 12, format: .rgba8)
+                try plan.run(from: from, to: to)
+                #expect(throws: EditPlanError.orientationNeedsDestination) { try plan.run(from) }
+            }
+        }
+        #expect(destination == (try run(unoriented, byHand)))
+    }
+
+    @Test("the recipe key orientation: 6 round-trips, 9 and the CLI's 0 are errors")
+    func recipeKey() throws {
+        let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "orientation": 6}"#
+        let recipe = try Recipe.decode(from: Data(json.utf8))
+        #expect(recipe[Orientation.self] == .right)
+        #expect(try Recipe.decode(from: recipe.encodedJSON()) == recipe)
+        #expect(throws: RecipeError.self) {
+            try Recipe.decode(from: Data(#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "orientation": 9}"#.utf8))
+        }
+        let option = try #require(Orientation.family.options.first)
+        guard case .text(let parse) = option.value else { Issue.record("not a text option"); return }
+        var r = Recipe()
+        try parse(&r, "8")
+        #expect(r[Orientation.self] == .left)
+        #expect(throws: RecipeError.self) { try parse(&r, "0") }
+        #expect(throws: RecipeError.self) { try parse(&r, "six") }
+    }
 }
