@@ -28,7 +28,7 @@ let package = Package(
             dependencies: ["PhotoKernels", "Netpbm"],
             path: "Benchmarks/photokernels-bench"
         ),
-        .testTarget(name: "PhotoKernelsTests", dependencies: ["PhotoKernels"], exclude: ["Vectors"]),
+        .testTarget(name: "PhotoKernelsTests", dependencies: ["PhotoKernels"], exclude: ["Vectors", "Fixtures"]),
         .testTarget(name: "NetpbmTests", dependencies: ["Netpbm"]),
         .testTarget(name: "PhotoKernelsCLITests", dependencies: ["PhotoKernelsCLI", "PhotoKernels", "Netpbm"]),
         .testTarget(name: "PhotoKernelsBenchmarkTests", dependencies: ["PhotoKernelsBenchmark"]),
