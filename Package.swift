@@ -31,7 +31,7 @@ let package = Package(
             dependencies: ["PhotoKernels", "Netpbm", "CommandLineKit"],
             path: "Benchmarks/photokernels-bench"
         ),
-        .testTarget(name: "PhotoKernelsTests", dependencies: ["PhotoKernels"], exclude: ["Vectors"]),
+        .testTarget(name: "PhotoKernelsTests", dependencies: ["PhotoKernels"], exclude: ["Vectors", "Fixtures"]),
         .testTarget(name: "NetpbmTests", dependencies: ["Netpbm"]),
         .testTarget(name: "CommandLineKitTests", dependencies: ["CommandLineKit"]),
         .testTarget(name: "PhotoKernelsCLITests",
