@@ -49,7 +49,7 @@ struct ColorCubeTests {
         let input = randomImage(width: 23, height: 5, seed: 71)
         var clamped = input
         for i in clamped.pixels.indices {
-            for c in 0..<3 { clamped.pixels[i][c] = min(max(clamped.pixels[i][c], 0), 1) }
+            for c in 0..<3 { clamped[pixel: i][c] = min(max(clamped.pixels[i][c], 0), 1) }
         }
         for size in [2, 17, 33, 65] {
             var cube = try ColorCube.identity(size: size)
@@ -216,9 +216,9 @@ struct ColorCubeTests {
     func nanAndAlpha() {
         let clean = randomImage(width: 13, height: 3, seed: 83)
         var dirty = clean
-        dirty.pixels[5] = SIMD4(0.2, .nan, 0.7, 0.25)
-        dirty.pixels[9].w = .nan
-        dirty.pixels[10].w = -0.0
+        dirty[pixel: 5] = SIMD4(0.2, .nan, 0.7, 0.25)
+        dirty[pixel: 9].w = .nan
+        dirty[pixel: 10].w = -0.0
         for (n, cube) in cubeSamples.enumerated() {
             for variant in KernelVariant.allCases {
                 let x = run([cube], on: clean, variant), y = run([cube], on: dirty, variant)
