@@ -249,6 +249,17 @@ struct ApplyTests {
         #expect(sepiaImage.samples == libraryPath(Fixtures.gray8, layout: .gray, recipe: Recipe(effect: .sepia(intensity: 1)),
                                                   outputLayout: .rgb))
 
+        // Decided from the recipe: a grey tint keeps grey, a coloured one makes colour.
+        let greyTint = try Tool.run(["apply", "in.pgm", "-o", "-", "--effect", "monochrome", "--color", "0.5,0.5,0.5"],
+                                    in: sandbox)
+        #expect(try NetpbmReader.read(greyTint.stdout).format == .rawPGM)
+        let tint = try Tool.run(["apply", "in.pgm", "-o", "-", "--effect", "monochrome"], in: sandbox)
+        #expect(try NetpbmReader.read(tint.stdout).format == .rawPPM)
+        let look = try Tool.run(["apply", "in.pgm", "-o", "look.pam", "--effect", "transfer", "--intensity", "0.2"],
+                                in: sandbox)
+        try #require(look.status == 0)
+        #expect(try sandbox.images("look.pam")[0].tupleType == .rgb)
+
         let pam = try Tool.run(["apply", "in.pgm", "-o", "grey.pam"], in: sandbox)
         try #require(pam.status == 0)
         #expect(try sandbox.images("grey.pam")[0].tupleType == .grayscale)

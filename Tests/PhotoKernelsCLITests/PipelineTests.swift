@@ -215,6 +215,15 @@ struct PipelineTests {
         #expect(refused.stderr.hasPrefix("Error: in.ppm: ") && refused.stderr.contains("--max-pixels"), "\(refused.stderr)")
         let accepted = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--max-pixels", "24"], in: sandbox)
         #expect(accepted.status == 0)
+
+        // Above the default 2^28 pixels: refused by default; with the limit raised the
+        // header passes and only the (missing) raster is wrong.
+        try sandbox.write("huge.pgm", Array("P5\n16385 16385\n255\n".utf8) + [1, 2, 3])
+        let byDefault = try Tool.run(["apply", "huge.pgm", "-o", "out.pgm"], in: sandbox)
+        #expect(byDefault.status == 65 && byDefault.stderr.contains("--max-pixels"), "\(byDefault.stderr)")
+        let raised = try Tool.run(["apply", "huge.pgm", "-o", "out.pgm", "--max-pixels", "300000000"], in: sandbox)
+        #expect(raised.status == 65 && raised.stderr.contains("Netpbm raster, frame 1: "), "\(raised.stderr)")
+        #expect(try sandbox.contents() == ["huge.pgm", "in.ppm", "out.ppm"])
     }
 
     @Test("memory stays bounded: 64 MP of P5 streamed through a pipe")
