@@ -318,23 +318,25 @@ final class BandPipeline: @unchecked Sendable {
     private func computeLoop() {
         while true {
             let message = toCompute.receive()
-            if case .band(let job, let band) = message, let plan = job.plan, !gate.isCancelled {
-                do throws(EditPlanError) {
-                    try compute(job, band, plan)
-                } catch {
-                    fail(.software("internal error running the edit on \(source): \(error.description)"))
+            switch message {
+            case .begin(let job):
+                progress?.beginFrame(job.index, pixels: job.header.width * job.header.height)
+            case .band(let job, let band):
+                // After a failure the bands still go on to the writer, which frees them.
+                if let plan = job.plan, !gate.isCancelled {
+                    do throws(EditPlanError) {
+                        try compute(job, band, plan)
+                    } catch {
+                        fail(.software("internal error running the edit on \(source): \(error.description)"))
+                    }
                 }
                 progress?.advance(pixels: band.region.width * band.region.height)
-            } else if case .band(_, let band) = message {
-                progress?.advance(pixels: band.region.width * band.region.height)
-            } else if case .begin(let job) = message {
-                progress?.beginFrame(job.index, pixels: job.header.width * job.header.height)
+            case .end, .failed, .finished:
+                break
             }
             toWrite.send(message)
-            switch message {
-            case .failed, .finished: return
-            default: continue
-            }
+            if case .failed = message { return }
+            if case .finished = message { return }
         }
     }
 
@@ -438,6 +440,7 @@ final class Channel<Element>: @unchecked Sendable {
     private var items: [Element] = []
     private var head = 0
 
+    /// Appends `element` and wakes one waiting receiver.
     func send(_ element: Element) {
         condition.lock()
         items.append(element)
@@ -445,6 +448,7 @@ final class Channel<Element>: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// The oldest element, waiting for one if the queue is empty.
     func receive() -> Element {
         condition.lock()
         defer { condition.unlock() }
@@ -481,6 +485,7 @@ final class FrameGate: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether the run was stopped.
     var isCancelled: Bool {
         condition.lock()
         defer { condition.unlock() }
@@ -501,12 +506,14 @@ final class FirstFailure: @unchecked Sendable {
     private let lock = NSLock()
     private var first: CLIError?
 
+    /// Keeps `error` unless an earlier one is kept.
     func record(_ error: CLIError) {
         lock.lock()
         if first == nil { first = error }
         lock.unlock()
     }
 
+    /// The first error recorded, if any.
     var error: CLIError? {
         lock.lock()
         defer { lock.unlock() }
