@@ -3,26 +3,46 @@ import Foundation
 import Netpbm
 import PhotoKernels
 
-/// `photokernels apply`: read a Netpbm image (or a stream of them), apply one recipe,
-/// write the result — the tool's main job.
+/// `photokernels apply`: read Netpbm images (or streams of them), apply one recipe,
+/// write the results — the tool's main job.
 ///
 /// Parsing (`parse`) only checks the command line, so usage errors come before any
-/// file is touched; `run` then reads, builds the recipe, processes and writes.
+/// file is touched; `run` then builds the recipe once and streams every input through
+/// it (``BandPipeline``), several files at a time for a batch.
 struct ApplyCommand {
     static let name = "apply"
     static let commandName = "photokernels apply"
 
+    /// One input and where its result goes.
+    struct FileJob: Sendable, Equatable {
+        /// The path, or `-` for standard input.
+        var input: String
+        /// The path, or `-` for standard output.
+        var output: String
+        /// The format the output's name (or `--format`) asks for.
+        var target: OutputTarget
+    }
+
     /// Everything `apply` was asked to do, checked for syntax.
     struct Request: Sendable {
-        var input: String
+        /// The inputs in command-line order, each with its output.
+        var files: [FileJob]
+        /// `-o` as given: a file, `-`, or a directory.
         var output: String
+        /// Whether `-o` names a directory that receives one file per input.
+        var outputIsDirectory = false
         var settings: [RecipeSetting] = []
         var saveRecipe: String?
         var variant: KernelVariant = .simd4
         var threads: Int?
-        var target: OutputTarget
+        var jobs: Int?
         var maxval: Int?
+        var maxPixels: Int?
         var force = false
+        var verbose = false
+
+        /// The inputs, in order.
+        var inputs: [String] { files.map(\.input) }
     }
 
     /// The options that change the recipe, in help order. Each pairs its spec with
@@ -79,17 +99,25 @@ struct ApplyCommand {
     /// Every option of `apply`: the output, the recipe options, then the rest.
     static let options: [OptionSpec] = [
         OptionSpec("output", short: "o", value: "output",
-                   help: "Where to write ('-' for standard output). The extension picks the format: "
-                       + ".ppm (P6), .pgm (P5), .pam (P7), .pnm (the input's kind); see --format."),
+                   help: "Where to write: a file, '-' for standard output, or a directory (an existing one, "
+                       + "or a name ending in '/') that receives each input under its own name. A file's "
+                       + "extension picks the format: .ppm (P6), .pgm (P5), .pam (P7), .pnm (the input's kind)."),
     ] + recipeOptions.map(\.spec) + [
         OptionSpec("save-recipe", value: "file.json", help: "Also write the recipe actually applied, as JSON."),
         OptionSpec("kernel", value: "variant", help: "The inner loop: simd4 (default) or scalar (the reference)."),
-        OptionSpec("threads", value: "n", help: "Threads to use (default: every core). The result never depends on it."),
+        OptionSpec("threads", value: "n",
+                   help: "Threads per image (default: every core, divided among --jobs). The result never depends on it."),
+        OptionSpec("jobs", value: "n", help: "Files processed at once in a batch (default: every core)."),
         OptionSpec("format", value: "format",
-                   help: "pgm, ppm, pam, plain-pgm or plain-ppm; overrides the extension."),
+                   help: "pgm, ppm, pam, plain-pgm or plain-ppm; overrides the extension (in a batch, "
+                       + "each output takes the format's extension)."),
         OptionSpec("maxval", value: "n",
                    help: "The output's maxval, 1…65535 (default: the input's; PBM input becomes 255)."),
-        OptionSpec("force", help: "Allow the output to be the input file (it is replaced atomically)."),
+        OptionSpec("max-pixels", value: "n",
+                   help: "The largest width × height accepted (default \(NetpbmLimits.default.maxPixels), 2^28); "
+                       + "memory does not grow with it."),
+        OptionSpec("force", help: "Allow an output to be its input file (it is replaced atomically)."),
+        OptionSpec("verbose", short: "v", help: "Print one line per file written (a stream: its frame count)."),
         .help,
     ]
 
@@ -97,18 +125,29 @@ struct ApplyCommand {
 
     static var help: String {
         HelpPage(
-            overview: "Apply adjustments, an effect and a vignette to a Netpbm image.",
+            overview: "Apply adjustments, an effect and a vignette to Netpbm images.",
             discussion: ["Reads PBM, PGM, PPM or PAM (P1–P7, any maxval, several images in one stream), applies "
-                         + "\(KernelFamilies.all.map(\.key).joined(separator: " → ")), and writes the "
-                         + "result atomically. Alpha survives only in PAM output; a PGM output stores colour as "
-                         + "Rec. 709 luma; a grey input stays grey in .pnm/.pam output unless the recipe adds colour."],
-            usage: ["photokernels apply <input> -o <output> [<options>]"],
-            arguments: [HelpRow("<input>", "The image to read ('-' for standard input).")],
+                         + "\(KernelFamilies.all.map(\.key).joined(separator: " → ")), and writes each result "
+                         + "atomically (a file appears only when complete). Images are streamed in bands, so "
+                         + "memory stays constant whatever their size or number of frames.",
+                         "Alpha survives only in PAM output; a PGM output stores colour as Rec. 709 luma. In "
+                         + ".pnm/.pam output (and on standard output) a grey input stays grey unless the recipe "
+                         + "makes colour, decided from the recipe before any pixel is read: sepia, the looks "
+                         + "instant, process and transfer, and monochrome with a coloured --color make colour; "
+                         + "exposure, vibrance, the sliders, the other looks, a grey monochrome and the "
+                         + "vignettes keep grey.",
+                         "Silent on success (see --verbose). A progress line appears on standard error when it "
+                         + "is a terminal. A closed output pipe ends the tool quietly by SIGPIPE, as cat does."],
+            usage: ["photokernels apply <input> -o <output> [<options>]",
+                    "photokernels apply <input>... -o <directory> [<options>]"],
+            arguments: [HelpRow("<input>", "An image to read ('-' for standard input). Several inputs need "
+                                + "-o <directory>; a failed file does not stop the others.")],
             options: options,
             sections: [.lines(title: "EXAMPLES", [
                 "photokernels apply photo.ppm -o vivid.ppm --preset vivid",
                 "photokernels apply photo.ppm -o warm.ppm --effect sepia --vignette 0.8",
                 "photokernels apply scan.pgm -o scan.pam --exposure 0.5 --save-recipe edit.json",
+                "photokernels apply shots/*.ppm -o edited/ --recipe edit.json --jobs 2",
                 "cat in.pam | photokernels apply - -o - --recipe edit.json > out.pam",
             ])]
         ).rendered()
@@ -123,12 +162,7 @@ struct ApplyCommand {
         var positionals: [String] = []
         var output: String?
         var format: OutputFormat?
-        var settings: [RecipeSetting] = []
-        var saveRecipe: String?
-        var variant = KernelVariant.simd4
-        var threads: Int?
-        var maxval: Int?
-        var force = false
+        var request = Request(files: [], output: "")
 
         for argument in parsed {
             let name: String, text: String
@@ -140,133 +174,286 @@ struct ApplyCommand {
                 (name, text) = (option, value ?? "")
             }
             if let recipeOption = recipeOptions.first(where: { $0.spec.name == name }) {
-                settings.append(try recipeOption.setting(text, values))
+                request.settings.append(try recipeOption.setting(text, values))
                 continue
             }
             switch name {
             case "output": output = text
-            case "save-recipe": saveRecipe = text
+            case "save-recipe": request.saveRecipe = text
             case "kernel":
-                variant = KernelVariant(rawValue: try values.choice(text, for: name, from: KernelVariant.allCases.map(\.rawValue)))!
-            case "threads": threads = try values.integer(text, for: name, in: 1...1024)
+                request.variant = KernelVariant(rawValue: try values.choice(text, for: name,
+                                                                            from: KernelVariant.allCases.map(\.rawValue)))!
+            case "threads": request.threads = try values.integer(text, for: name, in: 1...1024)
+            case "jobs": request.jobs = try values.integer(text, for: name, in: 1...1024)
             case "format":
                 format = OutputFormat(rawValue: try values.choice(text, for: name, from: OutputFormat.allCases.map(\.rawValue)))
-            case "maxval": maxval = try values.integer(text, for: name, in: 1...65535)
-            case "force": force = true
+            case "maxval": request.maxval = try values.integer(text, for: name, in: 1...65535)
+            case "max-pixels": request.maxPixels = try values.integer(text, for: name, in: 1...)
+            case "force": request.force = true
+            case "verbose": request.verbose = true
             default: break  // "help" is handled before parsing
             }
         }
 
-        guard let input = positionals.first else {
+        guard !positionals.isEmpty else {
             throw .usage("missing <input> (the image to read, or '-' for standard input)", command: commandName)
-        }
-        if positionals.count > 1 {
-            throw .usage("unexpected argument '\(positionals[1])' (apply takes one input)", command: commandName)
         }
         guard let output, !output.isEmpty else {
             throw .usage("missing '-o, --output <output>' (where to write, or '-' for standard output)", command: commandName)
         }
-        let sawVignette = settings.contains { if case .vignette = $0 { true } else { false } }
-        let sawVignetteEffect = settings.contains { if case .vignetteEffect = $0 { true } else { false } }
+        if positionals.count > 1, positionals.contains("-") {
+            throw .usage("'-' (standard input) cannot be combined with other inputs", command: commandName)
+        }
+        let sawVignette = request.settings.contains { if case .vignette = $0 { true } else { false } }
+        let sawVignetteEffect = request.settings.contains { if case .vignetteEffect = $0 { true } else { false } }
         if sawVignette && sawVignetteEffect {
             throw .usage("--vignette and --vignette-effect cannot be combined; choose one", command: commandName)
         }
-        guard let target = OutputTarget(path: output, format: format) else {
-            throw .usage("cannot tell the output format from '\(output)'; use a .ppm, .pgm, .pam or .pnm name, "
-                         + "or --format", command: commandName)
+        request.output = output
+        request.outputIsDirectory = !OutputFile.isStandardStream(output) && (output.hasSuffix("/") || isDirectory(output))
+        if request.outputIsDirectory {
+            if positionals == ["-"] {
+                throw .usage("standard input has no name to keep in '\(output)'; give -o a file name or '-'",
+                             command: commandName)
+            }
+            request.files = positionals.map { input in
+                let name = outputName(for: input, format: format)
+                let target = format.map(OutputTarget.fixed) ?? OutputTarget(path: name, format: nil) ?? .likeInput
+                return FileJob(input: input, output: URL(fileURLWithPath: output).appendingPathComponent(name).relativePath,
+                               target: target)
+            }
+            var seen: [String: String] = [:]
+            for file in request.files {
+                let key = URL(fileURLWithPath: file.output).standardizedFileURL.path
+                if let earlier = seen[key] {
+                    throw .usage("'\(earlier)' and '\(file.input)' would both be written to '\(file.output)'",
+                                 command: commandName)
+                }
+                seen[key] = file.input
+            }
+        } else {
+            if positionals.count > 1 {
+                throw .usage("several inputs need '-o <directory>' (an existing directory, or a name ending in "
+                             + "'/'); '\(output)' is not a directory", command: commandName)
+            }
+            guard let target = OutputTarget(path: output, format: format) else {
+                throw .usage("cannot tell the output format from '\(output)'; use a .ppm, .pgm, .pam or .pnm name, "
+                             + "or --format", command: commandName)
+            }
+            request.files = [FileJob(input: positionals[0], output: output, target: target)]
         }
-        if let saveRecipe, saveRecipe == output || OutputFile.sameFile(saveRecipe, output) {
+        if let saveRecipe = request.saveRecipe,
+           request.files.contains(where: { saveRecipe == $0.output || OutputFile.sameFile(saveRecipe, $0.output) }) {
             throw .usage(saveRecipe == "-" ? "the image and --save-recipe cannot both go to standard output"
-                                           : "--save-recipe '\(saveRecipe)' would overwrite the output image",
+                                           : "--save-recipe '\(saveRecipe)' would overwrite an output image",
                          command: commandName)
         }
-        return Request(input: input, output: output, settings: settings, saveRecipe: saveRecipe, variant: variant,
-                       threads: threads, target: target, maxval: maxval, force: force)
+        return request
     }
 
-    /// Runs a parsed request: read, build the recipe, process every image, write.
+    /// Whether `path` is an existing directory (following symbolic links).
+    static func isDirectory(_ path: String) -> Bool {
+        var flag: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
+    }
+
+    /// The name an input keeps in an output directory: its own, with the format's
+    /// extension under `--format` (`a.ppm` → `a.pam`), and `.pbm` becoming `.pgm`
+    /// (an edited bitmap holds grey levels).
+    static func outputName(for input: String, format: OutputFormat?) -> String {
+        let url = URL(fileURLWithPath: input)
+        let name = url.lastPathComponent
+        let stem = url.deletingPathExtension().lastPathComponent
+        if let format { return stem + "." + format.fileExtension }
+        return url.pathExtension.lowercased() == "pbm" ? stem + ".pgm" : name
+    }
+
+    /// Runs a parsed request: builds the recipe, then streams every input to its output,
+    /// `--jobs` files at a time.
     ///
-    /// - Throws: exit 64 for inconsistent effect options, 65 for bad image or recipe
-    ///   data, 66 for a missing input, 73 when an output cannot be written or would
-    ///   overwrite the input.
+    /// - Throws: for one input, its error: exit 64 for inconsistent effect options, 65
+    ///   for bad image or recipe data, 66 for a missing input, 73 when an output cannot
+    ///   be written or would overwrite the input, ``CLIError/brokenPipe`` for a closed
+    ///   output pipe. For several inputs, each failure is printed as it happens (one
+    ///   `Error:` line naming the file) and the others go on; the run then fails with
+    ///   the highest status among them.
     static func run(_ request: Request) throws(CLIError) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        try OutputFile.checkNotOverwriting(input: request.input, output: request.output, what: "output",
-                                           force: request.force)
-        try OutputFile.checkDestination(request.output)
         if let saveRecipe = request.saveRecipe {
-            try OutputFile.checkNotOverwriting(input: request.input, output: saveRecipe, what: "--save-recipe file",
-                                               force: request.force)
+            for file in request.files {
+                try OutputFile.checkNotOverwriting(input: file.input, output: saveRecipe, what: "--save-recipe file",
+                                                   force: request.force)
+            }
             try OutputFile.checkDestination(saveRecipe)
         }
+        if request.outputIsDirectory, !isDirectory(request.output) {
+            throw .cantCreate("cannot write into '\(request.output)': no such directory")
+        }
         let recipe = try RecipeBuilder(command: commandName).build(request.settings)
-        var images = try readImages(request.input)
-
-        let processor = ImageProcessor(kernels: recipe.kernels, target: request.target, maxval: request.maxval,
-                                       variant: request.variant, threads: request.threads)
-        let source = request.input == "-" ? "standard input" : request.input
-        var outputs: [NetpbmImage] = []
-        var droppedAlpha = false
-        // By index, so each image's samples are uniquely referenced and can be reused.
-        for index in images.indices {
-            let result = try processor.process(&images[index], source: source)
-            outputs.append(result.image)
-            droppedAlpha = droppedAlpha || result.droppedAlpha
-        }
-        let destination = request.output == "-" ? "standard output" : request.output
-        if droppedAlpha {
-            Console.err("note: \(destination) cannot store alpha (only PAM can); the alpha channel was dropped\n")
-        }
-        // Encoded in pieces straight into the output: the file never exists as one buffer.
-        // The writer checks every image before the first piece, so an encoding error
-        // leaves nothing behind.
-        try OutputFile.write(to: request.output) { piece throws(CLIError) in
-            do throws(NetpbmError) {
-                try NetpbmWriter.encode(outputs, to: piece)
-            } catch {
-                throw .software("internal error encoding the output: \(error.description)")
-            }
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let jobs = max(1, min(request.jobs ?? cores, request.files.count))
+        let maxPixels = request.maxPixels ?? NetpbmLimits.default.maxPixels
+        // Each image is checked against the pixel limit; the byte limit then only has to
+        // admit four 2-byte samples per pixel, the most the tool reads.
+        let (bytes, overflow) = maxPixels.multipliedReportingOverflow(by: 8)
+        let settings = StreamSettings(
+            plan: EditPlan(stages: recipe.stages),
+            rules: OutputRules(target: .likeInput, maxval: request.maxval,
+                               recipeKeepsGrey: OutputRules.keepsGrey(recipe.stages)),
+            variant: request.variant,
+            threads: request.threads ?? max(1, cores / jobs),
+            limits: NetpbmLimits(maxPixels: maxPixels, maxBytes: overflow ? Int.max : max(bytes, NetpbmLimits.default.maxBytes)),
+            bandSamples: StreamSettings.bandSamplesFromEnvironment)
+        let progress = ProgressLine.make(files: request.files.count, name: displayName(request.files[0].input))
+        let failures = Batch(request: request, settings: settings, jobs: jobs, progress: progress).run()
+        progress?.finish()
+        if request.files.count == 1, let failure = failures.first { throw failure }
+        if let worst = failures.map(\.status.rawValue).max() {
+            throw .reported(status: ExitCode(rawValue: worst))
         }
         if let saveRecipe = request.saveRecipe {
             let json: Data
             do throws(RecipeError) { json = try recipe.encodedJSON() } catch { throw .recipe(error, file: saveRecipe) }
             try OutputFile.write(json + Data("\n".utf8), to: saveRecipe)
         }
-        let elapsed = clock.now - start
-        Console.err("wrote \(destination) (\(describe(outputs))) in \(milliseconds(elapsed)) ms\n")
     }
 
-    /// Reads every image of the input (`-` for standard input).
+    /// How messages name an input: its path, or `standard input`.
+    static func displayName(_ input: String) -> String {
+        OutputFile.isStandardStream(input) ? "standard input" : input
+    }
+
+    /// Streams one input to its output (the whole job for one file).
     ///
-    /// - Throws: exit 66 if the file is missing or unreadable, 65 if it is not Netpbm.
-    static func readImages(_ input: String) throws(CLIError) -> [NetpbmImage] {
-        if input == "-" {
-            do {
-                return try NetpbmReader.read(from: FileHandle.standardInput)
-            } catch {
-                throw .netpbm(error, source: "standard input")
-            }
+    /// - Throws: as ``run(_:)`` for one input.
+    static func process(_ file: FileJob, settings: StreamSettings, force: Bool,
+                        progress: ProgressLine?) throws(CLIError) -> StreamSummary {
+        try OutputFile.checkNotOverwriting(input: file.input, output: file.output, what: "output", force: force)
+        try OutputFile.checkDestination(file.output)
+        let source = displayName(file.input)
+        let reader = try openReader(file.input, limits: settings.limits)
+        var fileSettings = settings
+        fileSettings.rules.target = file.target
+        var summary = StreamSummary()
+        try OutputFile.withDestination(file.output) { descriptor, name throws(CLIError) in
+            let writer = NetpbmStreamWriter(fileDescriptor: descriptor, name: name)
+            summary = try BandPipeline.run(reader, to: writer, settings: fileSettings, source: source, progress: progress)
+        }
+        return summary
+    }
+
+    /// A stream reader on `input` (`-` for standard input).
+    ///
+    /// - Throws: exit 66 if the file is missing, a directory or unreadable.
+    static func openReader(_ input: String, limits: NetpbmLimits) throws(CLIError) -> NetpbmStreamReader {
+        if OutputFile.isStandardStream(input) {
+            return NetpbmStreamReader(fileDescriptor: STDIN_FILENO, limits: limits, name: "standard input")
         }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: input, isDirectory: &isDirectory) else {
             throw .noInput("cannot read '\(input)': no such file")
         }
         guard !isDirectory.boolValue else { throw .noInput("cannot read '\(input)': it is a directory") }
-        guard FileManager.default.isReadableFile(atPath: input) else {
-            throw .noInput("cannot read '\(input)': permission denied")
-        }
         do {
-            return try NetpbmReader.readAll(contentsOf: URL(fileURLWithPath: input))
+            return try NetpbmStreamReader(contentsOf: URL(fileURLWithPath: input), limits: limits)
         } catch {
+            if case .readFailed(_, let reason) = error.underlying {
+                throw .noInput("cannot read '\(input)': \(reason.lowercased())")
+            }
             throw .netpbm(error, source: input)
         }
     }
+}
 
-    /// `1000×800, P6, maxval 255`, or for a stream `2 images: 4×3, P6, maxval 255; 2×2, P5, maxval 255`.
-    static func describe(_ images: [NetpbmImage]) -> String {
-        let each = images.map { "\($0.width)×\($0.height), \($0.format.magic), maxval \($0.maxval)" }
-        return images.count == 1 ? each[0] : "\(images.count) images: " + each.joined(separator: "; ")
+/// The files of one `apply` run, processed `jobs` at a time: each worker takes the
+/// next file until none is left, so one slow or failing file holds up no other.
+struct Batch: Sendable {
+    let request: ApplyCommand.Request
+    let settings: StreamSettings
+    let jobs: Int
+    let progress: ProgressLine?
+
+    /// Processes every file; returns the failures in input order. With several files
+    /// each failure is printed as it happens; `--verbose` lines likewise.
+    func run() -> [CLIError] {
+        let files = request.files
+        let state = BatchState(count: files.count)
+        let work: @Sendable () -> Void = {
+            while let index = state.next() {
+                let file = files[index]
+                let clock = ContinuousClock(), start = clock.now
+                do throws(CLIError) {
+                    let summary = try ApplyCommand.process(file, settings: settings, force: request.force,
+                                                           progress: progress)
+                    if request.verbose { report(file, summary, elapsed: clock.now - start) }
+                } catch {
+                    var error = error
+                    if files.count > 1 {
+                        if error.status == .brokenPipe {
+                            error = .ioError("cannot write '\(file.output)': the reading end of the pipe is closed")
+                        }
+                        say(error.report)
+                    }
+                    state.fail(index, error)
+                }
+                progress?.fileDone()
+            }
+        }
+        let workers = (1..<jobs).map { _ in
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                work()
+                done.signal()
+            }.start()
+            return done
+        }
+        work()
+        for done in workers { done.wait() }
+        return state.failures
+    }
+
+    private func report(_ file: ApplyCommand.FileJob, _ summary: StreamSummary, elapsed: Duration) {
+        let destination = OutputFile.isStandardStream(file.output) ? "standard output" : file.output
+        var text = "wrote \(destination) (\(summary.description)) in \(milliseconds(elapsed)) ms\n"
+        if summary.droppedAlpha {
+            text += "note: \(destination) cannot store alpha (only PAM can); the alpha channel was dropped\n"
+        }
+        say(text)
+    }
+
+    private func say(_ text: String) {
+        if let progress { progress.print(text) } else { Console.err(text) }
+    }
+}
+
+/// The next file to take and the failures so far, shared by a batch's workers.
+final class BatchState: @unchecked Sendable {
+    private let lock = NSLock()
+    private let count: Int
+    private var nextIndex = 0
+    private var failed: [(Int, CLIError)] = []
+
+    init(count: Int) { self.count = count }
+
+    /// The next file's index, or `nil` when every file is taken.
+    func next() -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        guard nextIndex < count else { return nil }
+        nextIndex += 1
+        return nextIndex - 1
+    }
+
+    func fail(_ index: Int, _ error: CLIError) {
+        lock.lock()
+        failed.append((index, error))
+        lock.unlock()
+    }
+
+    /// The failures, in input order.
+    var failures: [CLIError] {
+        lock.lock()
+        defer { lock.unlock() }
+        return failed.sorted { $0.0 < $1.0 }.map(\.1)
     }
 }
 

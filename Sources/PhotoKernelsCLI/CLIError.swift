@@ -5,18 +5,31 @@ import PhotoKernels
 /// A failure of one run of `photokernels`: the kit's error, printed by `main` as
 /// `Error: …` (plus, for usage errors, where to find help) and turned into the exit
 /// status (docs/cli.md lists them: 64 usage, 65 bad data, 66 missing input,
-/// 70 internal error, 73 cannot create the output).
+/// 70 internal error, 73 cannot create the output, 141 a closed output pipe).
 typealias CLIError = CommandLineError
+
+extension ExitCode {
+    /// 141 = 128 + `SIGPIPE`: the output pipe's reader went away. Never returned as an
+    /// exit status: `main` restores the default `SIGPIPE` action and raises it, so the
+    /// tool ends as `cat` and every GNU tool do in `… | head` (the shell reports 141).
+    static let brokenPipe = ExitCode(rawValue: 141)
+}
 
 extension CommandLineError {
     /// A Netpbm reading or writing error: I/O problems on the input are 66, on the
-    /// output 73, anything about the bytes themselves 65. `source` names the input.
+    /// output 73, a closed output pipe is ``brokenPipe``, anything about the bytes
+    /// themselves 65. `source` names the input. The message keeps the reader's
+    /// `frame N` and byte offset.
     static func netpbm(_ error: NetpbmError, source: String) -> CommandLineError {
-        switch error {
+        switch error.underlying {
         case .readFailed:
             return .noInput("cannot read \(source): \(error.description)")
         case .writeFailed:
             return .cantCreate(error.description)
+        case .brokenPipe:
+            return .brokenPipe
+        case .exceedsPixelLimit:
+            return .data("\(source): \(error.description) (raise the limit with --max-pixels)")
         default:
             return .data("\(source): \(error.description)")
         }
@@ -26,4 +39,17 @@ extension CommandLineError {
     static func recipe(_ error: RecipeError, file: String) -> CommandLineError {
         .data("\(file): \(error.description)")
     }
+
+    /// The reader of the output pipe has gone: nothing is printed, and the tool ends by
+    /// `SIGPIPE` (see ``ExitCode/brokenPipe``).
+    static let brokenPipe = CommandLineError("", status: .brokenPipe)
+
+    /// A failure whose details are already on standard error (each failed file of a
+    /// batch has had its `Error:` line): only the status remains.
+    static func reported(status: ExitCode) -> CommandLineError {
+        CommandLineError("", status: status)
+    }
+
+    /// Whether there is nothing left to print (``brokenPipe``, ``reported(status:)``).
+    var isSilent: Bool { message.isEmpty }
 }

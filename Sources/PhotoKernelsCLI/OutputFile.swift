@@ -1,7 +1,8 @@
 import Foundation
 
 /// Writing results without ever destroying data: the same-file check, the atomic
-/// temporary-file-and-rename write, and standard output for `-`.
+/// temporary-file-and-rename write (for a whole buffer, pieces, or a descriptor that a
+/// stream writer fills), and standard output for `-`.
 ///
 /// A half-written file is worse than none, and an output that is also the input would
 /// be truncated before it is read; both are ruled out here, in one place, for the
@@ -70,28 +71,58 @@ enum OutputFile {
     }
 
     /// Writes the bytes `produce` hands over to `path` (`-` for standard output), piece
-    /// by piece, so a big image never has to exist as one encoded buffer.
+    /// by piece, so a big image never has to exist as one encoded buffer; see
+    /// ``withDestination(_:_:)`` for how the file is made.
+    ///
+    /// - Throws: as ``withDestination(_:_:)``; a write that fails is exit 73, a closed
+    ///   pipe ``CLIError/brokenPipe``.
+    static func write(to path: String, _ produce: Producer) throws(CLIError) {
+        try withDestination(path) { descriptor, name throws(CLIError) in
+            var failure: CLIError?
+            try produce { piece in
+                do throws(CLIError) {
+                    try writeAll(piece, to: descriptor, name: name)
+                    return true
+                } catch {
+                    failure = error
+                    return false
+                }
+            }
+            if let failure { throw failure }
+        }
+    }
+
+    /// Opens `path` for writing (`-`: standard output), runs `body` with the descriptor
+    /// and a name for messages (`'out.ppm'`, `standard output`), and makes the result
+    /// appear only when `body` returns.
     ///
     /// A regular file (or a new one) is written to a temporary file in the same
     /// directory, then renamed over it with rename(2), which is atomic on one file
     /// system: readers see the old file or the new one, never a partial one, and a
-    /// failure leaves no trace. A symbolic link is followed, so the file it points to
-    /// is replaced and the link stays a link; the replaced file's permissions are kept.
-    /// Anything else that already exists — a FIFO, a terminal, `/dev/stdout` — is not
-    /// a file to replace, so it is opened and written in place.
+    /// failure — `body` throwing, a full disk — leaves no trace. The input is never
+    /// opened for writing, so an output that is the input (with `--force`) replaces it
+    /// only once it has been read to the end. A symbolic link is followed, so the file
+    /// it points to is replaced and the link stays a link; the replaced file's
+    /// permissions are kept. Anything else that already exists — a FIFO, a terminal,
+    /// `/dev/stdout` — is not a file to replace, so it is opened and written in place.
     ///
     /// - Throws: exit 73 when the directory is missing, the path is a directory, or
-    ///   writing or renaming fails; whatever `produce` throws, unchanged (a temporary
-    ///   file is removed first).
-    static func write(to path: String, _ produce: Producer) throws(CLIError) {
+    ///   creating, closing or renaming fails; whatever `body` throws, unchanged (a
+    ///   temporary file is removed first).
+    static func withDestination(_ path: String, _ body: (Int32, String) throws(CLIError) -> Void) throws(CLIError) {
         if isStandardStream(path) {
-            try feed(produce, to: FileHandle.standardOutput) { "cannot write to standard output: \($0)" }
+            try body(STDOUT_FILENO, "standard output")
             return
         }
         var status = stat()
         let exists = stat(path, &status) == 0  // follows symbolic links
         if exists, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
-            try writeInPlace(produce, to: path)
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else {
+                throw .cantCreate("cannot open '\(path)' for writing: \(String(cString: strerror(errno)))")
+            }
+            defer { close(descriptor) }
+            try body(descriptor, "'\(path)'")
             return
         }
         // The file a symbolic link names, so the rename replaces it and not the link.
@@ -101,63 +132,52 @@ enum OutputFile {
         } ?? path) : path
         try checkDestination(target)
         let url = URL(fileURLWithPath: target)
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
-        let handle: FileHandle
-        do {
-            // Created by Foundation exactly as a whole-`Data` write creates it (exclusive,
-            // mode 0666 less the umask), then filled through a handle.
-            try Data().write(to: temporary, options: .withoutOverwriting)
-            handle = try FileHandle(forWritingTo: temporary)
-        } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw .cantCreate("cannot create '\(path)': \(reason(error))")
+        let temporary = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
+        // Exclusive, mode 0666 less the umask: what a plain create gives.
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            throw .cantCreate("cannot create '\(path)': \(String(cString: strerror(errno)))")
         }
-        do {
-            defer { try? handle.close() }
-            try feed(produce, to: handle) { "cannot create '\(path)': \($0)" }
+        do throws(CLIError) {
+            try body(descriptor, "'\(path)'")
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
+            close(descriptor)
+            unlink(temporary)
             throw error
         }
-        if exists {
-            chmod(temporary.path, status.st_mode & 0o7777)
-        }
-        if rename(temporary.path, target) != 0 {
+        // close(2) reports the last deferred write errors of some file systems.
+        if close(descriptor) != 0 {
             let message = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary)
+            throw .cantCreate("cannot write '\(path)': \(message)")
+        }
+        if exists {
+            chmod(temporary, status.st_mode & 0o7777)
+        }
+        if rename(temporary, target) != 0 {
+            let message = String(cString: strerror(errno))
+            unlink(temporary)
             throw .cantCreate("cannot write '\(path)': \(message)")
         }
     }
 
-    /// Writes what `produce` hands over into an existing non-regular file (a FIFO or a device).
-    private static func writeInPlace(_ produce: Producer, to path: String) throws(CLIError) {
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw .cantCreate("cannot open '\(path)' for writing: \(String(cString: strerror(errno)))")
-        }
-        defer { try? handle.close() }
-        try feed(produce, to: handle) { "cannot write '\(path)': \($0)" }
-    }
-
-    /// Writes each piece `produce` hands over to `handle`; the first failure stops it
-    /// and is thrown as exit 73 with `message(reason)`.
-    private static func feed(_ produce: Producer, to handle: FileHandle,
-                             message: (String) -> String) throws(CLIError) {
-        var failure: (any Error)?
-        try produce { piece in
-            do {
-                // As a `Data` (borrowing the piece, not copying it): FileHandle reports
-                // errors for `Data` as the tool always has.
-                guard let base = piece.baseAddress else { return true }
-                try handle.write(contentsOf: Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base),
-                                                  count: piece.count, deallocator: .none))
-                return true
-            } catch {
-                failure = error
-                return false
+    /// Writes all of `bytes` to `descriptor`, retrying short writes and `EINTR`.
+    ///
+    /// - Throws: ``CLIError/brokenPipe`` for `EPIPE`; exit 73 for any other failure.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name: String) throws(CLIError) {
+        guard var next = bytes.baseAddress else { return }
+        var left = bytes.count
+        while left > 0 {
+            let written = Foundation.write(descriptor, next, left)
+            if written < 0 {
+                if errno == EINTR { continue }
+                if errno == EPIPE { throw .brokenPipe }
+                throw .cantCreate("cannot write \(name): \(String(cString: strerror(errno)))")
             }
+            next += written
+            left -= written
         }
-        if let failure { throw .cantCreate(message(reason(failure))) }
     }
 
     /// A short human reason for a Foundation error.

@@ -30,6 +30,16 @@ enum OutputFormat: String, CaseIterable, Sendable {
         }
     }
 
+    /// The file name extension of the format: `pgm`, `ppm`, `pam` (plain ones share
+    /// their raw sibling's).
+    var fileExtension: String {
+        switch self {
+        case .pgm, .plainPGM: "pgm"
+        case .ppm, .plainPPM: "ppm"
+        case .pam: "pam"
+        }
+    }
+
     /// Whether the format can store an alpha plane (only PAM).
     var carriesAlpha: Bool { self == .pam }
 
@@ -93,23 +103,24 @@ enum OutputTarget: Equatable, Sendable {
 }
 
 extension SampleLayout {
-    /// How the library reads the samples of `image`, from its tuple type (a PAM
-    /// without a standard tuple type is read by its depth: 1 grey, 2 grey + alpha,
-    /// 3 RGB, 4 RGBA).
+    /// How the library reads the samples of an image with `header`, from its tuple type
+    /// (a PAM without a standard tuple type is read by its depth: 1 grey, 2 grey +
+    /// alpha, 3 RGB, 4 RGBA).
     ///
-    /// - Throws: exit 65 if the depth does not match (e.g. extra planes after RGB).
-    init(of image: NetpbmImage, source: String) throws(CLIError) {
+    /// - Throws: exit 65 if the depth does not match (e.g. extra planes after RGB),
+    ///   naming `source` and, in a stream of several images, the frame.
+    init(of header: NetpbmHeader, frame: Int, source: String) throws(CLIError) {
         let layout: SampleLayout?
-        switch TupleType(rawValue: image.tupleType.rawValue) {
+        switch TupleType(rawValue: header.tupleType.rawValue) {
         case .blackAndWhite, .grayscale: layout = .gray
         case .blackAndWhiteAlpha, .grayscaleAlpha: layout = .grayAlpha
         case .rgb: layout = .rgb
         case .rgbAlpha: layout = .rgba
-        case .other: layout = SampleLayout(channelCount: image.depth)
+        case .other: layout = SampleLayout(channelCount: header.depth)
         }
-        guard let layout, layout.channelCount == image.depth else {
-            let type = image.tupleType.rawValue.isEmpty ? "no tuple type" : "tuple type \(image.tupleType.rawValue)"
-            throw .data("\(source): a PAM with \(type) and depth \(image.depth) is not supported "
+        guard let layout, layout.channelCount == header.depth else {
+            let type = header.tupleType.rawValue.isEmpty ? "no tuple type" : "tuple type \(header.tupleType.rawValue)"
+            throw .data("\(source): frame \(frame): a PAM with \(type) and depth \(header.depth) is not supported "
                         + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are)")
         }
         self = layout

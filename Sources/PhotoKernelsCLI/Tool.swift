@@ -42,13 +42,15 @@ enum PhotoKernelsTool {
     }
 
     /// Runs the tool on `arguments` (without the program name) and returns the exit status.
-    /// Errors are printed here, as `Error: …` plus, for usage errors, where to find help.
+    /// Errors are printed here, as `Error: …` plus, for usage errors, where to find help;
+    /// a silent one (a closed output pipe, a batch whose failures are already printed)
+    /// only sets the status.
     static func run(_ arguments: [String]) -> ExitCode {
         do {
             try dispatch(arguments)
             return .success
         } catch {
-            Console.err(error.report)
+            if !error.isSilent { Console.err(error.report) }
             return error.status
         }
     }

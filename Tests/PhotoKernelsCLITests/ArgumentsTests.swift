@@ -35,7 +35,8 @@ struct ArgumentsTests {
                                      "vibrance", "saturation", "contrast", "brightness", "hue"])
         #expect(ApplyCommand.options.filter { $0.group == "Recipe options" }.map(\.name) == names)
         #expect(ApplyCommand.options.filter { $0.group == nil }.map(\.name)
-                == ["output", "save-recipe", "kernel", "threads", "format", "maxval", "force", "help"])
+                == ["output", "save-recipe", "kernel", "threads", "jobs", "format", "maxval", "max-pixels", "force",
+                    "verbose", "help"])
     }
 
     @Test("each recipe option becomes its setting, in command-line order")
@@ -45,7 +46,8 @@ struct ArgumentsTests {
             "--preset", "noir", "--exposure", "0.5", "--effect", "monochrome", "--intensity", "0.3",
             "--color", "1,0.5,0", "--vignette", "0.8", "--recipe", "r.json", "--vignette=1,0.5", "--hue", "-5",
         ])
-        #expect(request.input == "in.ppm" && request.output == "out.ppm")
+        #expect(request.inputs == ["in.ppm"] && request.output == "out.ppm")
+        #expect(request.files == [ApplyCommand.FileJob(input: "in.ppm", output: "out.ppm", target: .fixed(.ppm))])
         let expected: [RecipeSetting] = [
             .family("brightness", -0.1), .family("contrast", 1.5), .family("saturation", 0), .family("hue", 30),
             .preset(.noir), .family("exposure", 0.5), .effect("monochrome"), .intensity(0.3),
@@ -70,6 +72,16 @@ struct ArgumentsTests {
             (["in.ppm", "-o", "out.ppm", "--vignette", "1", "--vignette-effect", "1,1,2,1"],
              "--vignette and --vignette-effect cannot be combined; choose one"),
             (["-o", "out.ppm"], "missing <input> (the image to read, or '-' for standard input)"),
+            (["a.ppm", "b.ppm", "-o", "out.ppm"],
+             "several inputs need '-o <directory>' (an existing directory, or a name ending in '/'); "
+                + "'out.ppm' is not a directory"),
+            (["a.ppm", "-", "-o", "out/"], "'-' (standard input) cannot be combined with other inputs"),
+            (["-", "-o", "out/"], "standard input has no name to keep in 'out/'; give -o a file name or '-'"),
+            (["a.ppm", "x/a.ppm", "-o", "out/"], "'a.ppm' and 'x/a.ppm' would both be written to 'out/a.ppm'"),
+            (["a.ppm", "a.pgm", "-o", "out/", "--format", "pam"],
+             "'a.ppm' and 'a.pgm' would both be written to 'out/a.pam'"),
+            (["in.ppm", "-o", "out.ppm", "--jobs", "0"], "'--jobs' needs a whole number from 1 to 1024, got '0'"),
+            (["in.ppm", "-o", "out.ppm", "--max-pixels", "0"], "'--max-pixels' needs a whole number of at least 1, got '0'"),
         ]
         for (arguments, message) in cases {
             let error = try #require(applyError(arguments), "\(arguments)")
@@ -126,6 +138,28 @@ struct ArgumentsTests {
             #expect(page.hasSuffix("\n") && !page.hasSuffix("\n\n"))
         }
         #expect(ApplyCommand.help.contains("\nRECIPE OPTIONS:\n  --orientation <n>       Undo the EXIF orientation n"))
+    }
+
+    @Test("a batch keeps each input's name and format; --format changes both; .pbm becomes .pgm")
+    func batchNames() throws {
+        let request = try ApplyCommand.parse(["a.ppm", "dir/b.PAM", "c.pgm", "d.pbm", "e.pnm", "f.netpbm", "-o", "out/"])
+        #expect(request.outputIsDirectory)
+        #expect(request.files == [
+            .init(input: "a.ppm", output: "out/a.ppm", target: .fixed(.ppm)),
+            .init(input: "dir/b.PAM", output: "out/b.PAM", target: .fixed(.pam)),
+            .init(input: "c.pgm", output: "out/c.pgm", target: .fixed(.pgm)),
+            .init(input: "d.pbm", output: "out/d.pgm", target: .fixed(.pgm)),
+            .init(input: "e.pnm", output: "out/e.pnm", target: .likeInput),
+            .init(input: "f.netpbm", output: "out/f.netpbm", target: .likeInput),
+        ])
+        let formatted = try ApplyCommand.parse(["a.ppm", "b.pgm", "-o", "out/", "--format", "plain-ppm", "--jobs", "3"])
+        #expect(formatted.files.map(\.output) == ["out/a.ppm", "out/b.ppm"])
+        #expect(formatted.files.allSatisfy { $0.target == .fixed(.plainPPM) })
+        #expect(formatted.jobs == 3)
+        // One input into a directory is a batch of one.
+        let one = try ApplyCommand.parse(["x/photo.ppm", "-o", "out/", "-v", "--max-pixels", "1000000000"])
+        #expect(one.files == [.init(input: "x/photo.ppm", output: "out/photo.ppm", target: .fixed(.ppm))])
+        #expect(one.verbose && one.maxPixels == 1_000_000_000)
     }
 
     @Test("output formats from names and --format")

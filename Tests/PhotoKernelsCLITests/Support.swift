@@ -38,8 +38,10 @@ enum Tool {
         var stdoutText: String { String(decoding: stdout, as: UTF8.self) }
     }
 
-    /// Runs the tool with `arguments` in `sandbox.work`, feeding `stdin` (or nothing).
-    static func run(_ arguments: [String], in sandbox: Sandbox, stdin: Data? = nil) throws -> Result {
+    /// Runs the tool with `arguments` in `sandbox.work`, feeding `stdin` (or nothing),
+    /// with `environment` added to the test's own.
+    static func run(_ arguments: [String], in sandbox: Sandbox, stdin: Data? = nil,
+                    environment: [String: String] = [:]) throws -> Result {
         let executable = try #require(url, "photokernels binary not found next to the test bundle; set PHOTOKERNELS_CLI")
         let id = UUID().uuidString
         let outURL = sandbox.io.appendingPathComponent("\(id).out")
@@ -59,6 +61,9 @@ enum Tool {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         try process.run()
         process.waitUntilExit()
         return Result(status: process.terminationStatus,
@@ -147,14 +152,63 @@ enum Fixtures {
     static func bytes(_ image: NetpbmImage) -> [UInt8] { try! NetpbmWriter.encode(image) }
 }
 
-/// The library's own path, independent of the CLI: decode to a `FloatImage`, apply the
-/// recipe's kernels, encode — what `apply` must reproduce sample for sample.
+/// The library's own whole-image path, independent of the CLI: the whole raster through
+/// one run of the recipe's prepared `EditPlan`, with the sample types `apply` uses
+/// (8-bit where a maxval is below 256) — what `apply`, band by band, must reproduce
+/// sample for sample.
 func libraryPath(_ image: NetpbmImage, layout: SampleLayout, recipe: Recipe, outputLayout: SampleLayout,
                  maxval: Int? = nil, variant: KernelVariant = .simd4) -> [UInt16] {
-    var decoded = FloatImage(width: image.width, height: image.height, layout: layout, maxval: image.maxval,
-                        samples: image.samples)
-    decoded.apply(recipe.kernels, variant: variant, threads: 1)
-    return decoded.samples(layout: outputLayout, maxval: maxval ?? image.maxval)
+    let outputMaxval = maxval ?? image.maxval
+    let plan = try! EditPlan(stages: recipe.stages).prepared(width: image.width, height: image.height, threads: 1)
+    let count = image.width * image.height * outputLayout.channelCount
+    func run<In: FixedWidthInteger, Out: FixedWidthInteger>(
+        _ input: [In], _ output: Out.Type,
+        _ body: (UnsafeBufferPointer<In>, UnsafeMutableBufferPointer<Out>) throws(EditPlanError) -> Void
+    ) -> [UInt16] {
+        var out = [Out](repeating: 0, count: count)
+        input.withUnsafeBufferPointer { i in out.withUnsafeMutableBufferPointer { o in try! body(i, o) } }
+        return out.map { UInt16(truncatingIfNeeded: $0) }
+    }
+    let (m, om) = (image.maxval, outputMaxval)
+    let bytes = image.samples.map { UInt8(truncatingIfNeeded: $0) }
+    switch (m <= 255, om <= 255) {
+    case (true, true):
+        return run(bytes, UInt8.self) { i, o throws(EditPlanError) in
+            try plan.run(input: i, inputLayout: layout, inputMaxval: m, output: o, outputLayout: outputLayout,
+                         outputMaxval: om, variant: variant)
+        }
+    case (true, false):
+        return run(bytes, UInt16.self) { i, o throws(EditPlanError) in
+            try plan.run(input: i, inputLayout: layout, inputMaxval: m, output: o, outputLayout: outputLayout,
+                         outputMaxval: om, variant: variant)
+        }
+    case (false, true):
+        return run(image.samples, UInt8.self) { i, o throws(EditPlanError) in
+            try plan.run(input: i, inputLayout: layout, inputMaxval: m, output: o, outputLayout: outputLayout,
+                         outputMaxval: om, variant: variant)
+        }
+    case (false, false):
+        return run(image.samples, UInt16.self) { i, o throws(EditPlanError) in
+            try plan.run(input: i, inputLayout: layout, inputMaxval: m, output: o, outputLayout: outputLayout,
+                         outputMaxval: om, variant: variant)
+        }
+    }
+}
+
+/// The file the whole-image path writes: `image` through ``libraryPath(_:layout:recipe:outputLayout:maxval:variant:)``,
+/// encoded as `format` with the layout's tuple type (for PAM).
+func libraryFile(_ image: NetpbmImage, layout: SampleLayout, recipe: Recipe, outputLayout: SampleLayout,
+                 format: NetpbmFormat, maxval: Int? = nil) -> [UInt8] {
+    let samples = libraryPath(image, layout: layout, recipe: recipe, outputLayout: outputLayout, maxval: maxval)
+    let tupleType: TupleType = switch outputLayout {
+    case .gray: .grayscale
+    case .grayAlpha: .grayscaleAlpha
+    case .rgb: .rgb
+    case .rgba: .rgbAlpha
+    }
+    let output = try! NetpbmImage(width: image.width, height: image.height, depth: outputLayout.channelCount,
+                                  maxval: maxval ?? image.maxval, tupleType: tupleType, samples: samples, format: format)
+    return try! NetpbmWriter.encode(output)
 }
 
 /// The largest difference between two equally long sample arrays.
