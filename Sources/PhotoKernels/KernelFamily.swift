@@ -18,6 +18,7 @@ public enum KernelFamilies {
         Brightness.family,
         HueRotation.family,
         Effect.family,
+        LookupTable.family,
         Vignette.family,
     ]
 

@@ -158,15 +158,26 @@ public struct Recipe: Sendable, Hashable {
         for operation in operationsInOrder { hasher.combine(AnyHashable(operation)) }
     }
 
+    /// The key under which decoders and encoders carry the recipe file's folder, so that
+    /// files a recipe refers to (a LUT) resolve relative to it.
+    public static let baseURLKey = CodingUserInfoKey(rawValue: "org.photokernels.recipe.baseURL")!
+
     /// Reads a recipe from JSON and validates it.
     ///
+    /// - Parameters:
+    ///   - data: the JSON.
+    ///   - folder: the recipe file's folder, against which relative paths in it (a
+    ///     LUT's) resolve; `nil` resolves them against the current directory.
     /// - Throws: `RecipeError` for malformed JSON, a wrong type (naming the field),
     ///   an unknown key, an unknown `formatIdentifier`, a newer major `formatVersion`,
-    ///   or a value that is not finite as a `Float`.
-    public static func decode(from data: Data) throws(RecipeError) -> Recipe {
+    ///   a value that is not finite as a `Float`, or a LUT file that cannot be read or
+    ///   whose SHA-256 is not the recorded one.
+    public static func decode(from data: Data, relativeTo folder: URL? = nil) throws(RecipeError) -> Recipe {
         let recipe: Recipe
         do {
-            recipe = try JSONDecoder().decode(Recipe.self, from: data)
+            let decoder = JSONDecoder()
+            if let folder { decoder.userInfo[baseURLKey] = folder }
+            recipe = try decoder.decode(Recipe.self, from: data)
         } catch let error as RecipeError {
             throw error
         } catch let DecodingError.typeMismatch(type, context) {
@@ -188,14 +199,16 @@ public struct Recipe: Sendable, Hashable {
         return recipe
     }
 
-    /// The recipe as pretty-printed JSON with sorted keys (stable for diffs).
+    /// The recipe as pretty-printed JSON with sorted keys (stable for diffs); paths to
+    /// files it refers to (a LUT) are written relative to `folder` where they lie below it.
     ///
     /// - Throws: `RecipeError.invalidValue` for a value that is not finite (checked
     ///   first, by `validate()`), so no recipe value can make encoding fail or trap.
-    public func encodedJSON() throws(RecipeError) -> Data {
+    public func encodedJSON(relativeTo folder: URL? = nil) throws(RecipeError) -> Data {
         try validate()
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        if let folder { encoder.userInfo[Recipe.baseURLKey] = folder }
         do {
             return try encoder.encode(self)
         } catch {

@@ -296,7 +296,7 @@ struct ApplyCommand {
         // admit four 2-byte samples per pixel, the most the tool reads.
         let (bytes, overflow) = maxPixels.multipliedReportingOverflow(by: 8)
         let settings = StreamSettings(
-            plan: EditPlan(stages: recipe.stages),
+            plan: EditPlan(recipe),
             rules: OutputRules(target: .likeInput, maxval: request.maxval,
                                recipeKeepsGrey: OutputRules.keepsGrey(recipe.stages)),
             variant: request.variant,
@@ -312,7 +312,9 @@ struct ApplyCommand {
         }
         if let saveRecipe = request.saveRecipe {
             let json: Data
-            do throws(RecipeError) { json = try recipe.encodedJSON() } catch { throw .recipe(error, file: saveRecipe) }
+            do throws(RecipeError) {
+                json = try recipe.encodedJSON(relativeTo: URL(fileURLWithPath: saveRecipe).deletingLastPathComponent())
+            } catch { throw .recipe(error, file: saveRecipe) }
             try OutputFile.write(json + Data("\n".utf8), to: saveRecipe)
         }
     }

@@ -104,6 +104,9 @@ final class BandPipeline: @unchecked Sendable {
         let input: UnsafeMutableRawPointer
         let output: UnsafeMutableRawPointer
         var region = ImageRegion(x: 0, y: 0, width: 1, height: 1)
+        /// Whether the band returns to the pool after writing (a whole-frame band of an
+        /// oriented image does not: it is freed).
+        var pooled = true
 
         init(samples: Int) {
             input = .allocate(byteCount: 2 * samples, alignment: 64)
@@ -233,10 +236,22 @@ final class BandPipeline: @unchecked Sendable {
             toCompute.send(.begin(job))
             let inChannels = job.frame.inputLayout.channelCount
             let channels = max(inChannels, job.frame.outputLayout.channelCount)
-            for region in Regions(width: header.width, height: header.height, channels: channels,
-                                  bandSamples: settings.bandSamples) {
+            // Orientation moves pixels across rows: the frame is held whole, in one band
+            // of its own (its input and output), and oriented by the plan.
+            let oriented = settings.plan.orientation != .up
+            let regions = oriented
+                ? Regions(width: header.width, height: header.height, channels: channels,
+                          bandSamples: header.width * header.height * channels)
+                : Regions(width: header.width, height: header.height, channels: channels, bandSamples: settings.bandSamples)
+            for region in regions {
                 if gate.isCancelled { return toCompute.send(.finished) }
-                let band = free.receive()
+                let band: Band
+                if oriented {
+                    band = Band(samples: region.width * region.height * channels)
+                    band.pooled = false
+                } else {
+                    band = free.receive()
+                }
                 band.region = region
                 let count = region.width * region.height * inChannels
                 do throws(NetpbmError) {
@@ -248,7 +263,7 @@ final class BandPipeline: @unchecked Sendable {
                         try reader.readSamples(into: UnsafeMutableBufferPointer(start: samples, count: count))
                     }
                 } catch {
-                    free.send(band)
+                    if band.pooled { free.send(band) }
                     return toCompute.send(.failed(.netpbm(error, source: source)))
                 }
                 toCompute.send(.band(job, band))
@@ -259,7 +274,18 @@ final class BandPipeline: @unchecked Sendable {
 
     /// The frame's rules and prepared plan (cached by size).
     private func makeJob(_ header: NetpbmHeader, index: Int) throws(CLIError) -> Job {
-        let frame = try settings.rules.frame(for: header, frame: index, source: source)
+        var frame = try settings.rules.frame(for: header, frame: index, source: source)
+        let orientation = settings.plan.orientation
+        let upright = orientation.orientedSize(width: header.width, height: header.height)
+        if orientation.swapsAxes {
+            let o = frame.output
+            do throws(NetpbmError) {
+                frame.output = try NetpbmHeader(format: o.format, width: upright.width, height: upright.height, depth: o.depth,
+                                                maxval: o.maxval, tupleType: o.tupleType)
+            } catch {
+                throw .software("internal error orienting \(source): \(error.description)")
+            }
+        }
         let passThrough = settings.plan.isEmpty && frame.inputLayout == frame.outputLayout
             && header.maxval == frame.output.maxval
         guard !passThrough else { return Job(index: index, header: header, frame: frame, plan: nil) }
@@ -267,7 +293,7 @@ final class BandPipeline: @unchecked Sendable {
         if let plan = plans[size] { return Job(index: index, header: header, frame: frame, plan: plan) }
         let plan: PreparedEditPlan
         do throws(EditPlanError) {
-            plan = try settings.plan.prepared(width: header.width, height: header.height, threads: settings.threads)
+            plan = try settings.plan.prepared(width: upright.width, height: upright.height, threads: settings.threads)
         } catch {
             throw .software("internal error preparing the edit for \(source): \(error.description)")
         }
@@ -348,27 +374,29 @@ final class BandPipeline: @unchecked Sendable {
         let out = job.outputInInput ? band.input : band.output
         let (inLayout, outLayout) = (frame.inputLayout, frame.outputLayout)
         let (inMaxval, outMaxval) = (job.header.maxval, frame.output.maxval)
+        // An oriented frame is one whole-image band; the plan orients it.
+        let region: ImageRegion? = settings.plan.orientation == .up ? band.region : nil
         switch (job.inputEightBit, job.outputEightBit) {
         case (true, true):
             try plan.run(input: UnsafeBufferPointer(start: band.input.assumingMemoryBound(to: UInt8.self), count: inCount),
                          inputLayout: inLayout, inputMaxval: inMaxval,
                          output: UnsafeMutableBufferPointer(start: out.bindMemory(to: UInt8.self, capacity: outCount), count: outCount),
-                         outputLayout: outLayout, outputMaxval: outMaxval, region: band.region, variant: settings.variant)
+                         outputLayout: outLayout, outputMaxval: outMaxval, region: region, variant: settings.variant)
         case (false, false):
             try plan.run(input: UnsafeBufferPointer(start: band.input.assumingMemoryBound(to: UInt16.self), count: inCount),
                          inputLayout: inLayout, inputMaxval: inMaxval,
                          output: UnsafeMutableBufferPointer(start: out.bindMemory(to: UInt16.self, capacity: outCount), count: outCount),
-                         outputLayout: outLayout, outputMaxval: outMaxval, region: band.region, variant: settings.variant)
+                         outputLayout: outLayout, outputMaxval: outMaxval, region: region, variant: settings.variant)
         case (true, false):
             try plan.run(input: UnsafeBufferPointer(start: band.input.assumingMemoryBound(to: UInt8.self), count: inCount),
                          inputLayout: inLayout, inputMaxval: inMaxval,
                          output: UnsafeMutableBufferPointer(start: out.bindMemory(to: UInt16.self, capacity: outCount), count: outCount),
-                         outputLayout: outLayout, outputMaxval: outMaxval, region: band.region, variant: settings.variant)
+                         outputLayout: outLayout, outputMaxval: outMaxval, region: region, variant: settings.variant)
         case (false, true):
             try plan.run(input: UnsafeBufferPointer(start: band.input.assumingMemoryBound(to: UInt16.self), count: inCount),
                          inputLayout: inLayout, inputMaxval: inMaxval,
                          output: UnsafeMutableBufferPointer(start: out.bindMemory(to: UInt8.self, capacity: outCount), count: outCount),
-                         outputLayout: outLayout, outputMaxval: outMaxval, region: band.region, variant: settings.variant)
+                         outputLayout: outLayout, outputMaxval: outMaxval, region: region, variant: settings.variant)
         }
     }
 
@@ -384,7 +412,7 @@ final class BandPipeline: @unchecked Sendable {
                     if !failed { try writer.beginImage(job.frame.output) }
                 case .band(let job, let band):
                     if !failed { try write(job, band) }
-                    free.send(band)
+                    if band.pooled { free.send(band) }
                 case .end(let job):
                     if !failed {
                         try writer.endImage()

@@ -162,7 +162,8 @@ struct RecipeBuilder {
             throw .noInput("cannot read recipe '\(path)': \(OutputFile.reason(error))")
         }
         do {
-            return try Recipe.decode(from: data)
+            // Paths inside the recipe (a LUT's) are relative to the recipe file's folder.
+            return try Recipe.decode(from: data, relativeTo: URL(fileURLWithPath: path).deletingLastPathComponent())
         } catch {
             throw .recipe(error, file: path)
         }

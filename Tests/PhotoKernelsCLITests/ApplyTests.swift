@@ -310,3 +310,41 @@ struct ApplyTests {
         #expect(try sandbox.contents() == ["in.ppm", "out.pgm", "quiet.pgm"])
     }
 }
+
+@Suite("apply: LUT, curve and orientation")
+struct LookAndOrientationTests {
+    @Test("a saved recipe with a LUT, a curve and an orientation re-applies byte-identically; a changed LUT is exit 65")
+    func savedRecipeReapplies() throws {
+        let sandbox = try Sandbox()
+        let image = Fixtures.image(7, 4, depth: 3, maxval: 255, tupleType: .rgb, format: .rawPPM,
+                                   samples: Fixtures.samples(7 * 4 * 3, maxval: 255, seed: 5))
+        try sandbox.write("in.ppm", Fixtures.bytes(image))
+        let cube = try ColorCube.sampled(size: 5) { c in SIMD3(c.x * c.x, (c.y + c.x) / 2, c.z.squareRoot()) }
+        try sandbox.write("look.cube", CubeFile(title: "look", cube: cube).encoded())
+        let first = try Tool.run(["apply", "in.ppm", "-o", "a.ppm", "--lut", "look.cube", "--lut-intensity", "0.7",
+                                  "--curve", "0,0 0.5,0.6 1,1", "--orientation", "6", "--save-recipe", "edit.json"], in: sandbox)
+        #expect(first.status == 0, "\(first.stderr)")
+        let a = try #require(try sandbox.images("a.ppm").first)
+        #expect(a.width == 4 && a.height == 7, "orientation 6 turns 7×4 into 4×7")
+        let again = try Tool.run(["apply", "in.ppm", "-o", "b.ppm", "--recipe", "edit.json"], in: sandbox)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try sandbox.read("a.ppm") == sandbox.read("b.ppm"))
+        // The recipe records the table's digest: another table under the same name is refused.
+        try sandbox.write("look.cube", CubeFile(title: "other", cube: try ColorCube.identity(size: 3)).encoded())
+        let changed = try Tool.run(["apply", "in.ppm", "-o", "c.ppm", "--recipe", "edit.json"], in: sandbox)
+        #expect(changed.status == 65 && changed.stderr.contains("sha256"), "\(changed.stderr)")
+        #expect(!(try sandbox.contents().contains("c.ppm")))
+    }
+
+    @Test("the orientation moves pixels exactly: 3 is a 180° turn of the samples")
+    func orientationMovesSamples() throws {
+        let sandbox = try Sandbox()
+        let samples = Fixtures.samples(5 * 3, maxval: 255, seed: 9)
+        try sandbox.write("in.pgm", Fixtures.bytes(Fixtures.image(5, 3, depth: 1, maxval: 255, tupleType: .grayscale,
+                                                                   format: .rawPGM, samples: samples)))
+        let result = try Tool.run(["apply", "in.pgm", "-o", "out.pgm", "--orientation", "3"], in: sandbox)
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = try #require(try sandbox.images("out.pgm").first)
+        #expect(out.samples == samples.reversed().map { UInt16($0) })
+    }
+}
