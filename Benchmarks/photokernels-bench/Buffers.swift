@@ -1,5 +1,6 @@
 // The preallocated buffers of one image size, the synthetic photo that fills them,
-// and the parallel memory copy (the roofline, and the untimed restore between samples).
+// the app pixel buffers made from it, and the parallel memory copy (the roofline, and
+// the untimed restore between samples).
 
 import Foundation
 import Netpbm
@@ -165,6 +166,8 @@ final class Fixture {
     private var rasters8: SampleBuffers<UInt8>?
     /// The 16-bit rasters (created on first use).
     private var rasters16: SampleBuffers<UInt16>?
+    /// The app pixel buffers (created on first use).
+    private var appBufferSets: [AppBuffer: AppBufferSet] = [:]
     /// RGB images (depth 3) at each depth, as the Netpbm encoder takes them.
     private var rgbImages: [SampleDepth: NetpbmImage] = [:]
     /// Raw P6 files at each depth, written by the Netpbm encoder.
@@ -196,6 +199,14 @@ final class Fixture {
         let buffers = SampleBuffers(input: pristine.samples(layout: .rgba, maxval: 65535))
         rasters16 = buffers
         return buffers
+    }
+
+    /// The app pixel buffers of `kind`, made from the 8-bit raster (created on first use).
+    func appBuffers(_ kind: AppBuffer) -> AppBufferSet {
+        if let set = appBufferSets[kind] { return set }
+        let set = AppBufferSet(kind, raster: samples8().input, width: size.width, height: size.height)
+        appBufferSets[kind] = set
+        return set
     }
 
     /// Copies `pristine` into `work` (untimed, between samples): the kernels are not
@@ -312,5 +323,124 @@ final class SampleBuffers<Sample: PipelineSample> {
     func allocate(reference needsReference: Bool = false) {
         if output.count != input.count { output = [Sample](repeating: 0, count: input.count) }
         if needsReference, reference.count != input.count { reference = [Sample](repeating: 0, count: input.count) }
+    }
+}
+
+/// The memory of one app pixel buffer workload: the input, the buffer the plan runs on
+/// in place, and the scalar variant's output, each `height × bytesPerRow` bytes,
+/// allocated and filled once.
+///
+/// The input is the fixture's straight RGBA8 raster (the `pipeline/rgba8` input) in the
+/// buffer's layout:
+/// - `rgba8-padded`: the same pixels, each row followed by padding bytes `0xA5`;
+/// - `bgra8-premultiplied` and `preview`: swizzled to BGRA and premultiplied
+///   (`c·a/255`, rounded), with a new alpha: 255 everywhere except a disc of radius
+///   `0.16·min(W, H)` centred at `(0.72·W, 0.35·H)`, where it falls smoothly from 255 at
+///   the rim to 96 within `0.6` of the radius (`alpha(x:y:)`): about 6 % of the pixels
+///   are not opaque. A camera's frames are opaque; this stands for an app's layer with
+///   a translucent sticker or a feathered selection on it.
+final class AppBufferSet {
+    let kind: AppBuffer
+    let width: Int, height: Int, bytesPerRow: Int
+    /// `height × bytesPerRow`.
+    let byteCount: Int
+    /// The input; never written after `init`.
+    let input: UnsafeMutableRawPointer
+    /// Where the plan runs; restored from `input` before every sample.
+    let work: UnsafeMutableRawPointer
+    /// The scalar output of `referenceName`, when another variant is checked against it.
+    let reference: UnsafeMutableRawPointer
+    /// Which workload `reference` holds (`Workload.scalarKey`).
+    var referenceName: String?
+
+    init(_ kind: AppBuffer, raster: [UInt8], width: Int, height: Int) {
+        self.kind = kind
+        self.width = width
+        self.height = height
+        bytesPerRow = kind.bytesPerRow(width: width)
+        byteCount = bytesPerRow * height
+        input = .allocate(byteCount: byteCount, alignment: 64)
+        work = .allocate(byteCount: byteCount, alignment: 64)
+        reference = .allocate(byteCount: byteCount, alignment: 64)
+        input.initializeMemory(as: UInt8.self, repeating: 0xA5, count: byteCount)
+        reference.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
+        let out = input.assumingMemoryBound(to: UInt8.self)
+        raster.withUnsafeBufferPointer { rgba in
+            for y in 0..<height {
+                let row = out + y * bytesPerRow, source = rgba.baseAddress! + y * width * 4
+                if kind == .rgba8Padded {
+                    row.update(from: source, count: width * 4)
+                    continue
+                }
+                for x in 0..<width {
+                    let a = Self.alpha(x: x, y: y, width: width, height: height)
+                    // round(c·a/255): c·a/255 is never a half (255 is odd), so this is exact.
+                    @inline(__always) func premultiplied(_ c: UInt8) -> UInt8 { UInt8((2 * Int(c) * a + 255) / 510) }
+                    row[4 * x] = premultiplied(source[4 * x + 2])
+                    row[4 * x + 1] = premultiplied(source[4 * x + 1])
+                    row[4 * x + 2] = premultiplied(source[4 * x])
+                    row[4 * x + 3] = UInt8(a)
+                }
+            }
+        }
+        work.copyMemory(from: input, byteCount: byteCount)
+    }
+
+    deinit {
+        input.deallocate()
+        work.deallocate()
+        reference.deallocate()
+    }
+
+    /// The alpha of pixel `(x, y)` of a premultiplied buffer: 255 outside the disc,
+    /// `96 + 159·smoothstep(0.6·R, R, r)` inside, rounded.
+    static func alpha(x: Int, y: Int, width: Int, height: Int) -> Int {
+        let radius = 0.16 * Double(min(width, height))
+        let dx = Double(x) + 0.5 - 0.72 * Double(width), dy = Double(y) + 0.5 - 0.35 * Double(height)
+        let r = (dx * dx + dy * dy).squareRoot()
+        guard r < radius else { return 255 }
+        let u = min(max((r - 0.6 * radius) / (0.4 * radius), 0), 1)
+        return Int((96 + 159 * u * u * (3 - 2 * u)).rounded())
+    }
+
+    /// The pixel buffer over `memory` (one of `input`, `work`, `reference`).
+    func buffer(_ memory: UnsafeMutableRawPointer) throws(ToolError) -> PixelBuffer {
+        do {
+            return try PixelBuffer(baseAddress: memory, width: width, height: height, bytesPerRow: bytesPerRow,
+                                   format: kind.format)
+        } catch {
+            throw ToolError("cannot describe the \(kind.label) buffer: \(error)", status: .failure)
+        }
+    }
+
+    /// Copies `input` into `work` (untimed, between samples).
+    func restoreWork(threads: Int) {
+        Parallel.copy(work, from: UnsafeRawPointer(input), byteCount: byteCount, threads: threads)
+    }
+
+    /// Copies `work` into `reference` and records whose output it is.
+    func keepReference(named name: String, threads: Int) {
+        Parallel.copy(reference, from: UnsafeRawPointer(work), byteCount: byteCount, threads: threads)
+        referenceName = name
+    }
+
+    /// The fraction of pixels whose alpha is below 255.
+    var translucentFraction: Double {
+        guard kind != .rgba8Padded else { return 0 }
+        var count = 0
+        for y in 0..<height { for x in 0..<width where Self.alpha(x: x, y: y, width: width, height: height) < 255 { count += 1 } }
+        return Double(count) / Double(width * height)
+    }
+
+    /// Whether the padding bytes of `work` (between `width × 4` and `bytesPerRow` in
+    /// each row) still equal the input's; returns the first row that differs.
+    func firstRowWithChangedPadding() -> Int? {
+        let rowBytes = width * 4
+        guard bytesPerRow > rowBytes else { return nil }
+        for y in 0..<height {
+            let offset = y * bytesPerRow + rowBytes
+            if memcmp(work + offset, input + offset, bytesPerRow - rowBytes) != 0 { return y }
+        }
+        return nil
     }
 }

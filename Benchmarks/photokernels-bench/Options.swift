@@ -48,6 +48,8 @@ struct ImageSize: Hashable, Sendable, CustomStringConvertible {
     static let mp12 = ImageSize(width: 4032, height: 3024)
     /// 8064 × 6048.
     static let mp48 = ImageSize(width: 8064, height: 6048)
+    /// 1000 × 800: the preview an app renders while a slider moves (the `preview` rows).
+    static let preview = ImageSize(width: 1000, height: 800)
     /// The `--quick` size: 512 × 384 — and 128 × 96 in a debug build, where unoptimised
     /// SIMD code runs ~100× slower and the only purpose of a run is a smoke test (the
     /// test suite runs `--quick` from a debug build).

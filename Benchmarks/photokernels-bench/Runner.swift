@@ -12,6 +12,7 @@ import PhotoKernels
 /// verification run of non-scalar variants; then timed samples, each preceded by an
 /// untimed restore of the input where the workload overwrites it. The timed regions
 /// call only library functions (`FloatImage.apply`, `SamplePipeline.run`,
+/// `PreparedEditPlan.run` on a pixel buffer,
 /// `FloatImage.decode(from:…)`, `FloatImage.encode(into:…)`, `NetpbmReader.read`,
 /// `NetpbmWriter.encode`) or `memcpy` (the roofline).
 final class Runner {
@@ -144,6 +145,16 @@ final class Runner {
             case .sixteen: return try measurePipeline(workload, fixture.samples16())
             }
 
+        case .appBuffer(let kind, let entry, let variant):
+            let buffers = fixture.appBuffers(kind)
+            try verifyAppBuffer(workload, buffers)
+            // Prepared once, as an app prepares the plan once per size and runs it per frame.
+            let plan = try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads)
+            let buffer = try buffers.buffer(buffers.work)
+            return Sampler.measure(policy: policy, prepare: { buffers.restoreWork(threads: threads) }) {
+                try? plan.run(buffer, variant: variant)
+            }
+
         case .convert(let direction, let depth):
             switch depth {
             case .eight: return try measureConversion(workload, direction, fixture.samples8(), in: fixture)
@@ -224,6 +235,9 @@ final class Runner {
             case .eight: try verifyPipeline(workload, fixture.samples8())
             case .sixteen: try verifyPipeline(workload, fixture.samples16())
             }
+
+        case .appBuffer(let kind, _, _):
+            try verifyAppBuffer(workload, fixture.appBuffers(kind))
 
         case .convert(let direction, let depth):
             switch depth {
@@ -348,6 +362,42 @@ final class Runner {
         let report = compare(buffers.reference)
         if !report.passed {
             throw ToolError(Verification.message(report, workload: workload, width: size.width,
+                                                 against: "the scalar reference"), status: .failure)
+        }
+    }
+
+    /// Runs the plan once in place on the app buffer (the warm-up) and checks it: the
+    /// padding bytes are never written, and a non-scalar variant agrees with the scalar
+    /// output (`Verification`'s rule for integer samples, over every byte of the buffer).
+    /// The scalar output is kept as the reference when other variants follow.
+    private func verifyAppBuffer(_ workload: Workload, _ buffers: AppBufferSet) throws(ToolError) {
+        guard case .appBuffer(_, let entry, let variant) = workload.kind else { preconditionFailure("not an app buffer") }
+        let threads = self.threads
+        let plan = try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads)
+        let buffer = try buffers.buffer(buffers.work)
+        func run(_ variant: KernelVariant) throws(ToolError) {
+            buffers.restoreWork(threads: threads)
+            do { try plan.run(buffer, variant: variant) } catch {
+                throw ToolError("\(workload.name): \(error.description)", status: .failure)
+            }
+            if let row = buffers.firstRowWithChangedPadding() {
+                throw ToolError("\(workload.name): the \(variant.rawValue) run wrote the padding of row \(row).", status: .failure)
+            }
+        }
+        if variant != .scalar, buffers.referenceName != workload.scalarKey {
+            try run(.scalar)
+            buffers.keepReference(named: workload.scalarKey, threads: threads)
+        }
+        try run(variant)
+        if variant == .scalar {
+            if hasOtherVariants(of: workload) { buffers.keepReference(named: workload.scalarKey, threads: threads) }
+            return
+        }
+        let report = Verification.compare(
+            reference: UnsafeBufferPointer(start: buffers.reference.assumingMemoryBound(to: UInt8.self), count: buffers.byteCount),
+            candidate: UnsafeBufferPointer(start: buffers.work.assumingMemoryBound(to: UInt8.self), count: buffers.byteCount))
+        if !report.passed {
+            throw ToolError(Verification.message(report, workload: workload, width: buffers.bytesPerRow / 4,
                                                  against: "the scalar reference"), status: .failure)
         }
     }

@@ -1,6 +1,6 @@
 // The list of benchmarks: KernelCatalog × KernelVariant, the end-to-end sample
-// pipeline, the sample ⇄ Float conversions, Netpbm decode/encode, and the
-// memory-copy rooflines.
+// pipeline, edit plans on app pixel buffers (premultiplied, padded, a preview), the
+// sample ⇄ Float conversions, Netpbm decode/encode, and the memory-copy rooflines.
 
 import PhotoKernels
 
@@ -42,6 +42,43 @@ enum SampleDepth: Int, Sendable, CaseIterable {
     var fileBytesPerSample: Int { self == .eight ? 1 : 2 }
 }
 
+/// An app's pixel buffer, as a CoreGraphics bitmap context, a `CVPixelBuffer` or a
+/// `vImage_Buffer` holds it: the format, the row stride and the alpha it carries.
+enum AppBuffer: String, Sendable, CaseIterable {
+    /// 8-bit BGRA, premultiplied (a bitmap context's "premultiplied first, 32-bit little
+    /// endian", `kCVPixelFormatType_32BGRA`), rows packed: opaque except a soft-edged
+    /// translucent disc on about 6 % of the image (`AppBufferSet`).
+    case bgra8Premultiplied = "bgra8-premultiplied"
+    /// 8-bit RGBA, straight alpha (the `pipeline/rgba8` raster), each row padded to the
+    /// next multiple of 64 bytes above `width × 4`.
+    case rgba8Padded = "rgba8-padded"
+    /// A preview: `bgra8Premultiplied`'s pixels at `ImageSize.preview`, rows rounded up to
+    /// a multiple of 64 bytes (1000 pixels: 4032 bytes), as Core Video allocates them.
+    case preview = "preview"
+
+    /// The first part of the benchmark name: `pipeline`, or `preview` for the preview.
+    var group: String { self == .preview ? "preview" : "pipeline" }
+
+    /// The buffer part of the benchmark name, e.g. `bgra8-premultiplied`.
+    var label: String { self == .rgba8Padded ? "rgba8-padded" : "bgra8-premultiplied" }
+
+    /// The pixel format.
+    var format: PixelFormat { self == .rgba8Padded ? .rgba8 : .bgra8Premultiplied }
+
+    /// Bytes per row for an image `width` pixels wide.
+    ///
+    /// The padded buffer takes the next multiple of 64 strictly above `width × 4`, so it
+    /// has padding even where `width × 4` is a multiple of 64 already (4032 and 8064
+    /// pixels: 16 128 and 32 256 bytes would be unpadded); the others round up.
+    func bytesPerRow(width: Int) -> Int {
+        switch self {
+        case .bgra8Premultiplied: return width * 4
+        case .rgba8Padded: return (width * 4 / 64 + 1) * 64
+        case .preview: return (width * 4 + 63) / 64 * 64
+        }
+    }
+}
+
 /// Which way a conversion between an RGBA integer raster and the `Float` image runs.
 enum ConversionDirection: Sendable, CaseIterable {
     /// `FloatImage.decode(from:layout:maxval:threads:)`: samples → the preallocated `Float` image.
@@ -70,6 +107,9 @@ struct Workload: Sendable {
         /// (`UInt8` at 8 bits, `UInt16` at 16); a nil entry means no kernels
         /// (decode → encode only), where the variant is moot.
         case pipeline(SampleDepth, CatalogEntry?, KernelVariant?)
+        /// `PreparedEditPlan.run(_:variant:)` in place on an app pixel buffer, the plan
+        /// prepared once for the size, as an app prepares it once and runs it per frame.
+        case appBuffer(AppBuffer, CatalogEntry, KernelVariant)
         /// `FloatImage.decode(from:layout: .rgba, …)` or `FloatImage.encode(into:layout: .rgba, …)`
         /// between an RGBA raster of the depth and a preallocated `Float` image or raster.
         case convert(ConversionDirection, SampleDepth)
@@ -92,6 +132,8 @@ struct Workload: Sendable {
             parts = ["kernel", entry.name, variant.rawValue]
         case .pipeline(let depth, let entry, let variant):
             parts = ["pipeline", "rgba\(depth.rawValue)", entry?.name ?? "identity"] + (variant.map { [$0.rawValue] } ?? [])
+        case .appBuffer(let buffer, let entry, let variant):
+            parts = [buffer.group, buffer.label, entry.name, variant.rawValue]
         case .convert(let direction, let depth):
             parts = ["convert", direction.label(depth)]
         case .netpbmDecode(let depth):
@@ -105,7 +147,7 @@ struct Workload: Sendable {
     /// The name without its size: the same benchmark at every size.
     var familyName: String { String(name.dropLast(size.label.count + 1)) }
 
-    /// `copy`, `kernel`, `pipeline`, `convert` or `netpbm`.
+    /// `copy`, `kernel`, `pipeline`, `preview`, `convert` or `netpbm`.
     var group: String { String(name.prefix { $0 != "/" }) }
 
     /// The catalog entry's name (`identity` for the kernel-less pipeline); nil for copies
@@ -114,6 +156,7 @@ struct Workload: Sendable {
         switch kind {
         case .kernel(let entry, _): return entry.name
         case .pipeline(_, let entry, _): return entry?.name ?? "identity"
+        case .appBuffer(_, let entry, _): return entry.name
         default: return nil
         }
     }
@@ -123,6 +166,7 @@ struct Workload: Sendable {
         switch kind {
         case .kernel(_, let variant): return variant
         case .pipeline(_, _, let variant): return variant
+        case .appBuffer(_, _, let variant): return variant
         default: return nil
         }
     }
@@ -142,6 +186,7 @@ struct Workload: Sendable {
     /// - copy: the buffer read and the buffer written (2 × its bytes per pixel);
     /// - kernel: in place, 16 B read + 16 B written;
     /// - pipeline: the RGBA raster read and written (4 + 4 B at 8 bits, 8 + 8 B at 16);
+    ///   an app buffer in place likewise 4 + 4 B (row padding is not counted);
     /// - convert: the raster (4 or 8 B) plus the `Float` image (16 B), one read and the
     ///   other written: 20 B at 8 bits, 24 B at 16;
     /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
@@ -150,6 +195,7 @@ struct Workload: Sendable {
         case .copy(let buffer): return 2 * buffer.bytesPerPixel
         case .kernel: return 2 * CopyBuffer.floatRGBA.bytesPerPixel
         case .pipeline(let depth, _, _): return 2 * CopyBuffer.samples(depth).bytesPerPixel
+        case .appBuffer: return 2 * CopyBuffer.samplesRGBA8.bytesPerPixel
         case .convert(_, let depth): return CopyBuffer.samples(depth).bytesPerPixel + CopyBuffer.floatRGBA.bytesPerPixel
         case .netpbmDecode(let depth), .netpbmEncode(let depth):
             return 3 * depth.fileBytesPerSample + 3 * MemoryLayout<UInt16>.stride
@@ -171,6 +217,7 @@ struct Workload: Sendable {
         case .copy(let buffer): return buffer
         case .kernel, .convert: return .floatRGBA
         case .pipeline(let depth, _, _): return .samples(depth)
+        case .appBuffer: return .samplesRGBA8
         case .netpbmDecode, .netpbmEncode: return .samplesRGBA16
         }
     }
@@ -195,7 +242,13 @@ enum WorkloadPlan {
         ["adjustments", "recipe"].compactMap(KernelCatalog.entry(named:))
     }
 
-    /// Every workload for `size`, unfiltered, in run order.
+    /// The catalog entries run on app pixel buffers: `recipe`, the full edit.
+    static var appBufferEntries: [CatalogEntry] {
+        ["recipe"].compactMap(KernelCatalog.entry(named:))
+    }
+
+    /// Every workload for `size`, unfiltered, in run order (the preview rows are apart:
+    /// `previews`).
     static func all(for size: ImageSize) -> [Workload] {
         var kinds: [Workload.Kind] = CopyBuffer.allCases.map { .copy($0) }
         for entry in KernelCatalog.entries {
@@ -204,6 +257,9 @@ enum WorkloadPlan {
         for depth in SampleDepth.allCases {
             kinds.append(.pipeline(depth, nil, nil))
             for entry in pipelineEntries { kinds += variants.map { .pipeline(depth, entry, $0) } }
+        }
+        for buffer in [AppBuffer.bgra8Premultiplied, .rgba8Padded] {
+            for entry in appBufferEntries { kinds += variants.map { .appBuffer(buffer, entry, $0) } }
         }
         for depth in SampleDepth.allCases {
             kinds += ConversionDirection.allCases.map { .convert($0, depth) }
@@ -214,9 +270,18 @@ enum WorkloadPlan {
         return kinds.map { Workload(kind: $0, size: size) }
     }
 
+    /// The preview rows, at `ImageSize.preview`: what an app renders per frame while a
+    /// slider moves, on the preview of the photo.
+    static var previews: [Workload] {
+        appBufferEntries.flatMap { entry in variants.map { Workload(kind: .appBuffer(.preview, entry, $0), size: .preview) } }
+    }
+
     /// The workloads selected by `filter` over all `sizes`, plus the roofline copy
     /// of every buffer class a selected workload streams through (the rooflines always
     /// run: every other figure is expressed against them).
+    ///
+    /// The preview rows join when a size is at least as large as the preview (the photo
+    /// it previews); at the preview size, with its own roofline copy.
     ///
     /// - Throws: a usage error if the filter selects nothing.
     static func make(sizes: [ImageSize], filter: String?) throws(ToolError) -> [Workload] {
@@ -224,9 +289,16 @@ enum WorkloadPlan {
         do { regex = try filter.map { try Regex($0) } } catch {
             throw .usage("'--filter' is not a valid regular expression: \(error)")
         }
+        var candidates = sizes.map { (size: $0, workloads: all(for: $0)) }
+        if sizes.contains(where: { $0.pixelCount >= ImageSize.preview.pixelCount }) {
+            if let i = candidates.firstIndex(where: { $0.size == .preview }) {
+                candidates[i].workloads += previews
+            } else {
+                candidates.append((.preview, [Workload(kind: .copy(.samplesRGBA8), size: .preview)] + previews))
+            }
+        }
         var selected: [Workload] = []
-        for size in sizes {
-            let all = all(for: size)
+        for (_, all) in candidates {
             let matching = all.filter { workload in regex.map { workload.name.contains($0) } ?? true }
             let names = Set(matching.map(\.name))
             let rooflines = Set(matching.compactMap { $0.roofline?.rawValue })

@@ -150,6 +150,80 @@ struct WorkloadTests {
     }
 }
 
+@Suite("App pixel buffers")
+struct AppBufferTests {
+    @Test("the rows are pipeline/bgra8-premultiplied, pipeline/rgba8-padded and preview/…/1000x800, with their rooflines")
+    func names() throws {
+        let all = try WorkloadPlan.make(sizes: [.mp12], filter: "^(pipeline/(bgra8-premultiplied|rgba8-padded)|preview)/")
+        let rows = ["pipeline/bgra8-premultiplied/recipe", "pipeline/rgba8-padded/recipe"].flatMap { stem in
+            KernelVariant.allCases.map { "\(stem)/\($0.rawValue)/12MP" }
+        } + KernelVariant.allCases.map { "preview/bgra8-premultiplied/recipe/\($0.rawValue)/1000x800" }
+        #expect(all.map(\.name).sorted() == (rows + ["copy/samples-rgba8/12MP", "copy/samples-rgba8/1000x800"]).sorted())
+        // The preview comes once with 12 MP and 48 MP, and not with a size smaller than itself.
+        let both = try WorkloadPlan.make(sizes: [.mp12, .mp48], filter: "^preview/")
+        #expect(both.count == 1 + KernelVariant.allCases.count && both.allSatisfy { $0.size == .preview })
+        #expect(throws: ToolError.self) { try WorkloadPlan.make(sizes: [ImageSize(width: 512, height: 384)], filter: "^preview/") }
+        let preview = try #require(all.first { $0.name == "preview/bgra8-premultiplied/recipe/simd4/1000x800" })
+        #expect(preview.group == "preview" && preview.kernelName == "recipe" && preview.variant == .simd4)
+        #expect(preview.bytesMoved == 8 * 800_000 && preview.roofline == .samplesRGBA8)
+        #expect(preview.scalarKey == "preview/bgra8-premultiplied/recipe/1000x800")
+    }
+
+    @Test("row strides: packed, the next multiple of 64 above width × 4, and rounded up to 64")
+    func strides() {
+        #expect(AppBuffer.bgra8Premultiplied.bytesPerRow(width: 4032) == 16_128)
+        #expect(AppBuffer.rgba8Padded.bytesPerRow(width: 4032) == 16_192)
+        #expect(AppBuffer.rgba8Padded.bytesPerRow(width: 259) == 1088)
+        #expect(AppBuffer.preview.bytesPerRow(width: 1000) == 4032)
+        #expect(AppBuffer.preview.bytesPerRow(width: 1008) == 4032)
+    }
+
+    @Test("the premultiplied input: opaque but for a soft disc on 5–10 % of the pixels, colour ≤ alpha, BGRA order")
+    func premultipliedInput() throws {
+        let fixture = Fixture(size: ImageSize(width: 200, height: 160), seed: 7, threads: 1)
+        let set = fixture.appBuffers(.preview)
+        #expect(set.translucentFraction > 0.05 && set.translucentFraction < 0.10, "\(set.translucentFraction)")
+        let raster = fixture.samples8().input
+        let bytes = set.input.assumingMemoryBound(to: UInt8.self)
+        var translucent = 0
+        for y in 0..<160 {
+            for x in 0..<200 {
+                let p = bytes + y * set.bytesPerRow + 4 * x, s = 4 * (y * 200 + x)
+                let a = Int(p[3])
+                #expect(a == AppBufferSet.alpha(x: x, y: y, width: 200, height: 160))
+                if a < 255 { translucent += 1 }
+                // B G R from R G B, each round(c·a/255).
+                for (c, source) in [(0, 2), (1, 1), (2, 0)] {
+                    let exact = Double(raster[s + source]) * Double(a) / 255
+                    #expect(Int(p[c]) == Int(exact.rounded()) && Int(p[c]) <= a, "(\(x), \(y)) channel \(c)")
+                }
+            }
+            // 800 bytes of pixels, then 32 of padding.
+            #expect((800..<set.bytesPerRow).allSatisfy { bytes[y * set.bytesPerRow + $0] == 0xA5 })
+        }
+        #expect(translucent > 0 && AppBufferSet.alpha(x: 0, y: 0, width: 200, height: 160) == 255)
+        // The padded buffer holds the RGBA8 raster itself.
+        let padded = fixture.appBuffers(.rgba8Padded)
+        let p = padded.input.assumingMemoryBound(to: UInt8.self)
+        #expect((0..<160).allSatisfy { y in (0..<800).allSatisfy { p[y * padded.bytesPerRow + $0] == raster[y * 800 + $0] } })
+    }
+
+    @Test("every app buffer row verifies against its scalar reference, padding untouched, on a size with a tail")
+    func verifies() throws {
+        let runner = Runner(options: try OptionParser.parse(["--threads", "2", "--quiet"]))
+        let size = ImageSize(width: 1037, height: 9)  // two pieces per row, the second 13 pixels
+        let fixture = Fixture(size: size, seed: 7, threads: 2)
+        for kind in AppBuffer.allCases {
+            for variant in WorkloadPlan.variants {
+                let workload = Workload(kind: .appBuffer(kind, KernelCatalog.entry(named: "recipe")!, variant), size: size)
+                do { try runner.verify(workload, in: fixture) } catch { Issue.record("\(workload.name): \(error.message)") }
+            }
+            let set = fixture.appBuffers(kind)
+            #expect(set.firstRowWithChangedPadding() == nil && memcmp(set.work, set.input, set.byteCount) != 0, "\(kind)")
+        }
+    }
+}
+
 @Suite("Conversions")
 struct ConversionTests {
     @Test("decode and encode through the library verify exactly, on a size with a tail and several bands")
