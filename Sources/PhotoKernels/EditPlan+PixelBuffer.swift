@@ -60,21 +60,45 @@ extension PreparedEditPlan {
         forEachPiece(region) { y, x0, count, slot in
             let s = source.address(x: x0 - origin.x, y: y - origin.y)
             let d = destination.address(x: x0 - origin.x, y: y - origin.y)
-            if let block, !premultiplied || Self.isOpaque(s, count: count, block.sampleBytes, fourth: block.block.positions.fourth) {
-                // An opaque premultiplied pixel is its own straight colour (c / 1).
-                let g = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
-                if block.sampleBytes == 1 {
-                    block.block.run8(UnsafePointer(s.assumingMemoryBound(to: UInt8.self)), d.assumingMemoryBound(to: UInt8.self),
-                                     count: count, gains: g)
-                } else {
-                    block.block.run16(UnsafePointer(s.assumingMemoryBound(to: UInt16.self)), d.assumingMemoryBound(to: UInt16.self),
-                                      count: count, gains: g)
-                }
-                return
+            let pixelBytes = source.format.bytesPerPixel
+            func general(_ start: Int, _ n: Int) {
+                decoder.decode(UnsafeRawPointer(s + start * pixelBytes), count: n, into: slot.pixels)
+                self.runFloat(slot.pixels, count: n, y: y, x0: x0 + start, slot: slot, variant: variant)
+                encoder.encode(slot.pixels, count: n, into: d + start * pixelBytes)
             }
-            decoder.decode(UnsafeRawPointer(s), count: count, into: slot.pixels)
-            self.runFloat(slot.pixels, count: count, y: y, x0: x0, slot: slot, variant: variant)
-            encoder.encode(slot.pixels, count: count, into: d)
+            guard let block else { return general(0, count) }
+            func fused(_ start: Int, _ n: Int, _ gains: UnsafePointer<Float>?) {
+                let g = gains.map { $0 + start }
+                if block.sampleBytes == 1 {
+                    block.block.run8(UnsafePointer((s + start * pixelBytes).assumingMemoryBound(to: UInt8.self)),
+                                     (d + start * pixelBytes).assumingMemoryBound(to: UInt8.self), count: n, gains: g)
+                } else {
+                    block.block.run16(UnsafePointer((s + start * pixelBytes).assumingMemoryBound(to: UInt16.self)),
+                                      (d + start * pixelBytes).assumingMemoryBound(to: UInt16.self), count: n, gains: g)
+                }
+            }
+            let gains = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
+            guard premultiplied else { return fused(0, count, gains) }
+            // An opaque premultiplied pixel is its own straight colour (c / 1): runs of
+            // opaque groups of 8 take the fused block, the translucent runs the row path.
+            // The fused runs go first, as the row path reuses the gains scratch.
+            let groups = (count + 7) / 8, fourth = block.block.positions.fourth
+            @inline(__always) func opaque(_ k: Int) -> Bool {
+                Self.isOpaque(s + 8 * k * pixelBytes, count: min(8, count - 8 * k), block.sampleBytes, fourth: fourth)
+            }
+            func runs(opaque wanted: Bool) {
+                var k = 0
+                while k < groups {
+                    guard opaque(k) == wanted else { k += 1; continue }
+                    var e = k + 1
+                    while e < groups && opaque(e) == wanted { e += 1 }
+                    let start = 8 * k, n = min(8 * e, count) - start
+                    if wanted { fused(start, n, gains) } else { general(start, n) }
+                    k = e
+                }
+            }
+            runs(opaque: true)
+            runs(opaque: false)
         }
     }
 
@@ -139,9 +163,16 @@ extension PreparedEditPlan {
         #endif
     }
 
-    /// Whether every pixel of the piece has the largest alpha (255 or 65535).
+    /// Whether every one of `count` (≤ 8) pixels has the largest alpha (255 or 65535):
+    /// one 256-bit AND and compare for a whole group of 8-bit pixels.
+    @inline(__always)
     private static func isOpaque(_ p: UnsafeMutableRawPointer, count: Int, _ sampleBytes: Int, fourth: Int) -> Bool {
         if sampleBytes == 1 {
+            if count == 8 {
+                let mask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * fourth))
+                let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt32>.self) & mask
+                return v == mask
+            }
             let bytes = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
             var all: UInt8 = 0xFF
             for i in 0..<count { all &= bytes[4 &* i &+ fourth] }

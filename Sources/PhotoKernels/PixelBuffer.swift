@@ -298,6 +298,9 @@ struct RowCodec: Sendable {
     let format: PixelFormat
 
     func decode(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutablePointer<SIMD4<Float>>) {
+        if format.sampleType == .uint8, format.channelOrder.channelCount == 4 {
+            return decodeFourBytes(source, count, destination)
+        }
         switch format.sampleType {
         case .uint8: decode(UInt8.self, source, count, destination)
         case .uint16: decode(UInt16.self, source, count, destination)
@@ -310,6 +313,9 @@ struct RowCodec: Sendable {
     }
 
     func encode(_ source: UnsafePointer<SIMD4<Float>>, count: Int, into destination: UnsafeMutableRawPointer) {
+        if format.sampleType == .uint8, format.channelOrder.channelCount == 4 {
+            return encodeFourBytes(source, count, destination)
+        }
         switch format.sampleType {
         case .uint8: encode(UInt8.self, source, count, destination)
         case .uint16: encode(UInt16.self, source, count, destination)
@@ -318,6 +324,52 @@ struct RowCodec: Sendable {
             #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
             encode(Float16.self, source, count, destination)
             #endif
+        }
+    }
+
+    /// Four 8-bit channels, one pixel per `SIMD4<Float>`: the generic loop's operations
+    /// (`v / 255`, colour / alpha) on four lanes at once, so the results are the same.
+    private func decodeFourBytes(_ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
+        let (ri, gi, bi) = format.channelOrder.colorIndices
+        let ai = format.channelOrder.alphaIndex
+        let premultiplied = format.alphaMode == .premultiplied
+        let bytes = p.assumingMemoryBound(to: UInt8.self)
+        let m = SIMD4<Float>(repeating: 255)
+        for i in 0..<count {
+            let q = bytes + 4 &* i
+            let alpha: UInt8 = ai.map { q[$0] } ?? 255
+            var c = SIMD4<Float>(SIMD4<Int32>(Int32(q[ri]), Int32(q[gi]), Int32(q[bi]), Int32(alpha))) / m
+            if premultiplied {
+                let a = c.w
+                c = a == 0 ? .zero : c / SIMD4(a, a, a, 1)
+            }
+            (out + i).initialize(to: c)
+        }
+    }
+
+    /// Four 8-bit channels out: premultiplied colour clamped and multiplied by alpha,
+    /// then SPEC §0's encoding on four lanes (clamp, · 255, round half to even by 2²³).
+    private func encodeFourBytes(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer) {
+        let (ri, gi, bi) = format.channelOrder.colorIndices
+        let ai = format.channelOrder.alphaIndex
+        let premultiplied = format.alphaMode == .premultiplied
+        let bytes = p.assumingMemoryBound(to: UInt8.self)
+        let zero = SIMD4<Float>(repeating: 0), one = SIMD4<Float>(repeating: 1), m = SIMD4<Float>(repeating: 255)
+        for i in 0..<count {
+            var c = source[i]
+            if premultiplied {
+                var k = zero.replacing(with: c, where: c .> zero)
+                k = k.replacing(with: one, where: k .> one)
+                c = SIMD4(k.x, k.y, k.z, 1) * SIMD4(repeating: c.w)
+            }
+            var e = zero.replacing(with: c, where: c .> zero)
+            e = e.replacing(with: one, where: e .> one)
+            let v = unsafeBitCast(e * m + 8_388_608, to: SIMD4<UInt32>.self)
+            let q = bytes + 4 &* i
+            q[ri] = UInt8(truncatingIfNeeded: v.x)
+            q[gi] = UInt8(truncatingIfNeeded: v.y)
+            q[bi] = UInt8(truncatingIfNeeded: v.z)
+            if let ai { q[ai] = UInt8(truncatingIfNeeded: v.w) }
         }
     }
 
