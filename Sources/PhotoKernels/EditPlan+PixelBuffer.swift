@@ -169,9 +169,12 @@ extension PreparedEditPlan {
     private static func isOpaque(_ p: UnsafeMutableRawPointer, count: Int, _ sampleBytes: Int, fourth: Int) -> Bool {
         if sampleBytes == 1 {
             if count == 8 {
+                // The alpha bits that are not set, OR-reduced through four 64-bit lanes
+                // (SIMD `==` compiles to a lane-by-lane loop).
                 let mask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * fourth))
-                let v = UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt32>.self) & mask
-                return v == mask
+                let missing = ~UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt32>.self) & mask
+                let q = unsafeBitCast(missing, to: SIMD4<UInt64>.self)
+                return q[0] | q[1] | q[2] | q[3] == 0
             }
             let bytes = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
             var all: UInt8 = 0xFF
