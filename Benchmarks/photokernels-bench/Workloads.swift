@@ -239,7 +239,7 @@ enum WorkloadPlan {
     /// `adjustments`, one colour matrix — the pipeline's packed fast path for the
     /// non-scalar variants — and `recipe`, the full edit through the general row path.
     static var pipelineEntries: [CatalogEntry] {
-        ["adjustments", "recipe"].compactMap(KernelCatalog.entry(named:))
+        ["adjustments", "recipe", "lut3d-33-tetrahedral", "curve"].compactMap(KernelCatalog.entry(named:))
     }
 
     /// The catalog entries run on app pixel buffers: `recipe`, the full edit.

@@ -22,22 +22,22 @@ public enum KernelCatalog {
         exposure: 0.3, adjustments: .vivid, effect: .sepia(intensity: 0.3),
         vignette: .vignette(intensity: 0.8, radius: 1.2))
 
-    /// The entries, in the order of SPEC §2–§6.
+    /// The entries: every registered family's examples in recipe order (their stages),
+    /// then the sliders fused (`adjustments`), a 33³ tetrahedral LUT, a master curve,
+    /// and the full `recipe`. Families that move pixels (orientation) have no colour
+    /// stages and are left out.
     public static let entries: [CatalogEntry] = {
-        let sliders = Adjustments.vivid
-        var entries: [CatalogEntry] = [
-            CatalogEntry("saturation", [Saturation(Float(sliders.saturation))]),
-            CatalogEntry("contrast", [Contrast(Float(sliders.contrast))]),
-            CatalogEntry("brightness", [Brightness(Float(sliders.brightness))]),
-            CatalogEntry("hue", [HueRotation(degrees: 60)]),
-            CatalogEntry("adjustments", [Adjustments.dream.kernel]),
-            CatalogEntry("exposure", [Exposure(ev: 0.7)]),
-            CatalogEntry("vignette", [Vignette.vignette(intensity: 1, radius: 1)]),
-            CatalogEntry("vignetteEffect", [Vignette.vignetteEffect(intensity: 1, falloff: 0.5)]),
-            CatalogEntry("sepia", [Sepia(intensity: 1)]),
-            CatalogEntry("monochrome", [Monochrome()]),
-        ]
-        entries += PhotoEffect.allCases.map { CatalogEntry("look.\($0.rawValue)", [$0.kernel]) }
+        var entries: [CatalogEntry] = []
+        for family in KernelFamilies.all where family.kind != .geometric {
+            entries += family.examples.map { CatalogEntry($0.name, $0.operation.stages.map(\.kernel)) }
+        }
+        entries.append(CatalogEntry("adjustments", [Adjustments.dream.kernel]))
+        let film = try! ColorCube.sampled(size: 33, interpolation: .tetrahedral) { c in
+            SIMD3(c.x * c.x * 0.9 + 0.05 * c.z, (c.y + c.x * c.z) / 2, (c.z * c.z * c.z + c.y) / 2)
+        }
+        entries.append(CatalogEntry("lut3d-33-tetrahedral", [film]))
+        entries.append(CatalogEntry("curve", [try! ToneCurve(masterPoints: [SIMD2(0, 0), SIMD2(0.25, 0.18),
+                                                                           SIMD2(0.75, 0.85), SIMD2(1, 1)])]))
         entries.append(CatalogEntry("recipe", sampleRecipe.kernels))
         return entries
     }()
