@@ -99,8 +99,8 @@ struct ApplyCommand {
     /// Every option of `apply`: the output, the recipe options, then the rest.
     static let options: [OptionSpec] = [
         OptionSpec("output", short: "o", value: "output",
-                   help: "Where to write: a file, '-' for standard output, or a directory (an existing one, "
-                       + "or a name ending in '/') that receives each input under its own name. A file's "
+                   help: "Where to write: a file, '-' for standard output, or an existing directory "
+                       + "that receives each input under its own name. A file's "
                        + "extension picks the format: .ppm (P6), .pgm (P5), .pam (P7), .pnm (the input's kind)."),
     ] + recipeOptions.map(\.spec) + [
         OptionSpec("save-recipe", value: "file.json", help: "Also write the recipe actually applied, as JSON."),
@@ -233,8 +233,8 @@ struct ApplyCommand {
             }
         } else {
             if positionals.count > 1 {
-                throw .usage("several inputs need '-o <directory>' (an existing directory, or a name ending in "
-                             + "'/'); '\(output)' is not a directory", command: commandName)
+                throw .usage("several inputs need '-o <directory>', an existing directory; "
+                             + "'\(output)' is not one", command: commandName)
             }
             guard let target = OutputTarget(path: output, format: format) else {
                 throw .usage("cannot tell the output format from '\(output)'; use a .ppm, .pgm, .pam or .pnm name, "

@@ -69,6 +69,13 @@ struct RecipeBuilder {
                 do throws(RecipeError) {
                     try parse(&recipe, text)
                 } catch {
+                    // A file the option names (a LUT) that cannot be read is missing input
+                    // (66); one that is not a valid table is bad data (65); anything else
+                    // is a usage error naming the option.
+                    if case .invalidValue(let field, _, let reason) = error, field == "lut.path" {
+                        let message = "--\(name) \(text): \(reason)"
+                        throw reason.hasPrefix("cannot be read") ? .noInput(message) : .data(message)
+                    }
                     throw .usage(Self.optionMessage(error), command: command)
                 }
             case .preset(let preset):
@@ -107,13 +114,13 @@ struct RecipeBuilder {
                 throw .usage("--intensity and --color refine an effect; choose one with --effect NAME", command: command)
             }
             recipe.effect = nil
-            return try Self.validated(recipe)
+            return try validated(recipe)
         }
         if color != nil && effectName != "monochrome" {
             throw .usage("--color applies only to --effect monochrome (the effect is \(effectName))", command: command)
         }
         recipe.effect = Effect(name: effectName, intensity: intensity?.value, color: color?.value)
-        return try Self.validated(recipe)
+        return try validated(recipe)
     }
 
     /// The registry's option called `name`.
@@ -131,14 +138,27 @@ struct RecipeBuilder {
     /// is rejected as `1e999` is).
     ///
     /// - Throws: exit 64 naming the option.
-    static func validated(_ recipe: Recipe) throws(CLIError) -> Recipe {
+    func validated(_ recipe: Recipe) throws(CLIError) -> Recipe {
         do throws(RecipeError) {
             try recipe.validate()
         } catch {
-            guard case .invalidValue(let field, let value, let reason) = error else { throw .usage(error.description, command: "apply") }
-            throw .usage("--\(field.split(separator: ".").first ?? "") \(value): \(reason)", command: "apply")
+            guard case .invalidValue(let field, let value, let reason) = error else { throw .usage(error.description, command: command) }
+            throw .usage("\(Self.option(forField: field, in: recipe)) \(value): \(reason)", command: command)
         }
         return recipe
+    }
+
+    /// The command-line option that sets the recipe field `field` (`effect.color[0]` is
+    /// `--color`, a vignette's numbers `--vignette` or `--vignette-effect`).
+    static func option(forField field: String, in recipe: Recipe) -> String {
+        if field.hasPrefix("effect.color") { return "--color" }
+        if field.hasPrefix("effect.intensity") { return "--intensity" }
+        if field.hasPrefix("vignette.") {
+            if case .vignette? = recipe.vignette?.form { return "--vignette" }
+            return "--vignette-effect"
+        }
+        if field.hasPrefix("lut.") { return "--lut-intensity" }
+        return "--" + (field.split(separator: ".").first.map(String.init) ?? field)
     }
 
     /// The CIVignette form (centre of the image, radius a fraction of the half-diagonal).

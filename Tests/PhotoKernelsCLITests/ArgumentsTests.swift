@@ -73,8 +73,7 @@ struct ArgumentsTests {
              "--vignette and --vignette-effect cannot be combined; choose one"),
             (["-o", "out.ppm"], "missing <input> (the image to read, or '-' for standard input)"),
             (["a.ppm", "b.ppm", "-o", "out.ppm"],
-             "several inputs need '-o <directory>' (an existing directory, or a name ending in '/'); "
-                + "'out.ppm' is not a directory"),
+             "several inputs need '-o <directory>', an existing directory; 'out.ppm' is not one"),
             (["a.ppm", "-", "-o", "out/"], "'-' (standard input) cannot be combined with other inputs"),
             (["-", "-o", "out/"], "standard input has no name to keep in 'out/'; give -o a file name or '-'"),
             (["a.ppm", "x/a.ppm", "-o", "out/"], "'a.ppm' and 'x/a.ppm' would both be written to 'out/a.ppm'"),
@@ -94,6 +93,18 @@ struct ArgumentsTests {
     func floatRange() throws {
         let builder = RecipeBuilder(command: "photokernels apply")
         #expect(throws: CLIError.self) { try builder.build([.family("contrast", 1e39)]) }
+        do {
+            _ = try builder.build([.effect("monochrome"), .color(SIMD3(1e39, 0, 0))])
+            Issue.record("a colour beyond Float was accepted")
+        } catch {
+            #expect(error.message.hasPrefix("--color ") && error.helpCommand == "photokernels apply", "\(error.message)")
+        }
+        do {
+            _ = try builder.build([.familyText("lut", "/nonexistent/look.cube")])
+            Issue.record("a missing LUT was accepted")
+        } catch {
+            #expect(error.status == .noInput && error.message.hasPrefix("--lut /nonexistent/look.cube: "), "\(error.message)")
+        }
         let recipe = try builder.build([.family("vibrance", 0.4)])
         #expect(recipe[Vibrance.self] == Vibrance(amount: 0.4))
         let request = try ApplyCommand.parse(["in.ppm", "-o", "out.ppm", "--vibrance", "0.25"])
