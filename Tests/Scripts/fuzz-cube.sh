@@ -15,47 +15,10 @@
 # Exits 0 when the run ends without a finding, 1 when it leaves a new artifact (and prints
 # how to reproduce it), 2 on a usage or build error. See docs/lut.md.
 set -euo pipefail
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/fuzz-common.sh"
 
-script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$script_dir/../.." && pwd)"
-
-usage() {
-    echo "usage: $0 [SECONDS] [extra libFuzzer flags...]   (SECONDS defaults to 600)" >&2
-    exit 2
-}
-
-seconds="${1:-600}"
-if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
-    usage
-fi
-shift $(($# > 0 ? 1 : 0))
-
-swiftc="${SWIFTC:-$(command -v swiftc || true)}"
-if [[ -z "$swiftc" ]]; then
-    echo "error: swiftc not found on PATH (or set SWIFTC=/path/to/swiftc)" >&2
-    exit 2
-fi
-toolchain_bin="$(dirname "$(readlink -f "$swiftc")")"
-
-work="$root/.build/fuzz-cube"
-binary="$work/cube-fuzzer"
-corpus="$work/corpus"
-artifacts="$work/artifacts"
-logs="$work/logs"
-mkdir -p "$corpus" "$artifacts" "$logs"
-
-# --- 1. Build -----------------------------------------------------------------------
-# One module holds the library and the harness, so the harness needs no `import PhotoKernels`.
-# lld avoids gold's flood of "Cannot export local symbol '__asan_check_...'" warnings.
-echo "== building $binary"
-sources=("$root"/Sources/PhotoKernels/*.swift)
-if ! "$swiftc" -sanitize=fuzzer,address -use-ld=lld -parse-as-library -O -swift-version 6 \
-    -module-name CubeFuzzer "${sources[@]}" "$root/Tests/Fuzz/CubeFuzzer.swift" \
-    -o "$binary.tmp"; then
-    echo "error: building the fuzzer failed (see the compiler output above)" >&2
-    exit 2
-fi
-mv -f "$binary.tmp" "$binary"
+fuzz_setup fuzz-cube cube-fuzzer "$@"
+fuzz_build CubeFuzzer "$root/Tests/Fuzz/CubeFuzzer.swift" "$root"/Sources/PhotoKernels/*.swift
 
 # --- 2. Corpus ----------------------------------------------------------------------
 echo "== corpus $corpus"
@@ -74,59 +37,4 @@ seed bad-domain.cube   "LUT_3D_SIZE 2\nDOMAIN_MIN 1 0 0\nDOMAIN_MAX 1 1 1\n$id2"
 seed bad-value.cube    "LUT_3D_SIZE 2\nnan 0 0\n1e39 0 0\n"
 
 # --- 3. Fuzz ------------------------------------------------------------------------
-stamp="$(date -u +%Y%m%dT%H%M%SZ)"
-log="$logs/fuzz-$stamp.log"
-list_artifacts() { find "$artifacts" -maxdepth 1 -type f -printf '%f\n' | sort; }
-before="$(list_artifacts)"
-export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-$toolchain_bin/llvm-symbolizer}"
-
-echo "== fuzzing for $seconds s (log: $log)"
-# One process, one thread (libFuzzer's default; -jobs/-workers stay at 1 on a 2-core
-# machine). Relative artifact prefix as documented; run from the repository root.
-cd "$root"
-status=0
-"$binary" \
-    -max_total_time="$seconds" \
-    -rss_limit_mb=2048 \
-    -timeout=5 \
-    -max_len=65536 \
-    -dict="$root/Tests/Fuzz/cube.dict" \
-    -artifact_prefix=.build/fuzz-cube/artifacts/ \
-    -print_final_stats=1 \
-    "$@" \
-    "$corpus" 2>&1 | tee "$log" || status=$?
-
-new_artifacts=()
-while IFS= read -r name; do
-    case "$name" in
-        crash-* | timeout-* | oom-* | leak-*) new_artifacts+=(".build/fuzz-cube/artifacts/$name") ;;
-    esac
-done < <(comm -13 <(printf '%s\n' "$before") <(list_artifacts))
-
-echo
-echo "== summary"
-grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true
-grep -E '^Done [0-9]+ runs' "$log" | tail -n 1 || true
-
-if ((${#new_artifacts[@]} > 0)); then
-    echo "FINDING: the fuzzer left ${#new_artifacts[@]} artifact(s):" >&2
-    for artifact in "${new_artifacts[@]}"; do
-        echo "  $artifact" >&2
-    done
-    cat >&2 <<EOF
-
-Reproduce (from $root):
-  .build/fuzz-cube/cube-fuzzer ${new_artifacts[0]}
-Minimise a crash:
-  .build/fuzz-cube/cube-fuzzer -minimize_crash=1 -max_total_time=60 -artifact_prefix=.build/fuzz-cube/artifacts/minimized- ${new_artifacts[0]}
-Show the bytes:
-  od -A d -c ${new_artifacts[0]} | head -n 20
-Then add the input as a test to Tests/PhotoKernelsTests/CubeFileTests.swift (see docs/lut.md).
-EOF
-    exit 1
-fi
-if ((status != 0)); then
-    echo "error: the fuzzer exited with status $status but left no artifact; see $log" >&2
-    exit 2
-fi
-echo "OK: no crash, timeout, out-of-memory or leak in $seconds s."
+fuzz_run "$root/Tests/Fuzz/cube.dict" "add the input as a test to Tests/PhotoKernelsTests/CubeFileTests.swift (see docs/lut.md)."

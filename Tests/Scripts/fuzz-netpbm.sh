@@ -15,48 +15,11 @@
 # Exits 0 when the run ends without a finding, 1 when it leaves a new artifact (and prints
 # how to reproduce it), 2 on a usage or build error. See docs/testing.md.
 set -euo pipefail
+source "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/fuzz-common.sh"
 
-script_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-root="$(cd "$script_dir/../.." && pwd)"
-
-usage() {
-    echo "usage: $0 [SECONDS] [extra libFuzzer flags...]   (SECONDS defaults to 600)" >&2
-    exit 2
-}
-
-seconds="${1:-600}"
-if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
-    usage
-fi
-shift $(($# > 0 ? 1 : 0))
-
-swiftc="${SWIFTC:-$(command -v swiftc || true)}"
-if [[ -z "$swiftc" ]]; then
-    echo "error: swiftc not found on PATH (or set SWIFTC=/path/to/swiftc)" >&2
-    exit 2
-fi
-toolchain_bin="$(dirname "$(readlink -f "$swiftc")")"
-
-work="$root/.build/fuzz"
-binary="$work/netpbm-fuzzer"
-corpus="$work/corpus"
-artifacts="$work/artifacts"
-logs="$work/logs"
+fuzz_setup fuzz netpbm-fuzzer "$@"
 shared_corpus="$root/../shared/corpus/pnm-public"
-mkdir -p "$corpus" "$artifacts" "$logs"
-
-# --- 1. Build -----------------------------------------------------------------------
-# One module holds the reader and the harness, so the harness needs no `import Netpbm`.
-# lld avoids gold's flood of "Cannot export local symbol '__asan_check_...'" warnings.
-echo "== building $binary"
-sources=("$root"/Sources/Netpbm/*.swift)
-if ! "$swiftc" -sanitize=fuzzer,address -use-ld=lld -parse-as-library -O -swift-version 6 \
-    -module-name NetpbmFuzzer "${sources[@]}" "$root/Tests/Fuzz/NetpbmFuzzer.swift" \
-    -o "$binary.tmp"; then
-    echo "error: building the fuzzer failed (see the compiler output above)" >&2
-    exit 2
-fi
-mv -f "$binary.tmp" "$binary"
+fuzz_build NetpbmFuzzer "$root/Tests/Fuzz/NetpbmFuzzer.swift" "$root"/Sources/Netpbm/*.swift
 
 # --- 2. Corpus ----------------------------------------------------------------------
 echo "== corpus $corpus"
@@ -91,59 +54,4 @@ seed p7-custom.pam     'P7\nWIDTH 1\nHEIGHT 1\nDEPTH 5\nMAXVAL 7\nTUPLTYPE CMYK\
 seed stream.pnm        'P5\n1 1\n255\n\x07\nP4 8 1\n\xaa\n\nP7\nWIDTH 1\nHEIGHT 1\nDEPTH 2\nMAXVAL 3\nTUPLTYPE GRAYSCALE_ALPHA\nENDHDR\n\x01\x03'
 
 # --- 3. Fuzz ------------------------------------------------------------------------
-stamp="$(date -u +%Y%m%dT%H%M%SZ)"
-log="$logs/fuzz-$stamp.log"
-list_artifacts() { find "$artifacts" -maxdepth 1 -type f -printf '%f\n' | sort; }
-before="$(list_artifacts)"
-export ASAN_SYMBOLIZER_PATH="${ASAN_SYMBOLIZER_PATH:-$toolchain_bin/llvm-symbolizer}"
-
-echo "== fuzzing for $seconds s (log: $log)"
-# One process, one thread (libFuzzer's default; -jobs/-workers stay at 1 on a 2-core
-# machine). Relative artifact prefix as documented; run from the repository root.
-cd "$root"
-status=0
-"$binary" \
-    -max_total_time="$seconds" \
-    -rss_limit_mb=2048 \
-    -timeout=5 \
-    -max_len=65536 \
-    -dict="$root/Tests/Fuzz/netpbm.dict" \
-    -artifact_prefix=.build/fuzz/artifacts/ \
-    -print_final_stats=1 \
-    "$@" \
-    "$corpus" 2>&1 | tee "$log" || status=$?
-
-new_artifacts=()
-while IFS= read -r name; do
-    case "$name" in
-        crash-* | timeout-* | oom-* | leak-*) new_artifacts+=(".build/fuzz/artifacts/$name") ;;
-    esac
-done < <(comm -13 <(printf '%s\n' "$before") <(list_artifacts))
-
-echo
-echo "== summary"
-grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1 || true
-grep -E '^Done [0-9]+ runs' "$log" | tail -n 1 || true
-
-if ((${#new_artifacts[@]} > 0)); then
-    echo "FINDING: the fuzzer left ${#new_artifacts[@]} artifact(s):" >&2
-    for artifact in "${new_artifacts[@]}"; do
-        echo "  $artifact" >&2
-    done
-    cat >&2 <<EOF
-
-Reproduce (from $root):
-  .build/fuzz/netpbm-fuzzer ${new_artifacts[0]}
-Minimise a crash:
-  .build/fuzz/netpbm-fuzzer -minimize_crash=1 -max_total_time=60 -artifact_prefix=.build/fuzz/artifacts/minimized- ${new_artifacts[0]}
-Show the bytes:
-  od -A d -c ${new_artifacts[0]} | head -n 20
-Then add a test to Tests/NetpbmTests/FuzzRegressionTests.swift (see docs/testing.md).
-EOF
-    exit 1
-fi
-if ((status != 0)); then
-    echo "error: the fuzzer exited with status $status but left no artifact; see $log" >&2
-    exit 2
-fi
-echo "OK: no crash, timeout, out-of-memory or leak in $seconds s."
+fuzz_run "$root/Tests/Fuzz/netpbm.dict" "add a test to Tests/NetpbmTests/FuzzRegressionTests.swift (see docs/testing.md)."
