@@ -23,14 +23,6 @@ private let fastPathSamples: [Vignette] = vignetteSamples + [
     .vignetteEffect(radius: .infinity, intensity: 0.5, falloff: 0.5),
 ]
 
-/// Rows of images too large for a debug test, addressed by `RowLocation` alone: the
-/// benchmark's 4032 × 3024 frame and a 4099-pixel width (odd, beyond the chunk size).
-private let largeRows: [(width: Int, height: Int, rows: [Int])] = [
-    (4032, 3024, [0, 700, 1511, 1512, 3023]),
-    (4099, 2049, [0, 1024, 2048]),
-    (1031, 7, [3]),
-]
-
 /// A row of `count` random pixels in [−1, 2], with a quiet NaN, a signalling NaN, a
 /// negative zero and an infinity placed in R, G, B or A (SPEC §0: a NaN stays local).
 private func randomRow(_ count: Int, seed: UInt64) -> [SIMD4<Float>] {
@@ -53,20 +45,6 @@ private func applied(_ vignette: Vignette, _ row: [SIMD4<Float>], y: Int, width:
     }
     return out
 }
-
-/// Whether two rows are equal to the bit, NaN payloads and signs of zero included.
-private func bitEqual(_ a: [SIMD4<Float>], _ b: [SIMD4<Float>]) -> Bool {
-    a.count == b.count && zip(a, b).allSatisfy { p, q in (0..<4).allSatisfy { p[$0].bitPattern == q[$0].bitPattern } }
-}
-
-/// The first pixel where two rows differ in bits, for failure messages.
-private func firstDifference(_ a: [SIMD4<Float>], _ b: [SIMD4<Float>]) -> String {
-    guard a.count == b.count, let i = a.indices.first(where: { i in
-        (0..<4).contains { a[i][$0].bitPattern != b[i][$0].bitPattern }
-    }) else { return "sizes \(a.count), \(b.count)" }
-    return "x = \(i): \(a[i]) vs \(b[i])"
-}
-
 
 @Suite("Vignette SIMD4 fast path: the two-pass schedule keeps the old bits")
 struct VignetteFastPathTests {
