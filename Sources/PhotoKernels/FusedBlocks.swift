@@ -47,10 +47,10 @@ struct FusedBlock {
     let t0, t1, t2: SIMD8<Float>
     let maxval: SIMD8<Float>
     let relativeToGreen: Bool
-    /// The tone tables of R, G, B, or `nil`: plain decoding.
-    let tables: (red: UnsafePointer<Float>, green: UnsafePointer<Float>, blue: UnsafePointer<Float>)?
-    /// The same tables as plain pointers for the loops (pointing at a placeholder
-    /// when there are none, and then never read), so no optional is tested per block.
+    /// Whether samples decode through tone tables (else plainly).
+    let hasTables: Bool
+    /// The tone tables of R, G, B as plain pointers for the loops (a placeholder, never
+    /// read, when there are none), so no optional is tested per block.
     let red, green, blue: UnsafePointer<Float>
     /// The largest valid table index (`maxval`; 255 for 8-bit tables, which cover every byte).
     let lastIndex: Int
@@ -68,8 +68,8 @@ struct FusedBlock {
         (t0, t1, t2) = (broadcast(m * t.x), broadcast(m * t.y), broadcast(m * t.z))
         self.maxval = .init(repeating: Float(maxval))
         relativeToGreen = k.relativeToGreen
-        self.tables = tables.map { ($0.red, $0.green, $0.blue) }
-        (red, green, blue) = self.tables ?? (noTable, noTable, noTable)
+        hasTables = tables != nil
+        (red, green, blue) = tables.map { ($0.red, $0.green, $0.blue) } ?? (noTable, noTable, noTable)
         lastIndex = tables.map { $0.count - 1 } ?? 0
         self.positions = positions
     }
@@ -154,7 +154,7 @@ struct FusedBlock {
 
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                            gains: UnsafePointer<Float>?) {
-        switch (tables != nil, relativeToGreen, gains) {
+        switch (hasTables, relativeToGreen, gains) {
         case (false, false, nil): loop8TF(s, d, blocks)
         case (false, true, nil): loop8TR(s, d, blocks)
         case (true, false, nil): loop8LF(s, d, blocks)
@@ -233,7 +233,7 @@ struct FusedBlock {
 
     private func dispatch16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
                             gains: UnsafePointer<Float>?) {
-        switch (tables != nil, relativeToGreen, gains) {
+        switch (hasTables, relativeToGreen, gains) {
         case (false, false, nil): loop16TF(s, d, blocks)
         case (false, true, nil): loop16TR(s, d, blocks)
         case (true, false, nil): loop16LF(s, d, blocks)

@@ -10,9 +10,26 @@
 /// The X variants carry a padding byte (or word) where alpha would be; it is read as
 /// opacity 1 and never written, so it keeps whatever the buffer holds.
 public enum ChannelOrder: String, Sendable, CaseIterable {
-    case rgba, bgra, argb, abgr
-    case rgbx, bgrx, xrgb, xbgr
-    case rgb, bgr
+    /// R G B A (PAM, PNG, CoreGraphics "premultiplied last" in big-endian order).
+    case rgba
+    /// B G R A (CoreGraphics "premultiplied first, 32-bit little endian", CVPixelBuffer 32BGRA).
+    case bgra
+    /// A R G B (vImage's ARGB8888).
+    case argb
+    /// A B G R.
+    case abgr
+    /// R G B and a padding sample (CoreGraphics "none skip last").
+    case rgbx
+    /// B G R and a padding sample.
+    case bgrx
+    /// A padding sample, then R G B (CoreGraphics "none skip first").
+    case xrgb
+    /// A padding sample, then B G R.
+    case xbgr
+    /// R G B, three samples.
+    case rgb
+    /// B G R, three samples.
+    case bgr
     /// One grey sample: decodes to R = G = B; encodes the Rec. 709 luma (SPEC §1).
     case gray
     /// Grey then alpha.

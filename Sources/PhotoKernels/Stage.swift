@@ -33,9 +33,6 @@ public enum Stage: Sendable {
         case .positional(let k): k
         }
     }
-
-    /// The stage's name, for reports.
-    public var name: String { kernel.name }
 }
 
 /// A per-sample tone function (SPEC §3, §11): each output colour channel depends only
