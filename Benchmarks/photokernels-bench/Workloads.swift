@@ -236,10 +236,11 @@ enum WorkloadPlan {
     }
 
     /// The catalog entries the end-to-end pipeline runs (besides no kernel at all):
-    /// `adjustments`, one colour matrix — the pipeline's packed fast path for the
-    /// non-scalar variants — and `recipe`, the full edit through the general row path.
+    /// `adjustments` (one colour matrix), `recipe` (the full edit), the 33³ LUT and the
+    /// curve alone (the LUT block and the tone table), and `recipe-curve` (set against
+    /// `recipe`: a curve folds into the recipe's tone table).
     static var pipelineEntries: [CatalogEntry] {
-        ["adjustments", "recipe", "lut3d-33-tetrahedral", "curve"].compactMap(KernelCatalog.entry(named:))
+        ["adjustments", "recipe", "lut3d-33-tetrahedral", "curve", "recipe-curve"].compactMap(KernelCatalog.entry(named:))
     }
 
     /// The catalog entries run on app pixel buffers: `recipe`, the full edit.

@@ -139,28 +139,17 @@ extension PreparedEditPlan {
     /// format in and out, straight alpha or padding (premultiplied pieces qualify when
     /// every pixel is opaque), and fused stages of the block's shape.
     private func fusedBlock(_ source: PixelFormat, _ destination: PixelFormat, inPlace: Bool,
-                            variant: KernelVariant) -> (block: FusedBlock, sampleBytes: Int)? {
-        #if _endian(little)
+                            variant: KernelVariant) -> (block: FusedRows, sampleBytes: Int)? {
         guard variant == .simd4, source == destination, let maxval = source.sampleType.maxval,
-              let fourth = source.channelOrder.fourthIndex, plan.steps.count <= 1 else { return nil }
+              let fourth = source.channelOrder.fourthIndex else { return nil }
         // The block stores whole pixels, padding included: only in place does that keep
         // the destination's padding as it is.
         if !source.channelOrder.hasAlpha && !inPlace { return nil }
-        let matrix: ColorMatrixKernel
-        switch plan.steps.first {
-        case nil: matrix = ColorMatrixKernel(.identity, name: "identity")
-        case .matrix(let m)?: matrix = m
-        case .kernel?: return nil
-        }
         let eightBit = source.sampleType == .uint8
         let tables = toneTables(maxval: maxval, eightBit: eightBit)
-        if !plan.tones.isEmpty && tables == nil { return nil }
         let (r, g, b) = source.channelOrder.colorIndices
         let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
-        return (FusedBlock(matrix: matrix, maxval: maxval, tables: tables, positions: positions), eightBit ? 1 : 2)
-        #else
-        return nil
-        #endif
+        return fusedRows(maxval: maxval, eightBit: eightBit, tables: tables, positions: positions).map { ($0, eightBit ? 1 : 2) }
     }
 
     /// Whether every one of `count` (≤ 8) pixels has the largest alpha (255 or 65535):

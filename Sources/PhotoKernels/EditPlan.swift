@@ -209,6 +209,39 @@ final class ToneTables: @unchecked Sendable {
     deinit { storage.deallocate() }
 }
 
+/// A block schedule chosen for one run: the fused matrix block or the fused LUT block.
+enum FusedRows {
+    case matrix(FusedBlock)
+    case cube(FusedCubeBlock)
+
+    var positions: ChannelPositions {
+        switch self {
+        case .matrix(let b): b.positions
+        case .cube(let b): b.positions
+        }
+    }
+
+    func run8(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, count: Int,
+              gains: UnsafePointer<Float>?) {
+        switch self {
+        case .matrix(let b): b.run8(source, destination, count: count, gains: gains)
+        case .cube(let b): b.run8(source, destination, count: count, gains: gains)
+        }
+    }
+
+    /// 16-bit samples; only for `.matrix` (`fusedRows` builds `.cube` for 8-bit only).
+    func run16(_ source: UnsafePointer<UInt16>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
+               gains: UnsafePointer<Float>?) {
+        if case .matrix(let b) = self { b.run16(source, destination, count: count, gains: gains) }
+    }
+}
+
+/// The cache key of a prepared LUT table: the plan has at most one LUT in the fused shape.
+struct CubeTableKey: Hashable {
+    let maxval: Int
+    let positions: ChannelPositions
+}
+
 /// An `EditPlan` bound to one image size: positional constants resolved, the thread
 /// count fixed, scratch allocated. Reuse it for every image or frame of that size: a
 /// run allocates nothing (a first run at a new input maxval builds that maxval's tone
@@ -228,6 +261,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     let gains: (any PreparedGains)?
     let referenceGains: [Int: any PreparedGains]
     private let tables = Mutex<[Int: ToneTables]>([:])
+    private let cubeTables = Mutex<[CubeTableKey: FusedCubeTable]>([:])
     private let scratch: Scratch
     private let scratchInUse = Mutex(false)
 
@@ -441,22 +475,46 @@ public final class PreparedEditPlan: @unchecked Sendable {
     }
 
     /// The one-pass block schedule, when the fused stages and the layouts allow it: four
-    /// channels in and out with the same sample type and maxval, and nothing between
-    /// the tone table and the gain but one matrix (or none).
+    /// channels in and out with the same sample type and maxval.
     private func fusedBlock<In, Out>(in: In.Type, out: Out.Type, _ inputLayout: SampleLayout, _ outputLayout: SampleLayout,
                                      _ inputMaxval: Int, _ outputMaxval: Int, tables: ToneTables?,
-                                     variant: KernelVariant) -> FusedBlock? {
-        #if _endian(little)  // the packed lanes assume the first sample in the lowest-addressed bits
+                                     variant: KernelVariant) -> FusedRows? {
         guard variant == .simd4, In.self == Out.self, inputLayout == .rgba, outputLayout == .rgba,
-              inputMaxval == outputMaxval, plan.steps.count <= 1 else { return nil }
-        if plan.tones.isEmpty == false && tables == nil { return nil }
-        let matrix: ColorMatrixKernel
-        switch plan.steps.first {
-        case nil: matrix = ColorMatrixKernel(.identity, name: "identity")
-        case .matrix(let m)?: matrix = m
-        case .kernel?: return nil
+              inputMaxval == outputMaxval else { return nil }
+        return fusedRows(maxval: inputMaxval, eightBit: In.self == UInt8.self, tables: tables, positions: .rgba)
+    }
+
+    /// The block schedule for the plan's fused stages on four-channel pixels, if they
+    /// have one of its shapes: tone table, at most one matrix and positional gain (any
+    /// sample width), or tone table, at most one matrix, a 3D tetrahedral LUT and gain
+    /// (8-bit samples).
+    func fusedRows(maxval: Int, eightBit: Bool, tables: ToneTables?, positions: ChannelPositions) -> FusedRows? {
+        #if _endian(little)  // the packed lanes assume the first sample in the lowest-addressed bits
+        if !plan.tones.isEmpty && tables == nil { return nil }
+        var matrix: ColorMatrixKernel?
+        var cube: ColorCube?
+        for (i, step) in plan.steps.enumerated() {
+            switch step {
+            case .matrix(let m) where i == 0: matrix = m
+            case .kernel(let k as ColorCube) where cube == nil: cube = k
+            default: return nil
+            }
         }
-        return FusedBlock(matrix: matrix, maxval: inputMaxval, tables: tables, positions: .rgba)
+        guard let cube else {
+            let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
+            return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions))
+        }
+        guard eightBit, maxval <= 255,
+              FusedCubeBlock.accepts(cube, tables: tables != nil, matrix: matrix != nil) else { return nil }
+        let table = cubeTables.withLock { cache in
+            let key = CubeTableKey(maxval: maxval, positions: positions)
+            if let t = cache[key] { return t }
+            let t = FusedCubeTable(cube, scale: Float(maxval) * cube.mixAmount, positions: positions)
+            cache[key] = t
+            return t
+        }
+        return .cube(FusedCubeBlock(matrix: matrix?.matrix, cube: cube, table: table, maxval: maxval, tables: tables,
+                                    positions: positions))
         #else
         return nil
         #endif

@@ -33,7 +33,7 @@ nonisolated(unsafe) private let noTable = UnsafePointer(UnsafeMutablePointer<Flo
 
 /// Where the channels of a four-channel pixel sit: the byte (8-bit) or 16-bit word
 /// (16-bit) index of R, G, B and of the fourth sample (alpha or padding), each 0…3.
-struct ChannelPositions: Sendable, Equatable {
+struct ChannelPositions: Sendable, Hashable {
     var red, green, blue, fourth: Int
 
     /// `R G B A` in memory order.

@@ -24,7 +24,8 @@ public enum KernelCatalog {
 
     /// The entries: every registered family's examples in recipe order (their stages),
     /// then the sliders fused (`adjustments`), a 33³ tetrahedral LUT, a master curve,
-    /// and the full `recipe`. Families that move pixels (orientation) have no colour
+    /// the full `recipe`, and `recipe-curve` (the recipe with the curve after its
+    /// exposure: what a curve costs in a whole edit). Families that move pixels (orientation) have no colour
     /// stages and are left out.
     public static let entries: [CatalogEntry] = {
         var entries: [CatalogEntry] = []
@@ -36,9 +37,12 @@ public enum KernelCatalog {
             SIMD3(c.x * c.x * 0.9 + 0.05 * c.z, (c.y + c.x * c.z) / 2, (c.z * c.z * c.z + c.y) / 2)
         }
         entries.append(CatalogEntry("lut3d-33-tetrahedral", [film]))
-        entries.append(CatalogEntry("curve", [try! ToneCurve(masterPoints: [SIMD2(0, 0), SIMD2(0.25, 0.18),
-                                                                           SIMD2(0.75, 0.85), SIMD2(1, 1)])]))
+        let curve = try! ToneCurve(masterPoints: [SIMD2(0, 0), SIMD2(0.25, 0.18), SIMD2(0.75, 0.85), SIMD2(1, 1)])
+        entries.append(CatalogEntry("curve", [curve]))
         entries.append(CatalogEntry("recipe", sampleRecipe.kernels))
+        var withCurve = sampleRecipe
+        withCurve[ToneCurve.self] = curve
+        entries.append(CatalogEntry("recipe-curve", withCurve.kernels))
         return entries
     }()
 

@@ -101,3 +101,79 @@ struct LookupTableTests {
 private extension LookupTable {
     var kernels: [any PixelKernel] { stages.map(\.kernel) }
 }
+
+extension LookupTableTests {
+    /// Edits whose fused stages take the 8-bit LUT block: each part of its shape alone
+    /// and together.
+    static let fusedShapes: [(name: String, operations: [any RecipeOperation])] = {
+        let lut = LookupTable.example(.tetrahedral)
+        let vignette = Vignette.vignette(intensity: 1.2, radius: 1.1)
+        return [
+            ("lut", [lut]),
+            ("lut at intensity 0.6", [lut.with(intensity: 0.6)]),
+            ("exposure → lut", [Exposure(ev: 0.4), lut]),
+            ("saturation, contrast → lut", [Saturation(1.6), Contrast(1.3), lut]),
+            ("exposure → saturation → lut → vignette", [Exposure(ev: -0.3), Saturation(1.4), lut, vignette]),
+            ("lut at intensity 0.6 → vignette", [lut.with(intensity: 0.6), vignette]),
+        ]
+    }()
+
+    @Test("8-bit pixels take the fused LUT block: SPEC §8 per sample against the Double evaluation, widths 1…33, RGBA and BGRA",
+          arguments: 0..<fusedShapes.count)
+    func fusedEightBitBlock(_ shape: Int) throws {
+        let (name, operations) = Self.fusedShapes[shape]
+        let stages = operations.flatMap(\.stages)
+        var worst = TieAwareCheck.Report()
+        for width in 1...33 {
+            let height = 3
+            var rng = SeededGenerator(seed: UInt64(width))
+            let samples = (0..<width * height * 4).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            let plan = try EditPlan(stages: stages).prepared(width: width, height: height, threads: 1)
+            // The block is what runs, for both byte orders.
+            for positions in [ChannelPositions.rgba, ChannelPositions(red: 2, green: 1, blue: 0, fourth: 3)] {
+                let tables = plan.toneTables(maxval: 255, eightBit: true)
+                guard case .cube? = plan.fusedRows(maxval: 255, eightBit: true, tables: tables, positions: positions) else {
+                    Issue.record("\(name): the fused LUT block is not taken")
+                    return
+                }
+            }
+            var rgba = samples
+            try samples.withUnsafeBufferPointer { i in
+                try rgba.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
+                }
+            }
+            // The same pixels as BGRA, in place in a padded buffer.
+            let bytesPerRow = width * 4 + 12
+            var bgra = [UInt8](repeating: 0xA5, count: bytesPerRow * height)
+            for y in 0..<height {
+                for x in 0..<width {
+                    let i = (y * width + x) * 4, o = y * bytesPerRow + x * 4
+                    (bgra[o], bgra[o + 1], bgra[o + 2], bgra[o + 3]) = (samples[i + 2], samples[i + 1], samples[i], samples[i + 3])
+                }
+            }
+            let format = try PixelFormat(.bgra, alpha: .straight, sample: .uint8)
+            try bgra.withUnsafeMutableBytes { raw in
+                let buffer = try PixelBuffer(baseAddress: raw.baseAddress!, width: width, height: height,
+                                             bytesPerRow: bytesPerRow, format: format)
+                try plan.run(buffer)
+            }
+            for y in 0..<height {
+                for x in 0..<width {
+                    let i = (y * width + x) * 4, o = y * bytesPerRow + x * 4
+                    #expect([bgra[o + 2], bgra[o + 1], bgra[o], bgra[o + 3]] == Array(rgba[i..<i + 4]),
+                            "\(name) width \(width): BGRA differs from RGBA at (\(x), \(y))")
+                }
+                #expect(bgra[(y * bytesPerRow + width * 4)..<((y + 1) * bytesPerRow)].allSatisfy { $0 == 0xA5 },
+                        "\(name) width \(width): row padding written")
+            }
+            let report = TieAwareCheck.check(rgba.map(UInt16.init), samples.map(UInt16.init), width: width, height: height,
+                                             maxval: 255) { c, x, y in
+                operations.reduce(c) { $1.evaluate($0, x: x, y: y, width: width, height: height) }
+            }
+            #expect(report.failures == 0, "\(name) width \(width): \(report)")
+            if report.failures > worst.failures || report.nearTies > worst.nearTies { worst = report }
+        }
+        print("fused 8-bit LUT block, \(name): \(worst)")
+    }
+}

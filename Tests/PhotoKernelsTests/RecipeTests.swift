@@ -166,7 +166,7 @@ struct RecipeTests {
     func catalog() {
         // Every registered family's examples are in the catalog, under their own names.
         let examples = KernelFamilies.all.filter { $0.kind != .geometric }.flatMap { $0.examples.map(\.name) }
-        #expect(KernelCatalog.entries.map(\.name) == examples + ["adjustments", "lut3d-33-tetrahedral", "curve", "recipe"])
+        #expect(KernelCatalog.entries.map(\.name) == examples + ["adjustments", "lut3d-33-tetrahedral", "curve", "recipe", "recipe-curve"])
         #expect(Set(KernelCatalog.entries.map(\.name)).count == KernelCatalog.entries.count)
         let input = randomImage(width: 21, height: 5, seed: 4, nanEvery: 13)
         for entry in KernelCatalog.entries {
