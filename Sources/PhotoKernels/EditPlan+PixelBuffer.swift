@@ -55,12 +55,18 @@ extension PreparedEditPlan {
             return
         }
         let block = fusedBlock(source.format, destination.format, inPlace: same, variant: variant)
+        let premultipliedBlock = premultipliedBlock(source.format, destination.format, variant: variant)
         let decoder = RowCodec(format: source.format), encoder = RowCodec(format: destination.format)
         let premultiplied = source.format.alphaMode == .premultiplied
         forEachPiece(region) { y, x0, count, slot in
             let s = source.address(x: x0 - origin.x, y: y - origin.y)
             let d = destination.address(x: x0 - origin.x, y: y - origin.y)
             let pixelBytes = source.format.bytesPerPixel
+            if let premultipliedBlock {
+                let gains = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
+                return premultipliedBlock.run8(UnsafePointer(s.assumingMemoryBound(to: UInt8.self)),
+                                               d.assumingMemoryBound(to: UInt8.self), count: count, gains: gains)
+            }
             func general(_ start: Int, _ n: Int) {
                 decoder.decode(UnsafeRawPointer(s + start * pixelBytes), count: n, into: slot.pixels)
                 self.runFloat(slot.pixels, count: n, y: y, x0: x0 + start, slot: slot, variant: variant)
@@ -86,6 +92,7 @@ extension PreparedEditPlan {
             @inline(__always) func opaque(_ k: Int) -> Bool {
                 Self.isOpaque(s + 8 * k * pixelBytes, count: min(8, count - 8 * k), block.sampleBytes, fourth: fourth)
             }
+            var translucent = 0
             func runs(opaque wanted: Bool) {
                 var k = 0
                 while k < groups {
@@ -93,12 +100,13 @@ extension PreparedEditPlan {
                     var e = k + 1
                     while e < groups && opaque(e) == wanted { e += 1 }
                     let start = 8 * k, n = min(8 * e, count) - start
-                    if wanted { fused(start, n, gains) } else { general(start, n) }
+                    if wanted { fused(start, n, gains) } else { general(start, n); translucent += n }
                     k = e
                 }
             }
             runs(opaque: true)
             runs(opaque: false)
+            if block.sampleBytes == 1, translucent > 0 { self.countTranslucent(translucent) }
         }
     }
 
@@ -150,6 +158,36 @@ extension PreparedEditPlan {
         let (r, g, b) = source.channelOrder.colorIndices
         let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
         return fusedRows(maxval: maxval, eightBit: eightBit, tables: tables, positions: positions).map { ($0, eightBit ? 1 : 2) }
+    }
+
+    /// The one-pass block on premultiplied 8-bit pixels (SPEC §10 inside the block), for
+    /// the same four-channel format in and out and fused stages of the matrix block's
+    /// shape; with tone stages, once the plan's 2D premultiplied tables pay for
+    /// themselves (`premultipliedToneTables()`). Until then, and for other shapes, opaque
+    /// runs take the straight block and translucent ones the row path.
+    private func premultipliedBlock(_ source: PixelFormat, _ destination: PixelFormat,
+                                    variant: KernelVariant) -> FusedBlock? {
+        #if _endian(little)
+        guard variant == .simd4, source == destination, source.alphaMode == .premultiplied,
+              source.sampleType == .uint8, let fourth = source.channelOrder.fourthIndex,
+              plan.steps.count <= 1 else { return nil }
+        let matrix: ColorMatrixKernel
+        switch plan.steps.first {
+        case nil: matrix = ColorMatrixKernel(.identity, name: "identity")
+        case .matrix(let m)?: matrix = m
+        case .kernel?: return nil
+        }
+        var tables: ToneTables?
+        if !plan.tones.isEmpty {
+            guard let t = premultipliedToneTables() else { return nil }
+            tables = t
+        }
+        let (r, g, b) = source.channelOrder.colorIndices
+        return FusedBlock(matrix: matrix, maxval: 255, tables: tables,
+                          positions: ChannelPositions(red: r, green: g, blue: b, fourth: fourth), premultiplied: true)
+        #else
+        return nil
+        #endif
     }
 
     /// Whether every one of `count` (≤ 8) pixels has the largest alpha (255 or 65535):

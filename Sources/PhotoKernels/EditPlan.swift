@@ -115,11 +115,13 @@ public struct EditPlan: Sendable {
 
     /// `prepared(width:height:threads:)` with the least number of pixels worth a
     /// thread of its own (tests lower it to split small images).
-    func prepared(width: Int, height: Int, threads: Int?, minimumBandPixels: Int) throws(EditPlanError) -> PreparedEditPlan {
+    func prepared(width: Int, height: Int, threads: Int?, minimumBandPixels: Int,
+                  premultipliedTablesAfter: Int = 65_536) throws(EditPlanError) -> PreparedEditPlan {
         guard width >= 1, height >= 1, !width.multipliedReportingOverflow(by: height).overflow else {
             throw .invalidSize(width: width, height: height)
         }
-        return PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels)
+        return PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels,
+                                premultipliedTablesAfter: premultipliedTablesAfter)
     }
 }
 
@@ -206,6 +208,27 @@ final class ToneTables: @unchecked Sendable {
         self.count = count
     }
 
+    /// 2D tables for 8-bit premultiplied samples: entry `A·256 + c` holds the tones of
+    /// the straight colour `c/A` (0 where A = 0, whose result is 0 in any case).
+    init(premultiplied tones: [any ToneStage]) {
+        let uniform = tones.allSatisfy(\.isChannelUniform)
+        let channels = uniform ? 1 : 3
+        count = 65_536
+        storage = .allocate(capacity: count * channels)
+        for c in 0..<channels {
+            for a in 0..<256 {
+                for v in 0..<256 {
+                    var x: Float = a == 0 ? 0 : Float(v) / Float(a)
+                    for t in tones { x = t.map(x, channel: c) }
+                    storage[c * count + (a << 8) + v] = x
+                }
+            }
+        }
+        red = UnsafePointer(storage)
+        green = UnsafePointer(storage + (uniform ? 0 : count))
+        blue = UnsafePointer(storage + (uniform ? 0 : 2 * count))
+    }
+
     deinit { storage.deallocate() }
 }
 
@@ -272,9 +295,17 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// The least number of pixels worth a thread of its own.
     let minimumBandPixels: Int
 
-    init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int) {
+    /// How many translucent premultiplied 8-bit pixels go through the row path before
+    /// the plan builds its 2D premultiplied tone tables.
+    let premultipliedTablesAfter: Int
+    /// Translucent premultiplied pixels run through the row path so far.
+    private let translucentPixels = Atomic<Int>(0)
+
+    init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int,
+         premultipliedTablesAfter: Int = 65_536) {
         self.plan = plan
         self.minimumBandPixels = max(1, minimumBandPixels)
+        self.premultipliedTablesAfter = premultipliedTablesAfter
         self.width = width
         self.height = height
         self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
@@ -297,6 +328,27 @@ public final class PreparedEditPlan: @unchecked Sendable {
             cache[key] = t
             return t
         }
+    }
+
+    /// The 2D tone tables of 8-bit premultiplied pixels (`ToneTables(premultiplied:)`),
+    /// or `nil` while they would not pay: they cost 65 536 tone evaluations per channel,
+    /// about what the row path spends on as many translucent pixels, so they are built
+    /// once that many have gone through it (`countTranslucent(_:)`).
+    func premultipliedToneTables() -> ToneTables? {
+        guard !plan.tones.isEmpty else { return nil }
+        return tables.withLock { cache in
+            // Key 0: no maxval is 0, and the 1D tables use ±maxval.
+            if let t = cache[0] { return t }
+            guard translucentPixels.load(ordering: .relaxed) >= premultipliedTablesAfter else { return nil }
+            let t = ToneTables(premultiplied: plan.tones)
+            cache[0] = t
+            return t
+        }
+    }
+
+    /// Records `n` translucent premultiplied pixels run through the row path.
+    func countTranslucent(_ n: Int) {
+        translucentPixels.add(n, ordering: .relaxed)
     }
 
     // MARK: Running

@@ -16,6 +16,11 @@
 // all 2²⁴ RGB triples for tie-heavy matrices and the catalog. The relative-to-green form
 // keeps greys grey exactly: on integer samples `v_R − v_G` is exact.
 //
+// Premultiplied 8-bit pixels (SPEC §10) run the same block: the straight colour is the
+// stored sample times `m/A` (one division per 8 pixels), or, with tone tables, an entry
+// of a 2D table indexed by `(A, c)` that holds the tones of `c/A`; the clamped result
+// is multiplied by `A/m` before rounding, so A = 0 gives 0.
+//
 // Why it is fast: 8 pixels of 8-bit samples are one 256-bit load, split into channels
 // with shifts and masks (structure of arrays without a shuffle); table entries are 24
 // scalar loads indexed by the bytes in memory; the matrix broadcasts stay in registers;
@@ -55,8 +60,15 @@ struct FusedBlock {
     /// The largest valid table index (`maxval`; 255 for 8-bit tables, which cover every byte).
     let lastIndex: Int
     let positions: ChannelPositions
+    /// Whether the pixels are premultiplied (8-bit only; tables are then 2D, `(A, c)`).
+    let premultiplied: Bool
+    /// 1/m, for the premultiplied result's `A/m`.
+    let inverseMaxval: SIMD8<Float>
 
-    init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions) {
+    /// - Parameter premultiplied: 8-bit premultiplied pixels; `tables`, if any, must be
+    ///   the 2D tables (`ToneTables(premultiplied:)`).
+    init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
+         premultiplied: Bool = false) {
         // Built in Double, rounded once: `m·M` on decoded table entries, `M` itself on
         // integer samples (v = m·x), and `m·t` in both.
         let m = Double(maxval), scale = tables == nil ? 1 : m
@@ -72,6 +84,8 @@ struct FusedBlock {
         (red, green, blue) = tables.map { ($0.red, $0.green, $0.blue) } ?? (noTable, noTable, noTable)
         lastIndex = tables.map { $0.count - 1 } ?? 0
         self.positions = positions
+        self.premultiplied = premultiplied
+        inverseMaxval = SIMD8(repeating: Float(1 / Double(maxval)))
     }
 
     /// The integer samples as `Float`s (exact below 2²⁴ through `Int32` lanes): the
@@ -81,22 +95,24 @@ struct FusedBlock {
         SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v))
     }
 
-    /// A value already scaled by maxval, clamped to [0, m] (NaN → 0) and rounded half
-    /// to even; the integer is left in the low mantissa bits.
+    /// A value already scaled by maxval, clamped to [0, m] (NaN → 0), times `alpha`
+    /// (`A/m`) when premultiplied, and rounded half to even; the integer is left in the
+    /// low mantissa bits.
     @_transparent
-    func encode(_ y: SIMD8<Float>) -> SIMD8<UInt32> {
+    func encode(_ y: SIMD8<Float>, _ alpha: SIMD8<Float>?) -> SIMD8<UInt32> {
         let zero = SIMD8<Float>(repeating: 0)
         // The comparison and the replacement use the same operands: the shape the
         // compiler emits as one `max` / `min` instruction.
         var c = zero.replacing(with: y, where: y .> zero)
         c = c.replacing(with: maxval, where: c .> maxval)
+        if let alpha { c = c * alpha }
         return unsafeBitCast(c + magic, to: SIMD8<UInt32>.self)
     }
 
     /// The matrix on decoded channels, in the reference's form, times the gains.
     @_transparent
-    func transform(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, gain: SIMD8<Float>?)
-        -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
+    func transform(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, gain: SIMD8<Float>?,
+                   alpha: SIMD8<Float>? = nil) -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
         var (x, y, z): (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>)
         if relative {
             let rg = r - g, bg = b - g
@@ -111,7 +127,7 @@ struct FusedBlock {
         if let gain {
             x = gain * x; y = gain * y; z = gain * z
         }
-        return (encode(x), encode(y), encode(z))
+        return (encode(x, alpha), encode(y, alpha), encode(z, alpha))
     }
 
     /// Eight table entries, indexed by the samples at `s[c]`, `s[c + 4]`, … (one
@@ -124,6 +140,15 @@ struct FusedBlock {
             let v = Int(s[c &+ 4 &* i])
             return t[clampIndex ? min(v, lastIndex) : v]
         }
+        return SIMD8(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7))
+    }
+
+    /// Eight entries of a 2D premultiplied table at the indices `A·256 + c`, computed
+    /// in a vector (indexing by the bytes in memory made the optimiser build vectors of
+    /// 64-bit addresses for a gather, twice as slow).
+    @_transparent
+    func lookup2D(_ t: UnsafePointer<Float>, _ index: SIMD8<UInt32>) -> SIMD8<Float> {
+        @_transparent func at(_ i: Int) -> Float { t[Int(index[i])] }
         return SIMD8(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7))
     }
 
@@ -154,6 +179,7 @@ struct FusedBlock {
 
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                            gains: UnsafePointer<Float>?) {
+        if premultiplied { return dispatch8Premultiplied(s, d, blocks: blocks, gains: gains) }
         switch (hasTables, relativeToGreen, gains) {
         case (false, false, nil): loop8TF(s, d, blocks)
         case (false, true, nil): loop8TR(s, d, blocks)
@@ -177,30 +203,68 @@ struct FusedBlock {
     @inline(never) func loop8LFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false) }
     @inline(never) func loop8LRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true) }
 
+    private func dispatch8Premultiplied(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
+                                        gains: UnsafePointer<Float>?) {
+        switch (hasTables, relativeToGreen, gains) {
+        case (false, false, nil): loop8TFP(s, d, blocks)
+        case (false, true, nil): loop8TRP(s, d, blocks)
+        case (true, false, nil): loop8LFP(s, d, blocks)
+        case (true, true, nil): loop8LRP(s, d, blocks)
+        case (false, false, let g?): loop8TFGP(s, d, blocks, g)
+        case (false, true, let g?): loop8TRGP(s, d, blocks, g)
+        case (true, false, let g?): loop8LFGP(s, d, blocks, g)
+        case (true, true, let g?): loop8LRGP(s, d, blocks, g)
+        }
+    }
+
+    // The same, P premultiplied.
+    @inline(never) func loop8TFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: false, premultiplied: true) }
+    @inline(never) func loop8TRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true, premultiplied: true) }
+    @inline(never) func loop8LFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false, premultiplied: true) }
+    @inline(never) func loop8LRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true, premultiplied: true) }
+    @inline(never) func loop8TFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false, premultiplied: true) }
+    @inline(never) func loop8TRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true, premultiplied: true) }
+    @inline(never) func loop8LFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false, premultiplied: true) }
+    @inline(never) func loop8LRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true, premultiplied: true) }
+
     /// `blocks` blocks of 8 pixels; every block loads its pixels before storing, so
     /// the source and destination may be the same memory.
     @_transparent
     func body8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
-               _ gains: UnsafePointer<Float>?, table: Bool, relative: Bool) {
+               _ gains: UnsafePointer<Float>?, table: Bool, relative: Bool, premultiplied: Bool = false) {
         let byte = SIMD8<UInt32>(repeating: 0xFF)
         let p = positions
-        let (rs, gs, bs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue))
+        let (rs, gs, bs, fs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue), UInt32(8 * p.fourth))
         let fourthMask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * p.fourth))
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
         var offset = 0
         for j in 0..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
-            let r, g, b: SIMD8<Float>
-            if table {
+            var r, g, b: SIMD8<Float>
+            // Premultiplied: A as a Float, and A/m for the result.
+            let a = premultiplied ? decode((v &>> fs) & byte) : maxval
+            let alpha: SIMD8<Float>? = premultiplied ? a * inverseMaxval : nil
+            if table && premultiplied {
+                let row = ((v &>> fs) & byte) &<< 8
+                r = lookup2D(red, row | ((v &>> rs) & byte))
+                g = lookup2D(green, row | ((v &>> gs) & byte))
+                b = lookup2D(blue, row | ((v &>> bs) & byte))
+            } else if table {
                 let at = s + offset
                 r = lookup(red, at, p.red, clampIndex: false)
                 g = lookup(green, at, p.green, clampIndex: false)
                 b = lookup(blue, at, p.blue, clampIndex: false)
             } else {
                 r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
+                if premultiplied {
+                    // The straight colour on the samples' scale, c·m/A (A = 0: not finite,
+                    // and the result is 0 after the clamp and the multiply by A/m).
+                    let k = maxval / a
+                    r *= k; g *= k; b *= k
+                }
             }
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
-            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain)
+            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha)
             // Shifting left pushes the exponent bits of 2²³ out of each byte.
             let out = ((x & byte) &<< rs) | ((y & byte) &<< gs) | ((z & byte) &<< bs) | (v & fourthMask)
             output.storeBytes(of: out, toByteOffset: offset, as: SIMD8<UInt32>.self)
