@@ -165,7 +165,7 @@ extension PreparedEditPlan {
     /// shape; with tone stages, once the plan's 2D premultiplied tables pay for
     /// themselves (`premultipliedToneTables()`). Until then, and for other shapes, opaque
     /// runs take the straight block and translucent ones the row path.
-    private func premultipliedBlock(_ source: PixelFormat, _ destination: PixelFormat,
+    func premultipliedBlock(_ source: PixelFormat, _ destination: PixelFormat,
                                     variant: KernelVariant) -> FusedBlock? {
         #if _endian(little)
         guard variant == .simd4, source == destination, source.alphaMode == .premultiplied,

@@ -103,7 +103,7 @@ struct PixelBufferTests {
         #expect(source.array == pixels)
     }
 
-    @Test("premultiplied BGRA8: SPEC §10 and §8 per sample against Double (colour / alpha, recipe, clamp, × alpha)")
+    @Test("premultiplied BGRA8: SPEC §10 and §8 per sample against Double (colour / alpha, recipe, clamp, × alpha), every (c ≤ A)")
     func premultipliedRecipe() throws {
         // The pixel: straight (200, 100, 50, 128), stored premultiplied (100, 50, 25, 128).
         var pixels: [UInt8] = [25, 50, 100, 128]
@@ -113,14 +113,30 @@ struct PixelBufferTests {
             pixels += (0..<3).map { _ in UInt8.random(in: 0...a, using: &rng) } + [a]
         }
         pixels += [0, 0, 0, 0, 7, 7, 7, 255, 255, 255, 255, 255]
+        // Every (colour ≤ alpha) pair on one channel, the other two spread over 0…A.
+        for a in 0...255 {
+            for c in 0...a {
+                pixels += [UInt8((c * 7 + 3) % (a + 1)), UInt8((c * 13 + 5) % (a + 1)), UInt8(c), UInt8(a)]
+            }
+        }
         let count = pixels.count / 4
-        for recipe in [Recipe(preset: .vivid), Self.recipe] {
+        for recipe in [Recipe(preset: .vivid), KernelCatalog.sampleRecipe, Self.recipe] {
             let stages = recipe.stages, operations = recipe.operationsInOrder
-            for variant in KernelVariant.allCases {
+            // The reference, the fused block with the row path for translucent pixels
+            // (tone tables not yet built), and the fused block on every pixel (its 2D
+            // tables built at once).
+            for (variant, tablesAfter) in [(KernelVariant.scalar, 65_536), (.simd4, 65_536), (.simd4, 0)] {
                 let storage = Storage(count: pixels.count)
                 storage.bytes.copyMemory(from: pixels, byteCount: pixels.count)
-                try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1)
-                    .run(try Self.buffer(storage, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied), variant: variant)
+                let plan = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536,
+                                                                 premultipliedTablesAfter: tablesAfter)
+                let takesBlock = plan.premultipliedBlock(.bgra8Premultiplied, .bgra8Premultiplied, variant: variant) != nil
+                let hasTones = stages.contains { if case .tone = $0 { true } else { false } }
+                let matrixShape = !stages.contains { if case .pixel = $0 { true } else { false } }
+                #expect(takesBlock == (variant == .simd4 && matrixShape && (!hasTones || tablesAfter == 0)),
+                        "\(variant), tables after \(tablesAfter): premultiplied block \(takesBlock)")
+                try plan.run(try Self.buffer(storage, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied),
+                             variant: variant)
                 let out = storage.array
                 for i in 0..<count {
                     let a = Double(pixels[4 * i + 3]) / 255
@@ -135,7 +151,7 @@ struct PixelBufferTests {
                     for (c, byte) in [(0, 2), (1, 1), (2, 0)] {
                         let x = min(max(exact[c], 0), 1) * a
                         let verdict = TieAwareCheck.accepts(Int(out[4 * i + byte]), x, maxval: 255)
-                        #expect(verdict.ok, "\(variant) pixel \(i) channel \(c): got \(out[4 * i + byte]), exact \(x * 255)")
+                        #expect(verdict.ok, "\(variant), tables after \(tablesAfter), pixel \(i) channel \(c): got \(out[4 * i + byte]), exact \(x * 255)")
                     }
                     #expect(out[4 * i + 3] == pixels[4 * i + 3])
                 }
