@@ -15,7 +15,8 @@ enum Exactness {
         let operations: [any RecipeOperation]
     }
 
-    /// Tie-heavy single operations, the presets and looks, and every catalog recipe.
+    /// Tie-heavy single operations, the presets and looks, every family's examples, the
+    /// catalog recipe, and the LUT after a matrix and at part intensity.
     static var cases: [Case] {
         var cases: [Case] = [
             Case(name: "brightness 0.1", operations: [Brightness(0.1)]),
@@ -28,6 +29,10 @@ enum Exactness {
             cases += family.examples.map { Case(name: "\(family.key)/\($0.name)", operations: [$0.operation]) }
         }
         cases.append(Case(name: "recipe", operations: KernelCatalog.sampleRecipe.operationsInOrder))
+        // The fused 8-bit LUT block with a matrix folded into its coordinates, and mixing.
+        let lut = LookupTable.example(.tetrahedral)
+        cases.append(Case(name: "preset.vivid → lut", operations: Recipe(preset: .vivid).operationsInOrder + [lut]))
+        cases.append(Case(name: "lut at intensity 0.6", operations: [lut.with(intensity: 0.6)]))
         return cases
     }
 
