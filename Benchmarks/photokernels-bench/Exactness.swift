@@ -30,7 +30,10 @@ enum Exactness {
         }
         cases.append(Case(name: "recipe", operations: KernelCatalog.sampleRecipe.operationsInOrder))
         // The fused 8-bit LUT block with a matrix folded into its coordinates, and mixing.
-        let lut = LookupTable.example(.tetrahedral)
+        let cube = try! ColorCube.sampled(size: 17, interpolation: .tetrahedral) { c in
+            SIMD3(c.x * c.x * 0.9 + 0.05 * c.z, (c.y + c.x * c.z) / 2, (c.z * c.z * c.z + c.y) / 2)
+        }
+        let lut = LookupTable(path: "film.cube", sha256: "", url: URL(fileURLWithPath: "film.cube"), cube: cube)
         cases.append(Case(name: "preset.vivid → lut", operations: Recipe(preset: .vivid).operationsInOrder + [lut]))
         cases.append(Case(name: "lut at intensity 0.6", operations: [lut.with(intensity: 0.6)]))
         return cases

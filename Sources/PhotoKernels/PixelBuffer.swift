@@ -231,10 +231,11 @@ public struct PixelBuffer: @unchecked Sendable {
         let (rowBytes, o1) = width.multipliedReportingOverflow(by: format.bytesPerPixel)
         guard !o1 else { throw .sizeOverflow(width: width, height: height, bytesPerRow: bytesPerRow) }
         guard bytesPerRow >= rowBytes else { throw .bytesPerRowTooSmall(bytesPerRow: bytesPerRow, needed: rowBytes) }
-        let (_, o2) = bytesPerRow.multipliedReportingOverflow(by: height)
-        guard !o2, Int(bitPattern: baseAddress) &+ bytesPerRow &* height > Int(bitPattern: baseAddress) || height == 0 else {
-            throw .sizeOverflow(width: width, height: height, bytesPerRow: bytesPerRow)
-        }
+        let (byteCount, o2) = bytesPerRow.multipliedReportingOverflow(by: height)
+        // The end address, unsigned: a base address near the top of the address space
+        // must not wrap around.
+        let (_, o3) = UInt(bitPattern: baseAddress).addingReportingOverflow(UInt(bitPattern: byteCount))
+        guard !o2, !o3 else { throw .sizeOverflow(width: width, height: height, bytesPerRow: bytesPerRow) }
         let alignment = format.sampleType.byteCount
         guard Int(bitPattern: baseAddress) % alignment == 0 else {
             throw .misaligned(what: "the base address", value: Int(bitPattern: baseAddress), alignment: alignment)

@@ -123,7 +123,7 @@ struct AppsGuideTests {
     // MARK: The guide's code (docs/apps.md), as written there
 
     /// The `PixelFormat` of a CoreGraphics or vImage RGB bitmap layout, or `nil` when
-    /// PixelKernels has no such format (big-endian 16-bit components, alpha only, …).
+    /// PhotoKernels has no such format (big-endian 16-bit components, alpha only, …).
     func pixelFormat(bitsPerComponent: Int, bitsPerPixel: Int, bitmapInfo: CGBitmapInfo) -> PixelFormat? {
         guard let alphaInfo = CGImageAlphaInfo(rawValue: bitmapInfo.rawValue & CGBitmapInfo.alphaInfoMask.rawValue)
         else { return nil }

@@ -226,6 +226,11 @@ struct PixelBufferTests {
         #expect(throws: PixelBufferError.invalidSize(width: 0, height: 2)) { try Self.buffer(storage, width: 0, height: 2, bytesPerRow: 12, .rgba8) }
         #expect(throws: PixelBufferError.self) { try Self.buffer(storage, width: Int.max / 2, height: 2, bytesPerRow: 16, .rgba8) }
         #expect(throws: PixelBufferError.self) { try Self.buffer(storage, width: 2, height: Int.max / 8, bytesPerRow: 64, .rgba8) }
+        // A base address 4 KiB below the top of the address space, 4 MiB long: it wraps.
+        let top = UnsafeMutableRawPointer(bitPattern: UInt.max - 4095)!
+        #expect(throws: PixelBufferError.sizeOverflow(width: 1024, height: 1024, bytesPerRow: 4096)) {
+            try PixelBuffer(baseAddress: top, width: 1024, height: 1024, bytesPerRow: 4096, format: .rgba8)
+        }
         #expect(throws: PixelBufferError.misaligned(what: "bytes per row", value: 34, alignment: 4)) {
             try Self.buffer(storage, width: 2, height: 2, bytesPerRow: 34, .rgbaFloat)
         }
