@@ -101,7 +101,7 @@ public struct CubeFileError: Error, Sendable, Equatable, CustomStringConvertible
         let what: String
         switch reason {
         case .lineTooLong(let limit): what = "the line is longer than \(limit) bytes"
-        case .unknownKeyword(let word): what = "unknown keyword \"\(word)\""
+        case .unknownKeyword(let word): what = "unknown keyword \"\(Self.printable(word))\""
         case .duplicateKeyword(let word, let first): what = "\(word) appears again (first on line \(first))"
         case .conflictingKeywords(let word, let other, let otherLine):
             what = "\(word) conflicts with \(other) on line \(otherLine)"
@@ -109,11 +109,12 @@ public struct CubeFileError: Error, Sendable, Equatable, CustomStringConvertible
         case .missingSize: what = "no LUT_1D_SIZE or LUT_3D_SIZE before the table"
         case .sizeOutOfRange(let word, let value, let range):
             what = "\(word) \(value) is not an integer in \(range.lowerBound)…\(range.upperBound)"
-        case .tableTooLarge(let entries, let limit): what = "the table needs \(entries) entries, more than the limit \(limit)"
+        case .tableTooLarge(let entries, let limit):
+            what = "the table needs \(entries) entries, more than the limit \(limit) (CubeLimits.maxEntries)"
         case .wrongValueCount(let word, let expected, let found):
             what = "\(word ?? "a table entry") needs \(expected) value\(expected == 1 ? "" : "s"), found \(found)"
-        case .invalidNumber(let text): what = "\"\(text)\" is not a decimal number"
-        case .nonFiniteValue(let text): what = "\"\(text)\" is not a finite Float value"
+        case .invalidNumber(let text): what = "\"\(Self.printable(text))\" is not a decimal number"
+        case .nonFiniteValue(let text): what = "\"\(Self.printable(text))\" is not a finite Float value"
         case .invalidTitle: what = "TITLE needs one double-quoted string"
         case .invalidDomain(let channel, let min, let max):
             what = "the domain of \(["R", "G", "B"][channel]) is \(min)…\(max); min must be below max"
@@ -123,6 +124,21 @@ public struct CubeFileError: Error, Sendable, Equatable, CustomStringConvertible
         case .readFailed(let path, let reason): return "cannot read \(path): \(reason)"
         }
         return "line \(line): \(what)"
+    }
+
+    /// `text` as it may go to a terminal: control characters, `"` and `\` escaped as
+    /// in a Swift string literal, so a hostile file cannot send escape sequences.
+    static func printable(_ text: String) -> String {
+        var out = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"", "\\": out += "\\" + String(scalar)
+            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }
 
@@ -192,18 +208,31 @@ public struct CubeFile: Sendable, Equatable {
     ///   or ``CubeFileError/Reason/readFailed(path:reason:)``; parse errors as for
     ///   ``parse(_:limits:)``.
     public init(contentsOf url: URL, limits: CubeLimits = .default) throws(CubeFileError) {
+        self = try CubeFile.parse(CubeFile.bytes(at: url, limits: limits), limits: limits)
+    }
+
+    /// The bytes of the file at `url`, at most `limits.maxFileBytes` of them: a regular
+    /// file by its size first, a pipe or device in chunks, stopping as soon as it proves
+    /// too long.
+    ///
+    /// - Throws: ``CubeFileError`` with `line` 0: `.fileTooLarge`, or `.readFailed` with
+    ///   the system's reason ("No such file or directory", "is a directory", …).
+    public static func bytes(at url: URL, limits: CubeLimits = .default) throws(CubeFileError) -> Data {
         let path = url.path
         var data = Data()
         do {
             let attributes = try FileManager.default.attributesOfItem(atPath: path)
-            if (attributes[.type] as? FileAttributeType) == .typeRegular {
+            let type = attributes[.type] as? FileAttributeType
+            if type == .typeDirectory {
+                throw CubeFileError(line: 0, .readFailed(path: path, reason: "it is a directory"))
+            }
+            if type == .typeRegular {
                 let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
                 guard size <= limits.maxFileBytes else {
                     throw CubeFileError(line: 0, .fileTooLarge(bytes: size, limit: limits.maxFileBytes))
                 }
                 data = try Data(contentsOf: url)
             } else {
-                // A pipe or device: read in chunks, stopping as soon as it proves too long.
                 let handle = try FileHandle(forReadingFrom: url)
                 defer { try? handle.close() }
                 while let chunk = try handle.read(upToCount: 1 << 16), !chunk.isEmpty {
@@ -216,12 +245,23 @@ public struct CubeFile: Sendable, Equatable {
         } catch let error as CubeFileError {
             throw error
         } catch {
-            throw CubeFileError(line: 0, .readFailed(path: path, reason: error.localizedDescription))
+            throw CubeFileError(line: 0, .readFailed(path: path, reason: systemReason(error)))
         }
         guard data.count <= limits.maxFileBytes else {
             throw CubeFileError(line: 0, .fileTooLarge(bytes: data.count, limit: limits.maxFileBytes))
         }
-        self = try CubeFile.parse(data, limits: limits)
+        return data
+    }
+
+    /// The POSIX message behind a Foundation file error ("No such file or directory"),
+    /// else its description.
+    private static func systemReason(_ error: any Error) -> String {
+        let nsError = error as NSError
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            return String(cString: strerror(Int32(underlying.code)))
+        }
+        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        return nsError.localizedDescription
     }
 
     /// The file as `.cube` text: `TITLE` (if any), the size, `DOMAIN_MIN`/`DOMAIN_MAX`,

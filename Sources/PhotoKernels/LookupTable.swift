@@ -41,10 +41,13 @@ public struct LookupTable: RecipeOperation {
     public init(contentsOf url: URL, path: String? = nil, expectedSHA256: String? = nil, intensity: Double = 1,
                 interpolation: ColorCube.Interpolation = .tetrahedral, limits: CubeLimits = .default) throws(RecipeError) {
         let bytes: Data
-        do {
-            bytes = try Data(contentsOf: url)
+        do throws(CubeFileError) {
+            bytes = try CubeFile.bytes(at: url, limits: limits)
         } catch {
-            throw .invalidValue(field: "lut.path", value: "\"\(path ?? url.path)\"", reason: "cannot be read: \(error.localizedDescription)")
+            if case .readFailed(_, let reason) = error.reason {
+                throw .invalidValue(field: "lut.path", value: "\"\(path ?? url.path)\"", reason: "cannot be read: \(reason)")
+            }
+            throw .invalidValue(field: "lut.path", value: "\"\(path ?? url.path)\"", reason: error.description)
         }
         let digest = SHA256Hasher.hash(bytes).hex
         if let expectedSHA256, expectedSHA256.lowercased() != digest {
@@ -111,7 +114,7 @@ public struct LookupTable: RecipeOperation {
                                                            intensity: old?.intensity ?? 1,
                                                            interpolation: old?.interpolation ?? .tetrahedral)
             },
-            FamilyOption("lut-intensity", valueName: "x", help: "The lookup table's mix with the input, 0…1 (default 1).") {
+            FamilyOption("lut-intensity", valueName: "x", help: "The lookup table's mix with the input, clamped to 0…1 (default 1).") {
                 recipe, text throws(RecipeError) in
                 guard let x = Double(text), x.isFinite else {
                     throw .invalidValue(field: "--lut-intensity", value: text, reason: "must be a finite number")
@@ -222,11 +225,21 @@ public struct LookupTable: RecipeOperation {
         let path = try c.decode(String.self, forKey: .path)
         let digest = try c.decodeIfPresent(String.self, forKey: .sha256)
         let intensity = try c.decodeIfPresent(Double.self, forKey: .intensity) ?? 1
-        let interpolation = try c.decodeIfPresent(ColorCube.Interpolation.self, forKey: .interpolation) ?? .tetrahedral
+        let interpolationName = try c.decodeIfPresent(String.self, forKey: .interpolation) ?? "tetrahedral"
+        guard let interpolation = ColorCube.Interpolation(rawValue: interpolationName) else {
+            throw RecipeError.invalidValue(field: "lut.interpolation", value: "\"\(interpolationName)\"",
+                                           reason: "expected \(ColorCube.Interpolation.allCases.map(\.rawValue).joined(separator: " or "))")
+        }
         let base = decoder.userInfo[Recipe.baseURLKey] as? URL
         let url = path.hasPrefix("/") || base == nil ? URL(fileURLWithPath: path)
             : base!.appendingPathComponent(path).standardizedFileURL
         try self.init(contentsOf: url, path: path, expectedSHA256: digest, intensity: intensity, interpolation: interpolation)
+        // The digest is what makes a saved recipe reproducible: a reference without it
+        // would silently take whatever file is there.
+        guard digest != nil else {
+            throw RecipeError.invalidValue(field: "lut.sha256", value: "missing",
+                                           reason: "a recipe records its table's SHA-256; the file \(path) has \(sha256)")
+        }
     }
 
     /// Writes the path (relative to the recipe's folder when the table lies below it),
@@ -243,5 +256,16 @@ public struct LookupTable: RecipeOperation {
         try c.encode(sha256, forKey: .sha256)
         try c.encode(intensity, forKey: .intensity)
         try c.encode(interpolation, forKey: .interpolation)
+    }
+}
+
+extension RecipeError {
+    /// Whether this is a file the recipe names (a LUT's `lut.path`) that cannot be read:
+    /// missing, a directory, or without permission — missing input rather than bad data.
+    public var isUnreadableFile: Bool {
+        if case .invalidValue(let field, _, let reason) = self, field == "lut.path", reason.hasPrefix("cannot be read") {
+            return true
+        }
+        return false
     }
 }

@@ -207,7 +207,7 @@ public struct Recipe: Sendable, Hashable {
     public func encodedJSON(relativeTo folder: URL? = nil) throws(RecipeError) -> Data {
         try validate()
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         if let folder { encoder.userInfo[Recipe.baseURLKey] = folder }
         do {
             return try encoder.encode(self)

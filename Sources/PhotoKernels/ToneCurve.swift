@@ -650,7 +650,7 @@ public enum ToneCurveError: Error, Sendable, Equatable, CustomStringConvertible 
         func name(_ curve: ToneCurve.Channel?) -> String { curve.map { "tone curve \($0)" } ?? "tone curve" }
         switch self {
         case .pointCount(let curve, let count):
-            return "\(name(curve)): \(count) points; a curve has \(ToneCurve.Points.minimumCount)…\(ToneCurve.Points.maximumCount)"
+            return "\(name(curve)): \(count) point\(count == 1 ? "" : "s"); a curve has \(ToneCurve.Points.minimumCount)…\(ToneCurve.Points.maximumCount)"
         case .nonFinite(let curve, let index, let x, let y):
             return "\(name(curve)): point \(index) (\(x), \(y)) is not finite"
         case .xOutOfRange(let curve, let index, let x):

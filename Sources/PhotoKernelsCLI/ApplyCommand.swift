@@ -125,7 +125,7 @@ struct ApplyCommand {
 
     static var help: String {
         HelpPage(
-            overview: "Apply adjustments, an effect and a vignette to Netpbm images.",
+            overview: "Apply an edit (orientation, exposure, curves, the sliders, a look, a LUT, a vignette) to Netpbm images.",
             discussion: ["Reads PBM, PGM, PPM or PAM (P1–P7, any maxval, several images in one stream), applies "
                          + "\(KernelFamilies.all.map(\.key).joined(separator: " → ")), and writes each result "
                          + "atomically (a file appears only when complete). Images are streamed in bands, so "
@@ -133,9 +133,10 @@ struct ApplyCommand {
                          "Alpha survives only in PAM output; a PGM output stores colour as Rec. 709 luma. In "
                          + ".pnm/.pam output (and on standard output) a grey input stays grey unless the recipe "
                          + "makes colour, decided from the recipe before any pixel is read: sepia, the looks "
-                         + "instant, process and transfer, and monochrome with a coloured --color make colour; "
-                         + "exposure, vibrance, the sliders, the other looks, a grey monochrome and the "
-                         + "vignettes keep grey.",
+                         + "instant, process and transfer, monochrome with a coloured --color, per-channel "
+                         + "curves and a LUT that tints greys make colour; exposure, a master curve, vibrance, "
+                         + "the sliders, the other looks, a grey monochrome, a LUT that keeps greys grey, "
+                         + "orientation and the vignettes keep grey.",
                          "Silent on success (see --verbose). A progress line appears on standard error when it "
                          + "is a terminal. A closed output pipe ends the tool quietly by SIGPIPE, as cat does."],
             usage: ["photokernels apply <input> -o <output> [<options>]",

@@ -35,9 +35,11 @@ extension CommandLineError {
         }
     }
 
-    /// A recipe that cannot be used (exit 65), naming the file.
+    /// A recipe that cannot be used (exit 65), naming the file; a file the recipe names
+    /// (a LUT) that cannot be read is missing input (66), as `--lut` makes it.
     static func recipe(_ error: RecipeError, file: String) -> CommandLineError {
-        .data("\(file): \(error.description)")
+        if error.isUnreadableFile { return .noInput("\(file): \(error.description)") }
+        return .data("\(file): \(error.description)")
     }
 
     /// The reader of the output pipe has gone: nothing is printed, and the tool ends by

@@ -74,7 +74,7 @@ struct RecipeBuilder {
                     // is a usage error naming the option.
                     if case .invalidValue(let field, _, let reason) = error, field == "lut.path" {
                         let message = "--\(name) \(text): \(reason)"
-                        throw reason.hasPrefix("cannot be read") ? .noInput(message) : .data(message)
+                        throw error.isUnreadableFile ? .noInput(message) : .data(message)
                     }
                     throw .usage(Self.optionMessage(error), command: command)
                 }

@@ -12,7 +12,7 @@ enum PhotoKernelsTool {
 
     /// The subcommands, for help and dispatch.
     static let subcommands: [(name: String, summary: String)] = [
-        (ApplyCommand.name, "Apply adjustments, an effect and a vignette to a PBM/PGM/PPM/PAM image."),
+        (ApplyCommand.name, "Apply an edit (curves, sliders, looks, a LUT, a vignette…) to PBM/PGM/PPM/PAM images."),
         (DemoCommand.name, "Render the built-in demo photo and apply a preset."),
         (EffectsCommand.name, "List every effect and preset."),
         ("help", "Show help for a subcommand."),

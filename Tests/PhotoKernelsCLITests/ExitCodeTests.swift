@@ -117,6 +117,17 @@ struct ExitCodeTests {
         let directory = try Tool.run(["apply", ".", "-o", "out.ppm"], in: sandbox)
         #expect(directory.status == 66)
         #expect(try sandbox.contents() == ["in.ppm"])
+        // A LUT the recipe names, missing or a directory: missing input, as with --lut.
+        let digest = String(repeating: "0", count: 64)
+        for path in ["none.cube", "."] {
+            let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "lut": {"path": "\#(path)", "sha256": "\#(digest)"}}"#
+            try sandbox.write("lut.json", Array(json.utf8))
+            let lut = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--recipe", "lut.json"], in: sandbox)
+            #expect(lut.status == 66 && lut.stderr.contains("lut.path") && lut.stderr.contains("cannot be read"), "\(path): \(lut.stderr)")
+            let option = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--lut", path], in: sandbox)
+            #expect(option.status == 66, "--lut \(path): \(option.stderr)")
+        }
+        #expect(try sandbox.contents() == ["in.ppm", "lut.json"])
     }
 
     @Test("73: output directory does not exist")

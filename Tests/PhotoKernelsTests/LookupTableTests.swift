@@ -31,7 +31,7 @@ struct LookupTableTests {
         let lut = try #require(recipe[LookupTable.self])
         #expect(lut.sha256 == digest && lut.intensity == 0.6 && lut.interpolation == .trilinear && lut.cube.size == 5)
         let saved = try recipe.encodedJSON(relativeTo: folder.url)
-        #expect(String(decoding: saved, as: UTF8.self).contains("\"path\" : \"looks\\/warm.cube\""))
+        #expect(String(decoding: saved, as: UTF8.self).contains("\"path\" : \"looks/warm.cube\""))
         let again = try Recipe.decode(from: saved, relativeTo: folder.url)
         #expect(again == recipe)
         // Both give the same pixels, through the table at 0.6 trilinear.
@@ -57,6 +57,27 @@ struct LookupTableTests {
             #expect(field == "lut.sha256" && reason.contains(good), "\(reason)")
         }
         #expect(throws: RecipeError.self) { try decode("looks/none.cube", good) }
+        // No digest, an unknown interpolation, a folder instead of a file.
+        func decodeJSON(_ lut: String) throws(RecipeError) -> Recipe {
+            let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "lut": "# + lut + "}"
+            return try Recipe.decode(from: Data(json.utf8), relativeTo: folder.url)
+        }
+        for (lut, field, words) in [
+            (#"{"path": "looks/warm.cube"}"#, "lut.sha256", good),
+            (#"{"path": "looks/warm.cube", "sha256": "\#(good)", "interpolation": "cubic"}"#, "lut.interpolation", "tetrahedral or trilinear"),
+            (#"{"path": "looks", "sha256": "\#(good)"}"#, "lut.path", "cannot be read: it is a directory"),
+        ] {
+            do {
+                _ = try decodeJSON(lut)
+                Issue.record("accepted: \(lut)")
+            } catch {
+                guard case .invalidValue(let f, _, let reason) = error else { Issue.record("\(error)"); continue }
+                #expect(f == field && reason.contains(words), "\(lut): \(error)")
+            }
+        }
+        // Bytes of the file echoed in a message are escaped: no escape sequence reaches a terminal.
+        let hostile = CubeFileError(line: 3, .unknownKeyword("\u{1B}[31mRED\u{7}\"")).description
+        #expect(hostile == #"line 3: unknown keyword "\u{1b}[31mRED\u{7}\"""#, "\(hostile)")
         try Data("LUT_3D_SIZE 2\n0 0 0\n".utf8).write(to: folder.url.appendingPathComponent("looks/bad.cube"))
         do {
             _ = try decode("looks/bad.cube", SHA256Hasher.hash(Data("LUT_3D_SIZE 2\n0 0 0\n".utf8)).hex)

@@ -353,7 +353,7 @@ struct ToneCurveTests {
         #expect(error([(0, 0)], nil) == .pointCount(curve: nil, count: 1))
         #expect(ToneCurveError.xNotIncreasing(curve: .red, index: 2, x: 0.4, previous: 0.6).description
                 == "tone curve red: point 2 has x = 0.4, not greater than point 1's 0.6")
-        #expect(ToneCurveError.pointCount(curve: nil, count: 1).description == "tone curve: 1 points; a curve has 2…16")
+        #expect(ToneCurveError.pointCount(curve: nil, count: 1).description == "tone curve: 1 point; a curve has 2…16")
     }
 
     @Test("CLI form: parses \"x,y x,y …\", names a bad token, round-trips description")
