@@ -61,6 +61,24 @@ public enum SampleCoding {
         Float(sample) / maxval
     }
 
+    /// `1/maxval` as `high + low`, where `high` keeps 12 significant bits so that
+    /// `Float(v)·high` is exact for every 8-bit `v`, when `Float(v)·high + Float(v)·low`
+    /// equals `decode(v, maxval:)` for every `v` in 0…255 (checked here, 256 samples);
+    /// else `nil`. Two multiplies and an add then decode a byte as the division does,
+    /// at a fraction of its cost.
+    static func reciprocalSplit(maxval: Int) -> (high: Float, low: Float)? {
+        guard (1...255).contains(maxval) else { return nil }
+        let r = 1 / Double(maxval)
+        let high = Float(bitPattern: Float(r).bitPattern & ~0xFFF)
+        let low = Float(r - Double(high))
+        let m = Float(maxval)
+        for v in 0...255 {
+            let x = Float(v)
+            guard x * high + x * low == x / m else { return nil }
+        }
+        return (high, low)
+    }
+
     /// Encodes one value: `round_half_even(clamp(x, 0, 1) · maxval)`; NaN ↦ 0.
     ///
     /// The comparisons are written so that NaN fails both and lands on 0.
@@ -263,11 +281,14 @@ extension FloatImage {
         checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
         let width = self.width, channels = layout.channelCount
         let destination = SendablePointer(base: samples.baseAddress!)
+        // A large destination is written once: streaming stores (8-bit RGBA).
+        let streaming = samples.count * MemoryLayout<Sample>.stride >= StreamingStores.threshold && StreamingStores.available
         withUnsafePixels { pixels in
             let source = UncheckedBox(pixels.baseAddress!)
             RowBands.forEach(rows: height, threads: threads) { rows in
                 SampleConversion.encode(source.value + rows.lowerBound * width, count: rows.count * width, layout: layout,
-                                        maxval: maxval, into: destination.base + rows.lowerBound * width * channels)
+                                        maxval: maxval, into: destination.base + rows.lowerBound * width * channels,
+                                        streaming: streaming)
             }
         }
     }
@@ -351,24 +372,34 @@ enum SampleConversion {
             let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
             let pixelBytes = 4 * MemoryLayout<Sample>.stride
-            var i = 0
-            while i < whole {
-                let offset = i &* pixelBytes
-                let low = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
-                    fromByteOffset: offset, as: SIMD8<Sample>.self))
-                let high = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
-                    fromByteOffset: offset &+ 2 &* pixelBytes, as: SIMD8<Sample>.self))
-                let x0 = (unsafeBitCast(low | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
-                let x1 = (unsafeBitCast(high | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
-                if streaming {
-                    StreamingStores.store(x0, to: to + i &* 16)
-                    StreamingStores.store(x1, to: to + (i &* 16 &+ 32))
-                } else {
-                    to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
-                    to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)
+            // For bytes, the division's result by two multiplies and an add where that
+            // is exact for the maxval (`reciprocalSplit`): a vector division accepts one
+            // operation every few cycles and bounded this loop below the memory speed.
+            let split = Sample.bitWidth == 8 ? SampleCoding.reciprocalSplit(maxval: maxval) : nil
+            let h = SIMD8<Float>(repeating: split?.high ?? 0), l = SIMD8<Float>(repeating: split?.low ?? 0)
+            @inline(__always) func run(split: Bool) {
+                var i = 0
+                while i < whole {
+                    let offset = i &* pixelBytes
+                    let low = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
+                        fromByteOffset: offset, as: SIMD8<Sample>.self))
+                    let high = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
+                        fromByteOffset: offset &+ 2 &* pixelBytes, as: SIMD8<Sample>.self))
+                    let v0 = unsafeBitCast(low | 0x4B00_0000, to: SIMD8<Float>.self) - magic
+                    let v1 = unsafeBitCast(high | 0x4B00_0000, to: SIMD8<Float>.self) - magic
+                    let x0 = split ? v0 * h + v0 * l : v0 / mv
+                    let x1 = split ? v1 * h + v1 * l : v1 / mv
+                    if streaming {
+                        StreamingStores.store(x0, to: to + i &* 16)
+                        StreamingStores.store(x1, to: to + (i &* 16 &+ 32))
+                    } else {
+                        to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
+                        to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)
+                    }
+                    i &+= 4
                 }
-                i &+= 4
             }
+            if split != nil { run(split: true) } else { run(split: false) }
             if streaming { StreamingStores.fence() }
             for i in whole..<count {
                 let s = source + 4 * i
@@ -418,7 +449,7 @@ enum SampleConversion {
     /// `Sample` is `UInt8` or `UInt16` (the RGB block packs one or two bytes a sample).
     static func encode<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ source: UnsafePointer<SIMD4<Float>>, count: Int, layout: SampleLayout, maxval: Int,
-        into destination: UnsafeMutablePointer<Sample>) {
+        into destination: UnsafeMutablePointer<Sample>, streaming: Bool = false) {
         precondition(MemoryLayout<Sample>.stride <= 2, "samples are 8 or 16 bits")
         let m = Float(maxval)
         let w = Luma.weights
@@ -492,14 +523,24 @@ enum SampleConversion {
             let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
             let pixelBytes = 4 * MemoryLayout<Sample>.stride
-            var i = 0
-            while i < whole {
+            @inline(__always) func pair(_ i: Int) -> SIMD8<Sample> {
                 let x = from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self)
                 let positive = zero.replacing(with: x, where: x .> zero)
                 let c = one.replacing(with: positive, where: positive .< one)
                 let bits = unsafeBitCast(c * mv + magic, to: SIMD8<UInt32>.self) & sampleMask
-                to.storeBytes(of: SIMD8<Sample>(truncatingIfNeeded: bits),
-                              toByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
+                return SIMD8<Sample>(truncatingIfNeeded: bits)
+            }
+            var i = 0
+            if streaming && MemoryLayout<Sample>.stride == 1 {
+                // A large 8-bit destination: two pixels per 8-byte streaming store.
+                while i < whole {
+                    StreamingStores.store(unsafeBitCast(pair(i), to: UInt64.self), to: to + i &* 4)
+                    i &+= 2
+                }
+                StreamingStores.fence()
+            }
+            while i < whole {
+                to.storeBytes(of: pair(i), toByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
                 i &+= 2
             }
             for i in whole..<count {

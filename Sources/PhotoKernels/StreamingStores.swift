@@ -36,6 +36,16 @@ enum StreamingStores {
         #endif
     }
 
+    /// Stores 8 bytes at `p` (8-byte aligned) bypassing the cache where available.
+    @inline(__always)
+    static func store(_ v: UInt64, to p: UnsafeMutableRawPointer) {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        _mm_stream_si64(p.assumingMemoryBound(to: Int64.self), Int64(bitPattern: v))
+        #else
+        p.storeBytes(of: v, as: UInt64.self)
+        #endif
+    }
+
     /// Orders the streaming stores before anything that follows (they are weakly
     /// ordered): an `mfence`, which the standard library reaches portably.
     @inline(__always)

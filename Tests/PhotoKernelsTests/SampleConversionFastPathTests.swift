@@ -69,6 +69,39 @@ struct SampleConversionFastPathTests {
         #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
     }
 
+    @Test("8-bit decoding multiplies by a split reciprocal for every maxval 1…255, exactly as the division")
+    func reciprocalSplit() {
+        var missing: [Int] = []
+        for maxval in 1...255 {
+            guard let (h, l) = SampleCoding.reciprocalSplit(maxval: maxval) else { missing.append(maxval); continue }
+            #expect(h.bitPattern & 0xFFF == 0 && l != 0 || maxval & (maxval - 1) == 0, "maxval \(maxval): high has more than 12 bits")
+            // The RGBA decoder takes the split: every byte, at every maxval.
+            let samples = (0..<256).map { UInt8($0) }
+            #expect(Self.decodeMismatches(samples, layout: .rgba, maxval: maxval).isEmpty, "maxval \(maxval)")
+        }
+        #expect(missing.isEmpty, "no exact split for maxvals \(missing)")
+        #expect(SampleCoding.reciprocalSplit(maxval: 256) == nil && SampleCoding.reciprocalSplit(maxval: 0) == nil)
+    }
+
+    @Test("rasters past the streaming-store threshold decode and encode exactly as the formulas")
+    func streamingStores() {
+        // 1024 × 1024: the Float image is 16 MiB and the 8-bit raster 4 MiB, both at or
+        // past the threshold, so both directions take their streaming stores.
+        let (w, h) = (1024, 1024)
+        #expect(w * h * 4 >= StreamingStores.threshold)
+        var rng = SeededGenerator(seed: 11)
+        let bytes = (0..<(w * h * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let image = FloatImage(width: w, height: h, layout: .rgba, samples: bytes)
+        var wrongDecode = 0
+        for i in stride(from: 0, to: bytes.count, by: 97) where image.pixels[i / 4][i % 4] != SampleCoding.decode(bytes[i], maxval: 255) {
+            wrongDecode += 1
+        }
+        #expect(wrongDecode == 0)
+        var out = [UInt8](repeating: 0, count: bytes.count)
+        out.withUnsafeMutableBufferPointer { image.encode(into: $0, layout: .rgba) }
+        #expect(out == bytes, "decode then encode returns every byte")
+    }
+
     @Test("16-bit RGB and RGBA decode: every value 0…maxval, counts 1…33", arguments: [1023, 65535])
     func decode16Exhaustive(maxval: Int) {
         // For each count the values 0…maxval run through consecutive buffers, so each
