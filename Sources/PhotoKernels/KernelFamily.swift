@@ -161,23 +161,29 @@ public struct KernelFamily: Sendable {
     /// refine one another, declare theirs in the command-line tool).
     public let options: [FamilyOption]
     /// Representative operations, by name, for the catalog behind tests and benchmarks.
-    public let examples: [(name: String, operation: any RecipeOperation)]
+    /// Built when asked for, not when the registry is (a LUT example builds a table).
+    public var examples: [(name: String, operation: any RecipeOperation)] { makeExamples() }
     /// The operation type, for decoding.
     public let type: any RecipeOperation.Type
-    /// An operation of this family that changes nothing.
-    public let identity: any RecipeOperation
+    /// An operation of this family that changes nothing (built when asked for).
+    public var identity: any RecipeOperation { makeIdentity() }
 
-    /// A registration.
+    private let makeExamples: @Sendable () -> [(name: String, operation: any RecipeOperation)]
+    private let makeIdentity: @Sendable () -> any RecipeOperation
+
+    /// A registration. `examples` and `identity` are evaluated on each use, so a
+    /// command-line tool that only parses options never builds them.
     public init(key: String, summary: String, kind: StageKind, parameters: [FamilyParameter],
-                options: [FamilyOption] = [], examples: [(name: String, operation: any RecipeOperation)],
-                identity: any RecipeOperation, type: any RecipeOperation.Type) {
-        self.identity = identity
+                options: [FamilyOption] = [],
+                examples: @escaping @autoclosure @Sendable () -> [(name: String, operation: any RecipeOperation)],
+                identity: @escaping @autoclosure @Sendable () -> any RecipeOperation, type: any RecipeOperation.Type) {
+        makeIdentity = identity
         self.key = key
         self.summary = summary
         self.kind = kind
         self.parameters = parameters
         self.options = options
-        self.examples = examples
+        makeExamples = examples
         self.type = type
     }
 }

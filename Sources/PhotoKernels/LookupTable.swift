@@ -141,13 +141,18 @@ public struct LookupTable: RecipeOperation {
     /// A 17³ table of a smooth, strongly non-linear look, held in memory: the family's
     /// example for the catalog and the tests.
     static func example(_ interpolation: ColorCube.Interpolation) -> LookupTable {
-        let cube = try! ColorCube.sampled(size: 17, interpolation: interpolation) { c in
+        exampleTable.with(interpolation: interpolation)
+    }
+
+    /// Built once, on first use.
+    private static let exampleTable: LookupTable = {
+        let cube = try! ColorCube.sampled(size: 17, interpolation: .tetrahedral) { c in
             SIMD3(c.x * c.x * 0.9 + 0.05 * c.z, (c.y + c.x * c.z) / 2, (c.z * c.z * c.z + c.y) / 2)
         }
         let file = CubeFile(title: "example", cube: cube).encoded()
         return LookupTable(path: "example.cube", sha256: SHA256Hasher.hash(file).hex,
                            url: URL(fileURLWithPath: "example.cube"), cube: cube)
-    }
+    }()
 
     /// Whether the mix is 0 (or the table is the identity at every grid point).
     public var isIdentity: Bool { cube.isIdentity }
