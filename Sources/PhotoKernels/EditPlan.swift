@@ -473,7 +473,14 @@ public final class PreparedEditPlan: @unchecked Sendable {
             let s = source.value + offset * inChannels, d = destination.base + offset * outChannels
             if let block {
                 let g = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
-                if In.self == UInt8.self {
+                if In.self == UInt8.self && inChannels == 3 {
+                    // R G B pieces run through the four-channel block in the slot's scratch.
+                    let wide = UnsafeMutableRawPointer(slot.pixels).assumingMemoryBound(to: UInt8.self)
+                    Self.widen(UnsafeRawPointer(s).assumingMemoryBound(to: UInt8.self), into: wide, count: count)
+                    block.run8(UnsafePointer(wide), wide, count: count, gains: g)
+                    Self.narrow(UnsafePointer(wide), into: UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self),
+                                count: count)
+                } else if In.self == UInt8.self {
                     block.run8(UnsafeRawPointer(s).assumingMemoryBound(to: UInt8.self),
                                UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self), count: count, gains: g)
                 } else {
@@ -531,9 +538,45 @@ public final class PreparedEditPlan: @unchecked Sendable {
     private func fusedBlock<In, Out>(in: In.Type, out: Out.Type, _ inputLayout: SampleLayout, _ outputLayout: SampleLayout,
                                      _ inputMaxval: Int, _ outputMaxval: Int, tables: ToneTables?,
                                      variant: KernelVariant) -> FusedRows? {
-        guard variant == .simd4, In.self == Out.self, inputLayout == .rgba, outputLayout == .rgba,
-              inputMaxval == outputMaxval else { return nil }
+        guard variant == .simd4, In.self == Out.self, inputMaxval == outputMaxval, inputLayout == outputLayout else { return nil }
+        // 8-bit R G B is widened to R G B A per piece (`widen`, `narrow`).
+        guard inputLayout == .rgba || (inputLayout == .rgb && In.self == UInt8.self) else { return nil }
         return fusedRows(maxval: inputMaxval, eightBit: In.self == UInt8.self, tables: tables, positions: .rgba)
+    }
+
+    /// `count` R G B pixels as R G B A with A = 255, into `wide` (4·count bytes): one
+    /// 4-byte load per pixel while another follows it (its fourth byte is the next
+    /// pixel's R, replaced), the last by bytes.
+    static func widen(_ rgb: UnsafePointer<UInt8>, into wide: UnsafeMutablePointer<UInt8>, count: Int) {
+        let from = UnsafeRawPointer(rgb), to = UnsafeMutableRawPointer(wide)
+        var i = 0
+        #if _endian(little)
+        while i &+ 1 < count {
+            let w = from.loadUnaligned(fromByteOffset: 3 &* i, as: UInt32.self)
+            to.storeBytes(of: w | 0xFF00_0000, toByteOffset: 4 &* i, as: UInt32.self)
+            i &+= 1
+        }
+        #endif
+        while i < count {
+            (wide[4 &* i], wide[4 &* i &+ 1], wide[4 &* i &+ 2], wide[4 &* i &+ 3]) = (rgb[3 &* i], rgb[3 &* i &+ 1], rgb[3 &* i &+ 2], 255)
+            i &+= 1
+        }
+    }
+
+    /// `count` R G B A pixels back to R G B: one 4-byte store per pixel while another
+    /// follows (its fourth byte is overwritten by the next store), the last by bytes, so
+    /// nothing past the piece is written.
+    static func narrow(_ wide: UnsafePointer<UInt8>, into rgb: UnsafeMutablePointer<UInt8>, count: Int) {
+        let from = UnsafeRawPointer(wide), to = UnsafeMutableRawPointer(rgb)
+        var i = 0
+        while i &+ 1 < count {
+            to.storeBytes(of: from.load(fromByteOffset: 4 &* i, as: UInt32.self), toByteOffset: 3 &* i, as: UInt32.self)
+            i &+= 1
+        }
+        while i < count {
+            (rgb[3 &* i], rgb[3 &* i &+ 1], rgb[3 &* i &+ 2]) = (wide[4 &* i], wide[4 &* i &+ 1], wide[4 &* i &+ 2])
+            i &+= 1
+        }
     }
 
     /// The block schedule for the plan's fused stages on four-channel pixels, if they

@@ -212,6 +212,38 @@ struct FamilyLawsTests {
 }
 
 extension FamilyLawsTests {
+    @Test("8-bit RGB samples: the RGB of the same pixels run as RGBA, in place too, widths 1…33", arguments: cases)
+    func threeChannelSamples(_ c: Case) throws {
+        for width in 1...33 {
+            let height = 2
+            var rng = SeededGenerator(seed: UInt64(width) &+ 101)
+            let rgb = (0..<(width * height * 3)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            var rgba: [UInt8] = []
+            for i in 0..<(width * height) { rgba += rgb[(3 * i)..<(3 * i + 3)] + [255] }
+            let plan = try EditPlan(stages: c.stages).prepared(width: width, height: height, threads: 1)
+            var outRGB = [UInt8](repeating: 0, count: rgb.count), outRGBA = [UInt8](repeating: 0, count: rgba.count)
+            try rgb.withUnsafeBufferPointer { i in
+                try outRGB.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgb, inputMaxval: 255, output: o, outputLayout: .rgb, outputMaxval: 255)
+                }
+            }
+            try rgba.withUnsafeBufferPointer { i in
+                try outRGBA.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
+                }
+            }
+            var inPlace = rgb
+            try inPlace.withUnsafeMutableBufferPointer { buffer in
+                try plan.run(input: UnsafeBufferPointer(buffer), inputLayout: .rgb, inputMaxval: 255,
+                             output: buffer, outputLayout: .rgb, outputMaxval: 255)
+            }
+            // R G B pieces run through the same four-channel block as R G B A ones.
+            let expected = (0..<(width * height)).flatMap { outRGBA[(4 * $0)..<(4 * $0 + 3)] }
+            #expect(outRGB == expected, "\(c) width \(width)")
+            #expect(inPlace == expected, "\(c) width \(width), in place")
+        }
+    }
+
     @Test("docs/edit-plan.md shows the registry's parameter table, as generated")
     func docsTableMatchesRegistry() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
