@@ -111,8 +111,8 @@ extension PreparedEditPlan {
     }
 
     /// Orients `source` (the stored size) into an upright copy in its own format, then
-    /// runs the stages from the copy into `destination` (the prepared size). One
-    /// temporary buffer of the source's size; the whole image, no tiles.
+    /// runs the stages from the copy into `destination` (the prepared size). The copy's
+    /// memory is the plan's, kept from run to run; the whole image, no tiles.
     private func runOriented(from source: PixelBuffer, to destination: PixelBuffer,
                              variant: KernelVariant) throws(EditPlanError) {
         let stored = storedSize
@@ -123,24 +123,23 @@ extension PreparedEditPlan {
         }
         if source.span.overlaps(destination.span) { throw .buffer(.overlappingBuffers) }
         let pixelBytes = source.format.bytesPerPixel, rowBytes = width * pixelBytes
-        let storage = UnsafeMutableRawPointer.allocate(byteCount: rowBytes * height, alignment: 64)
-        defer { storage.deallocate() }
-        do throws(OrientationError) {
-            try plan.orientation.orient(source: UnsafeRawPointer(source.baseAddress), width: source.width, height: source.height,
-                                        bytesPerPixel: pixelBytes, sourceBytesPerRow: source.bytesPerRow,
-                                        into: storage, destinationBytesPerRow: rowBytes)
-        } catch {
-            throw .invalidSize(width: source.width, height: source.height)
+        try withUprightStorage(bytes: rowBytes * height) { (storage) throws(EditPlanError) in
+            do throws(OrientationError) {
+                try plan.orientation.orient(source: UnsafeRawPointer(source.baseAddress), width: source.width, height: source.height,
+                                            bytesPerPixel: pixelBytes, sourceBytesPerRow: source.bytesPerRow,
+                                            into: storage, destinationBytesPerRow: rowBytes)
+            } catch {
+                throw .invalidSize(width: source.width, height: source.height)
+            }
+            let uprightBuffer: PixelBuffer
+            do throws(PixelBufferError) {
+                uprightBuffer = try PixelBuffer(baseAddress: storage, width: width, height: height, bytesPerRow: rowBytes,
+                                                format: source.format)
+            } catch {
+                throw .buffer(error)
+            }
+            try upright!.run(from: uprightBuffer, to: destination, variant: variant)
         }
-        let upright: PixelBuffer
-        do throws(PixelBufferError) {
-            upright = try PixelBuffer(baseAddress: storage, width: width, height: height, bytesPerRow: rowBytes, format: source.format)
-        } catch {
-            throw .buffer(error)
-        }
-        let unoriented = PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
-                                          minimumBandPixels: minimumBandPixels)
-        try unoriented.run(from: upright, to: destination, variant: variant)
     }
 
     /// The one-pass block for a pair of buffer formats: the same four-channel integer

@@ -300,6 +300,12 @@ public final class PreparedEditPlan: @unchecked Sendable {
     let premultipliedTablesAfter: Int
     /// Translucent premultiplied pixels run through the row path so far.
     private let translucentPixels = Atomic<Int>(0)
+    /// With an orientation: the stages alone, prepared for the upright size.
+    let upright: PreparedEditPlan?
+    /// With an orientation: the upright copy's memory, kept for the next run (grown when
+    /// a run needs more); a run that finds it in use takes a temporary one.
+    /// (The address is kept as an integer: a pointer is not `Sendable` out of the lock.)
+    private let uprightStorage = Mutex<(address: Int, bytes: Int, busy: Bool)>((0, 0, false))
 
     init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int,
          premultipliedTablesAfter: Int = 65_536) {
@@ -316,6 +322,35 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
         referenceGains = reference
         scratch = Scratch(slots: self.threads, piece: Self.piece)
+        upright = plan.orientation == .up ? nil
+            : PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
+                               minimumBandPixels: minimumBandPixels, premultipliedTablesAfter: premultipliedTablesAfter)
+    }
+
+    deinit {
+        uprightStorage.withLock { UnsafeMutableRawPointer(bitPattern: $0.address)?.deallocate() }
+    }
+
+    /// Runs `body` on `bytes` bytes (64-byte aligned) for the upright copy of an oriented
+    /// run: the plan's own storage, allocated once, unless another run holds it.
+    func withUprightStorage(bytes: Int, _ body: (UnsafeMutableRawPointer) throws(EditPlanError) -> Void) throws(EditPlanError) {
+        let address: Int = uprightStorage.withLock { state in
+            guard !state.busy else { return 0 }
+            if state.bytes < bytes {
+                UnsafeMutableRawPointer(bitPattern: state.address)?.deallocate()
+                state.address = Int(bitPattern: UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64))
+                state.bytes = bytes
+            }
+            state.busy = true
+            return state.address
+        }
+        guard let claimed = UnsafeMutableRawPointer(bitPattern: address) else {
+            let temporary = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+            defer { temporary.deallocate() }
+            return try body(temporary)
+        }
+        defer { uprightStorage.withLock { $0.busy = false } }
+        try body(claimed)
     }
 
     /// The tone tables for `maxval`, built on first use.
@@ -500,9 +535,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
     }
 
-    /// The samples oriented into a temporary raster of the upright size (one copy of
-    /// the input), then the stages on it. Orientation reorders rows, so it needs the
-    /// whole image: no region.
+    /// The samples oriented into a raster of the upright size (one copy of the input, in
+    /// memory the plan keeps between runs), then the stages on it. Orientation reorders
+    /// rows, so it needs the whole image: no region.
     private func runOriented<In: FixedWidthInteger & UnsignedInteger & SIMDScalar, Out: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ input: UnsafeBufferPointer<In>, _ inputLayout: SampleLayout, _ inputMaxval: Int,
         _ output: UnsafeMutableBufferPointer<Out>, _ outputLayout: SampleLayout, _ outputMaxval: Int,
@@ -517,20 +552,18 @@ public final class PreparedEditPlan: @unchecked Sendable {
         guard input.count == width * height * channels else {
             throw .sampleCountMismatch(buffer: "input", expected: width * height * channels, found: input.count)
         }
-        let upright = UnsafeMutableBufferPointer<In>.allocate(capacity: input.count)
-        defer { upright.deallocate() }
         let pixelBytes = channels * MemoryLayout<In>.stride
-        do throws(OrientationError) {
-            try plan.orientation.orient(source: UnsafeRawPointer(input.baseAddress!), width: stored.width, height: stored.height,
-                                        bytesPerPixel: pixelBytes, sourceBytesPerRow: stored.width * pixelBytes,
-                                        into: UnsafeMutableRawPointer(upright.baseAddress!), destinationBytesPerRow: width * pixelBytes)
-        } catch {
-            throw .invalidSize(width: stored.width, height: stored.height)
+        try withUprightStorage(bytes: input.count * MemoryLayout<In>.stride) { (storage) throws(EditPlanError) in
+            do throws(OrientationError) {
+                try plan.orientation.orient(source: UnsafeRawPointer(input.baseAddress!), width: stored.width, height: stored.height,
+                                            bytesPerPixel: pixelBytes, sourceBytesPerRow: stored.width * pixelBytes,
+                                            into: storage, destinationBytesPerRow: width * pixelBytes)
+            } catch {
+                throw .invalidSize(width: stored.width, height: stored.height)
+            }
+            let samples = UnsafeBufferPointer(start: storage.assumingMemoryBound(to: In.self), count: input.count)
+            try upright!.runSamples(samples, inputLayout, inputMaxval, output, outputLayout, outputMaxval, nil, variant)
         }
-        let unoriented = PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
-                                          minimumBandPixels: minimumBandPixels)
-        try unoriented.runSamples(UnsafeBufferPointer(upright), inputLayout, inputMaxval, output, outputLayout, outputMaxval,
-                                  nil, variant)
     }
 
     /// The one-pass block schedule, when the fused stages and the layouts allow it: four

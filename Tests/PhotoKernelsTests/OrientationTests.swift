@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PhotoKernels
 
@@ -338,5 +339,36 @@ struct OrientationTests {
         #expect(r[Orientation.self] == .left)
         #expect(throws: RecipeError.self) { try parse(&r, "0") }
         #expect(throws: RecipeError.self) { try parse(&r, "six") }
+    }
+}
+
+extension OrientationTests {
+    @Test("a prepared oriented plan, run again and from several threads at once, gives each input's own result")
+    func preparedPlanReuse() throws {
+        // 5×3 stored, orientation 6: the plan is prepared for the upright 3×5 and keeps its
+        // upright copy's memory from run to run (another run meanwhile takes its own).
+        var recipe = Recipe(preset: .vivid)
+        recipe[Orientation.self] = .right
+        let plan = try EditPlan(recipe).prepared(width: 3, height: 5, threads: 1)
+        let inputs: [[UInt8]] = (0..<6).map { k in (0..<60).map { UInt8(truncatingIfNeeded: $0 * 7 + k * 31) } }
+        @Sendable func render(_ input: [UInt8], _ plan: PreparedEditPlan) throws -> [UInt8] {
+            var out = [UInt8](repeating: 0, count: input.count)
+            try input.withUnsafeBufferPointer { i in
+                try out.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
+                }
+            }
+            return out
+        }
+        let expected = try inputs.map { try render($0, EditPlan(recipe).prepared(width: 3, height: 5, threads: 1)) }
+        for _ in 0..<2 {
+            for (input, result) in zip(inputs, expected) { #expect(try render(input, plan) == result) }
+        }
+        let results = Mutex<[Int: [UInt8]]>([:])
+        DispatchQueue.concurrentPerform(iterations: inputs.count) { k in
+            let out = try? render(inputs[k], plan)
+            results.withLock { $0[k] = out }
+        }
+        for k in inputs.indices { #expect(results.withLock { $0[k] } == expected[k], "input \(k)") }
     }
 }
