@@ -58,7 +58,10 @@ extension PreparedEditPlan {
         let premultipliedBlock = premultipliedBlock(source.format, destination.format, variant: variant)
         let decoder = RowCodec(format: source.format), encoder = RowCodec(format: destination.format)
         let premultiplied = source.format.alphaMode == .premultiplied
-        forEachPiece(region) { y, x0, count, slot in
+        // The row path (any translucent premultiplied run, or no block) works on the
+        // Float scratch, one ordinary piece at a time; the blocks take longer pieces.
+        let blocksOnly = premultipliedBlock != nil || (block != nil && !premultiplied)
+        forEachPiece(region, piece: blocksOnly ? Self.blockPiece : Self.piece) { y, x0, count, slot in
             let s = source.address(x: x0 - origin.x, y: y - origin.y)
             let d = destination.address(x: x0 - origin.x, y: y - origin.y)
             let pixelBytes = source.format.bytesPerPixel

@@ -292,6 +292,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// L1 between the passes of the general schedule.
     static let piece = 1024
 
+    /// Pixels per row piece of the one-pass blocks, which keep no `Float` row: their
+    /// gains (16 KiB) and, for R G B samples, the widened bytes (16 KiB, in the `Float`
+    /// row's memory). Fewer, longer pieces spend less on the per-piece set-up.
+    static let blockPiece = 4 * piece
+
     /// The least number of pixels worth a thread of its own.
     let minimumBandPixels: Int
 
@@ -503,7 +508,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let tables = variant == .simd4 ? toneTables(maxval: inputMaxval, eightBit: eightBit) : nil
         let block = fusedBlock(in: In.self, out: Out.self, inputLayout, outputLayout, inputMaxval, outputMaxval,
                                tables: tables, variant: variant)
-        forEachPiece(region) { y, x0, count, slot in
+        forEachPiece(region, piece: block == nil ? Self.piece : Self.blockPiece) { y, x0, count, slot in
             let offset = (y - region.y) * region.width + (x0 - region.x)
             let s = source.value + offset * inChannels, d = destination.base + offset * outChannels
             if let block {
@@ -697,11 +702,12 @@ public final class PreparedEditPlan: @unchecked Sendable {
 
     // MARK: Bands
 
-    /// Splits `region` into row pieces of at most `piece` pixels and calls
-    /// `body(y, x0, count, slot)` for each (whole-image coordinates), in contiguous
-    /// bands on up to `threads` threads; `slot` names the band's scratch.
-    func forEachPiece(_ region: ImageRegion, _ body: (Int, Int, Int, ScratchSlot) -> Void) {
-        let piece = Self.piece
+    /// Splits `region` into row pieces of at most `piece` pixels (`Self.piece`, or
+    /// `Self.blockPiece` for the one-pass blocks) and calls `body(y, x0, count, slot)` for
+    /// each (whole-image coordinates), in contiguous bands on up to `threads` threads;
+    /// `slot` names the band's scratch.
+    func forEachPiece(_ region: ImageRegion, piece: Int = PreparedEditPlan.piece,
+                      _ body: (Int, Int, Int, ScratchSlot) -> Void) {
         let perRow = (region.width + piece - 1) / piece
         let (units, overflow) = region.height.multipliedReportingOverflow(by: perRow)
         precondition(!overflow)  // height × ⌈width / piece⌉ ≤ width × height
@@ -710,7 +716,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let useful = max(1, region.width * region.height / minimumBandPixels)
         let bands = min(threads, units, useful)
         let owned = bands == threads ? scratchInUse.withLock { busy in busy ? false : { busy = true; return true }() } : false
-        let scratchForRun = owned ? scratch : Scratch(slots: bands, piece: piece)
+        let scratchForRun = owned ? scratch : Scratch(slots: bands, piece: Self.piece)
         defer { if owned { scratchInUse.withLock { $0 = false } } }
         withoutActuallyEscaping(body) { body in
             let run: (Int) -> Void = { band in
@@ -743,13 +749,14 @@ final class Scratch: @unchecked Sendable {
     private let gainStorage: UnsafeMutablePointer<Float>
     private let piece: Int
 
+    /// `piece` `Float` pixels per slot, and gains for `4 × piece` pixels (a block piece).
     init(slots: Int, piece: Int) {
         self.piece = piece
         pixelStorage = .allocate(capacity: slots * piece)
-        gainStorage = .allocate(capacity: slots * piece)
+        gainStorage = .allocate(capacity: slots * 4 * piece)
     }
 
-    func slot(_ i: Int) -> ScratchSlot { ScratchSlot(pixels: pixelStorage + i * piece, gains: gainStorage + i * piece) }
+    func slot(_ i: Int) -> ScratchSlot { ScratchSlot(pixels: pixelStorage + i * piece, gains: gainStorage + i * 4 * piece) }
 
     deinit {
         pixelStorage.deallocate()

@@ -244,6 +244,33 @@ extension FamilyLawsTests {
         }
     }
 
+    @Test("rows longer than a block piece (4096 pixels), R G B and R G B A: SPEC §8 against Double",
+          arguments: ["recipe", "lut/lut.tetrahedral"])
+    func longRows(_ name: String) throws {
+        let c = try #require(Self.cases.first { $0.name == name })
+        let (width, height) = (4096 + 37, 2)
+        var rng = SeededGenerator(seed: 29)
+        let rgba = (0..<(width * height * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        var rgb: [UInt8] = []
+        for i in 0..<(width * height) { rgb += rgba[(4 * i)..<(4 * i + 3)] }
+        let plan = try EditPlan(stages: c.stages).prepared(width: width, height: height, threads: 2, minimumBandPixels: 16)
+        var outRGBA = rgba, outRGB = rgb
+        try outRGBA.withUnsafeMutableBufferPointer { buffer in
+            try plan.run(input: UnsafeBufferPointer(buffer), inputLayout: .rgba, inputMaxval: 255,
+                         output: buffer, outputLayout: .rgba, outputMaxval: 255)
+        }
+        try outRGB.withUnsafeMutableBufferPointer { buffer in
+            try plan.run(input: UnsafeBufferPointer(buffer), inputLayout: .rgb, inputMaxval: 255,
+                         output: buffer, outputLayout: .rgb, outputMaxval: 255)
+        }
+        var colours: [UInt8] = []
+        for i in 0..<(width * height) { colours += outRGBA[(4 * i)..<(4 * i + 3)] }
+        #expect(outRGB == colours)
+        let report = TieAwareCheck.check(outRGBA.map(UInt16.init), rgba.map(UInt16.init), width: width, height: height,
+                                         maxval: 255) { c.evaluate($0, x: $1, y: $2, width: width, height: height) }
+        #expect(report.failures == 0, "\(report)")
+    }
+
     @Test("docs/edit-plan.md shows the registry's parameter table, as generated")
     func docsTableMatchesRegistry() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
