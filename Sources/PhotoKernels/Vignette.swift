@@ -298,10 +298,12 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     ///
     /// Every gain is computed with the reference's operations in the same order, so
     /// the two agree to the bit (for rows of up to 2^24 pixels; see `bandGains`).
+    /// `spans`: the row's `constantSpans`, when the caller has them already (they
+    /// depend on the row alone, not on the piece).
     static func scheduledGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, imageWidth: Int,
-                               dy: Float, _ g: Resolved) {
+                               dy: Float, _ g: Resolved, spans: (a: Int, b: Int, c: Int, e: Int)? = nil) {
         let insideGain = 1 - g.intensity * 0, outsideGain = 1 - g.intensity * 1
-        let (a, b, c, e) = constantSpans(count: imageWidth, dy: dy, g)
+        let (a, b, c, e) = spans ?? constantSpans(count: imageWidth, dy: dy, g)
         let end = x0 &+ count
         // Each span of the whole row, clipped to [x0, end).
         func fill(_ lower: Int, _ upper: Int, _ gain: Float) {
@@ -353,14 +355,22 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             }
         }
 
-        /// Multiplies R, G, B of `count` pixels by their gains, a chunk at a time.
+        /// Multiplies R, G, B of `count` pixels by their gains, a chunk at a time (the
+        /// row's spans of constant gain found once, not per chunk).
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
+            let dy = (Float(y) + 0.5) - resolved.cy
+            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, resolved)
             withUnsafeTemporaryAllocation(of: Float.self, capacity: Vignette.chunk) { buffer in
                 let gains = buffer.baseAddress!
                 var done = 0
                 while done < count {
                     let n = min(Vignette.chunk, count - done)
-                    rowGains(y: y, x0: x0 &+ done, count: n, variant: variant, into: gains)
+                    switch variant {
+                    case .scalar: rowGains(y: y, x0: x0 &+ done, count: n, variant: .scalar, into: gains)
+                    case .simd4:
+                        Vignette.scheduledGains(gains, x0: x0 &+ done, count: n, imageWidth: imageWidth, dy: dy, resolved,
+                                                spans: spans)
+                    }
                     switch variant {
                     case .scalar:
                         for i in 0..<n {
