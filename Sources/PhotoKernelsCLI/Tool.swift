@@ -25,10 +25,12 @@ enum PhotoKernelsTool {
 
     static var help: String {
         HelpPage(
-            overview: "Photo adjustments, effects and vignettes for Netpbm images.",
-            discussion: ["The kernels are those of the PhotoKernels library (SwiftUI-style brightness, contrast, "
-                         + "saturation and hue; Core Image-style exposure, sepia, monochrome, photo-effect looks and "
-                         + "vignettes), run on straight-alpha RGBA floats."],
+            overview: "Photo adjustments, looks, LUTs and vignettes for Netpbm images.",
+            discussion: ["The kernels are those of the PhotoKernels library: SwiftUI-style brightness, contrast, "
+                         + "saturation and hue; Core Image-style exposure, vibrance, sepia, monochrome, photo-effect "
+                         + "looks and vignettes; tone curves, 3D LUTs from .cube files and EXIF orientation. An edit "
+                         + "is compiled once into a fused plan and runs on the samples at their own width (8 or 16 "
+                         + "bits), band by band."],
             usage: ["photokernels [<subcommand>] [<options>]"],
             arguments: [HelpRow("<subcommand>", "One of the subcommands below; 'demo' when omitted.")],
             options: [.help, .version],
