@@ -63,10 +63,17 @@ public enum SampleCoding {
 
     /// `1/maxval` as `high + low`, where `high` keeps 12 significant bits so that
     /// `Float(v)·high` is exact for every 8-bit `v`, when `Float(v)·high + Float(v)·low`
-    /// equals `decode(v, maxval:)` for every `v` in 0…255 (checked here, 256 samples);
+    /// equals `decode(v, maxval:)` for every `v` in 0…255 (checked for all 256 samples);
     /// else `nil`. Two multiplies and an add then decode a byte as the division does,
-    /// at a fraction of its cost.
+    /// at a fraction of its cost. O(1): the 255 checks run once, on first use.
     static func reciprocalSplit(maxval: Int) -> (high: Float, low: Float)? {
+        (1...255).contains(maxval) ? reciprocalSplits[maxval] : nil
+    }
+
+    /// `reciprocalSplit` of every maxval 0…255 (nil at 0), checked once, on first use.
+    private static let reciprocalSplits: [(high: Float, low: Float)?] = (0...255).map { checkedSplit(maxval: $0) }
+
+    private static func checkedSplit(maxval: Int) -> (high: Float, low: Float)? {
         guard (1...255).contains(maxval) else { return nil }
         let r = 1 / Double(maxval)
         let high = Float(bitPattern: Float(r).bitPattern & ~0xFFF)
