@@ -226,15 +226,9 @@ public final class NetpbmStreamReader {
         if let failure { throw failure }
         let count = buffer.count
         guard count > 0, let base = buffer.baseAddress else { return }
-        guard var current = decoder, count <= current.remaining else {
-            throw .tooManySamples(requested: count, remaining: remainingSamples)
+        try decodeSamples(count: count) { (decoder, window) throws(NetpbmError) in
+            try decoder.decode(&window, into: base, count: count)
         }
-        do throws(NetpbmError) {
-            try current.decode(&window, into: base, count: count)
-        } catch {
-            throw fail(error)
-        }
-        decoder = current
     }
 
     /// Fills `buffer` with the next `buffer.count` samples of the current image, for
@@ -248,11 +242,20 @@ public final class NetpbmStreamReader {
         let count = buffer.count
         if let header, header.maxval > 255 { throw .sampleTypeTooNarrow(maxval: header.maxval) }
         guard count > 0, let base = buffer.baseAddress else { return }
+        try decodeSamples(count: count) { (decoder, window) throws(NetpbmError) in
+            try decoder.decode(&window, into: base, count: count)
+        }
+    }
+
+    /// Runs `decode` for the next `count` samples of the current image on the decoder
+    /// and the window; an error ends the stream (`fail`).
+    private func decodeSamples(count: Int,
+                               _ decode: (inout RasterDecoder, inout InputWindow) throws(NetpbmError) -> Void) throws(NetpbmError) {
         guard var current = decoder, count <= current.remaining else {
             throw .tooManySamples(requested: count, remaining: remainingSamples)
         }
         do throws(NetpbmError) {
-            try current.decode(&window, into: base, count: count)
+            try decode(&current, &window)
         } catch {
             throw fail(error)
         }

@@ -115,14 +115,7 @@ public final class NetpbmStreamWriter {
         if let failure { throw failure }
         guard let base = samples.baseAddress, !samples.isEmpty else { return }
         let current = try check(count: samples.count)
-        let limit = UInt16(truncatingIfNeeded: current.header.maxval)
-        if limit != UInt16.max {
-            var high: UInt16 = 0
-            for value in samples { high = max(high, value) }
-            if high > limit, let index = samples.firstIndex(where: { $0 > limit }) {
-                throw .sampleOutOfRange(value: Int(samples[index]), maxval: current.header.maxval, index: current.written + index)
-            }
-        }
+        try Self.checkRange(samples, maxval: current.header.maxval, written: current.written)
         var encoder = current.encoder
         try run { (output: inout OutputBuffer) throws(NetpbmError) in
             try encoder.encode(base, count: samples.count, to: &output)
@@ -138,19 +131,27 @@ public final class NetpbmStreamWriter {
         if let failure { throw failure }
         guard let base = samples.baseAddress, !samples.isEmpty else { return }
         let current = try check(count: samples.count)
-        if current.header.maxval < 255 {
-            let limit = UInt8(truncatingIfNeeded: current.header.maxval)
-            var high: UInt8 = 0
-            for value in samples { high = max(high, value) }
-            if high > limit, let index = samples.firstIndex(where: { $0 > limit }) {
-                throw .sampleOutOfRange(value: Int(samples[index]), maxval: current.header.maxval, index: current.written + index)
-            }
-        }
+        try Self.checkRange(samples, maxval: current.header.maxval, written: current.written)
         var encoder = current.encoder
         try run { (output: inout OutputBuffer) throws(NetpbmError) in
             try encoder.encode(base, count: samples.count, to: &output)
         }
         self.encoder = encoder
+    }
+
+    /// Throws `sampleOutOfRange` for the first of `samples` above `maxval` (`written`
+    /// samples of the image came before them). The largest sample is found first, in a
+    /// loop without a branch per sample, and the offender only when there is one.
+    private static func checkRange<Sample: FixedWidthInteger & UnsignedInteger>(
+        _ samples: UnsafeBufferPointer<Sample>, maxval: Int, written: Int
+    ) throws(NetpbmError) {
+        guard maxval < Int(Sample.max) else { return }
+        let limit = Sample(truncatingIfNeeded: maxval)
+        var high: Sample = 0
+        for value in samples { high = max(high, value) }
+        if high > limit, let index = samples.firstIndex(where: { $0 > limit }) {
+            throw .sampleOutOfRange(value: Int(samples[index]), maxval: maxval, index: written + index)
+        }
     }
 
     /// Ends the current image (nothing happens between images).

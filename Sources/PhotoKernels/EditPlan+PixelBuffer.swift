@@ -171,22 +171,14 @@ extension PreparedEditPlan {
                                     variant: KernelVariant) -> FusedBlock? {
         #if _endian(little)
         guard variant == .simd4, source == destination, source.alphaMode == .premultiplied,
-              source.sampleType == .uint8, let fourth = source.channelOrder.fourthIndex,
-              plan.steps.count <= 1 else { return nil }
-        let matrix: ColorMatrixKernel
-        switch plan.steps.first {
-        case nil: matrix = ColorMatrixKernel(.identity, name: "identity")
-        case .matrix(let m)?: matrix = m
-        case .kernel?: return nil
-        }
-        var tables: ToneTables?
-        if !plan.tones.isEmpty {
-            guard let t = premultipliedToneTables() else { return nil }
-            tables = t
-        }
+              source.sampleType == .uint8, let fourth = source.channelOrder.fourthIndex else { return nil }
+        let tables = premultipliedToneTables()
+        if !plan.tones.isEmpty && tables == nil { return nil }
         let (r, g, b) = source.channelOrder.colorIndices
-        return FusedBlock(matrix: matrix, maxval: 255, tables: tables,
-                          positions: ChannelPositions(red: r, green: g, blue: b, fourth: fourth), premultiplied: true)
+        let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
+        guard case .matrix(let block)? = fusedRows(maxval: 255, eightBit: true, tables: tables, positions: positions,
+                                                   premultiplied: true) else { return nil }
+        return block
         #else
         return nil
         #endif
@@ -198,12 +190,8 @@ extension PreparedEditPlan {
     private static func isOpaque(_ p: UnsafeMutableRawPointer, count: Int, _ sampleBytes: Int, fourth: Int) -> Bool {
         if sampleBytes == 1 {
             if count == 8 {
-                // The alpha bits that are not set, OR-reduced through four 64-bit lanes
-                // (SIMD `==` compiles to a lane-by-lane loop).
-                let mask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * fourth))
-                let missing = ~UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt32>.self) & mask
-                let q = unsafeBitCast(missing, to: SIMD4<UInt64>.self)
-                return q[0] | q[1] | q[2] | q[3] == 0
+                return FusedBlock.isOpaque(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt32>.self),
+                                           SIMD8(repeating: 0xFF << UInt32(8 * fourth)))
             }
             let bytes = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
             var all: UInt8 = 0xFF

@@ -189,44 +189,37 @@ final class ToneTables: @unchecked Sendable {
 
     /// Tables over `0…maxval`, or over every byte for 8-bit samples (entries above
     /// maxval decode above 1, as the plain decoding does).
-    init(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
-        let count = eightBit ? 256 : maxval + 1
+    convenience init(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
+        let m = Float(maxval)
+        self.init(tones, count: eightBit ? 256 : maxval + 1) { SampleCoding.decode(UInt16(truncatingIfNeeded: $0), maxval: m) }
+    }
+
+    /// 2D tables for 8-bit premultiplied samples: entry `A·256 + c` holds the tones of
+    /// the straight colour `c/A` (0 where A = 0, whose result is 0 in any case).
+    convenience init(premultiplied tones: [any ToneStage]) {
+        self.init(tones, count: 65_536) { index in
+            let a = index >> 8, c = index & 0xFF
+            return a == 0 ? 0 : Float(c) / Float(a)
+        }
+    }
+
+    /// Entry `i` of channel `c` is the tones of `value(i)` on channel `c`; one table for
+    /// all three channels when every tone stage treats them alike.
+    private init(_ tones: [any ToneStage], count: Int, value: (Int) -> Float) {
         let uniform = tones.allSatisfy(\.isChannelUniform)
         let channels = uniform ? 1 : 3
         storage = .allocate(capacity: count * channels)
-        let m = Float(maxval)
         for c in 0..<channels {
-            for v in 0..<count {
-                var x = SampleCoding.decode(UInt16(truncatingIfNeeded: v), maxval: m)
+            for i in 0..<count {
+                var x = value(i)
                 for t in tones { x = t.map(x, channel: c) }
-                storage[c * count + v] = x
+                storage[c * count + i] = x
             }
         }
         red = UnsafePointer(storage)
         green = UnsafePointer(storage + (uniform ? 0 : count))
         blue = UnsafePointer(storage + (uniform ? 0 : 2 * count))
         self.count = count
-    }
-
-    /// 2D tables for 8-bit premultiplied samples: entry `A·256 + c` holds the tones of
-    /// the straight colour `c/A` (0 where A = 0, whose result is 0 in any case).
-    init(premultiplied tones: [any ToneStage]) {
-        let uniform = tones.allSatisfy(\.isChannelUniform)
-        let channels = uniform ? 1 : 3
-        count = 65_536
-        storage = .allocate(capacity: count * channels)
-        for c in 0..<channels {
-            for a in 0..<256 {
-                for v in 0..<256 {
-                    var x: Float = a == 0 ? 0 : Float(v) / Float(a)
-                    for t in tones { x = t.map(x, channel: c) }
-                    storage[c * count + (a << 8) + v] = x
-                }
-            }
-        }
-        red = UnsafePointer(storage)
-        green = UnsafePointer(storage + (uniform ? 0 : count))
-        blue = UnsafePointer(storage + (uniform ? 0 : 2 * count))
     }
 
     deinit { storage.deallocate() }
@@ -621,7 +614,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// have one of its shapes: tone table, at most one matrix and positional gain (any
     /// sample width), or tone table, at most one matrix, a 3D tetrahedral LUT and gain
     /// (8-bit samples).
-    func fusedRows(maxval: Int, eightBit: Bool, tables: ToneTables?, positions: ChannelPositions) -> FusedRows? {
+    ///
+    /// With `premultiplied` (8-bit only), only the matrix shape qualifies, and `tables`
+    /// must be the 2D premultiplied tables.
+    func fusedRows(maxval: Int, eightBit: Bool, tables: ToneTables?, positions: ChannelPositions,
+                   premultiplied: Bool = false) -> FusedRows? {
         #if _endian(little)  // the packed lanes assume the first sample in the lowest-addressed bits
         if !plan.tones.isEmpty && tables == nil { return nil }
         var matrix: ColorMatrixKernel?
@@ -635,9 +632,10 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
         guard let cube else {
             let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
-            return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions))
+            return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
+                                      premultiplied: premultiplied))
         }
-        guard eightBit, maxval <= 255,
+        guard eightBit, maxval <= 255, !premultiplied,
               FusedCubeBlock.accepts(cube, tables: tables != nil, matrix: matrix != nil) else { return nil }
         let table = cubeTables.withLock { cache in
             let key = CubeTableKey(maxval: maxval, positions: positions)
