@@ -29,6 +29,10 @@ enum Exactness {
             cases += family.examples.map { Case(name: "\(family.key)/\($0.name)", operations: [$0.operation]) }
         }
         cases.append(Case(name: "recipe", operations: KernelCatalog.sampleRecipe.operationsInOrder))
+        // Exposure's line folded into the matrix: before the relative form, and before a
+        // tie-heavy contrast with a negative EV (whose segment starts higher).
+        cases.append(Case(name: "exposure 0.3 → saturation 1.3", operations: [Exposure(ev: 0.3), Saturation(1.3)]))
+        cases.append(Case(name: "exposure −1.5 → contrast 2", operations: [Exposure(ev: -1.5), Contrast(2.0)]))
         // The fused 8-bit LUT block with a matrix folded into its coordinates, and mixing.
         let cube = try! ColorCube.sampled(size: 17, interpolation: .tetrahedral) { c in
             SIMD3(c.x * c.x * 0.9 + 0.05 * c.z, (c.y + c.x * c.z) / 2, (c.z * c.z * c.z + c.y) / 2)

@@ -89,8 +89,8 @@ extension PreparedEditPlan {
             let gains = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
             guard premultiplied else { return fused(0, count, gains) }
             // An opaque premultiplied pixel is its own straight colour (c / 1): runs of
-            // opaque groups of 8 take the fused block, the translucent runs the row path.
-            // The fused runs go first, as the row path reuses the gains scratch.
+            // opaque groups of 8 take the fused block, the translucent runs the row path;
+            // both read the row's gains from the slot.
             let groups = (count + 7) / 8, fourth = block.block.positions.fourth
             @inline(__always) func opaque(_ k: Int) -> Bool {
                 Self.isOpaque(s + 8 * k * pixelBytes, count: min(8, count - 8 * k), block.sampleBytes, fourth: fourth)

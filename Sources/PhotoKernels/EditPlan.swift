@@ -35,6 +35,11 @@ public struct EditPlan: Sendable {
     let steps: [FusedStep]
     /// The trailing positional stage, if any.
     let gain: (any PositionalStage)?
+    /// Where the leading tone stages together are one line (`AffineToneSegment.composed`).
+    let toneSegment: AffineToneSegment?
+    /// The one-pass `Float` schedule, when the fused stages are tones with a common
+    /// segment, at most one matrix and the gains.
+    let floatBlock: FusedFloatBlock?
 
     enum FusedStep: Sendable {
         case matrix(ColorMatrixKernel)
@@ -84,6 +89,12 @@ public struct EditPlan: Sendable {
         }
         flush()
         self.tones = tones
+        toneSegment = tones.isEmpty ? nil : AffineToneSegment.composed(tones)
+        switch steps.count {
+        case 0: floatBlock = FusedFloatBlock(tones: tones, matrix: nil)
+        case 1: if case .matrix(let m) = steps[0] { floatBlock = FusedFloatBlock(tones: tones, matrix: m) } else { floatBlock = nil }
+        default: floatBlock = nil
+        }
         self.steps = steps
         self.gain = gain
     }
@@ -319,7 +330,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
             if case .positional(let p) = stage { reference[i] = p.preparedGains(imageWidth: width, imageHeight: height) }
         }
         referenceGains = reference
-        scratch = Scratch(slots: self.threads, piece: Self.piece)
+        scratch = Scratch(slots: self.threads, piece: Self.piece, rowWidth: width)
         upright = plan.orientation == .up ? nil
             : PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
                                minimumBandPixels: minimumBandPixels, premultipliedTablesAfter: premultipliedTablesAfter)
@@ -632,8 +643,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
         guard let cube else {
             let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
-            return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
-                                      premultiplied: premultiplied))
+            return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, segment: plan.toneSegment,
+                                      positions: positions, premultiplied: premultiplied))
         }
         guard eightBit, maxval <= 255, !premultiplied,
               FusedCubeBlock.accepts(cube, tables: tables != nil, matrix: matrix != nil) else { return nil }
@@ -651,13 +662,28 @@ public final class PreparedEditPlan: @unchecked Sendable {
         #endif
     }
 
-    /// The fused gains of one row piece, in this slot's scratch, or `nil` without a
-    /// trailing positional stage.
+    /// The fused gains of one row piece, or `nil` without a trailing positional stage.
+    ///
+    /// The slot keeps the gains of the run's whole span of row `y` (computed on the
+    /// first piece of the row, so a vignette mirrors its right half from its left
+    /// instead of computing both); the piece's gains start at `x0` in them.
     func pieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
         guard let gains else { return nil }
-        let g = slot.gains
-        gains.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: g)
-        return UnsafePointer(g)
+        let span = slot.span
+        if slot.gainRow.pointee != y {
+            gains.rowGains(y: y, x0: span.x, count: span.width, variant: .simd4, into: slot.gains)
+            slot.gainRow.pointee = y
+        }
+        return UnsafePointer(slot.gains + (x0 - span.x))
+    }
+
+    /// The gains of one piece of the `Float` row path, computed for the piece alone in
+    /// the slot's own piece of gains: a whole row's gains (16 KiB at 4032 pixels) next
+    /// to the `Float` piece (16 KiB) made the vignette row 10 % slower.
+    func floatPieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
+        guard let gains else { return nil }
+        gains.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: slot.pieceGains)
+        return UnsafePointer(slot.pieceGains)
     }
 
     /// The plan on one row piece of Float pixels in place: the fused steps for `.simd4`
@@ -671,7 +697,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         case .scalar:
             for (i, stage) in plan.stages.enumerated() {
                 if let g = referenceGains[i] {
-                    let gains = slot.gains
+                    let gains = slot.pieceGains
                     g.rowGains(y: y, x0: x0, count: count, variant: .scalar, into: gains)
                     for j in 0..<count {
                         row[j].x = gains[j] * row[j].x
@@ -683,6 +709,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
                 }
             }
         case .simd4:
+            if !tonesDone, let block = plan.floatBlock {
+                return block.run(row, count: count, gains: floatPieceGains(y: y, x0: x0, count: count, slot: slot))
+            }
             if !tonesDone { for t in plan.tones { t.apply(buffer, at: location, variant: .simd4) } }
             for step in plan.steps {
                 switch step {
@@ -690,9 +719,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
                 case .kernel(let k): k.apply(buffer, at: location, variant: .simd4)
                 }
             }
-            if let gains {
-                let g = slot.gains
-                gains.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: g)
+            if let g = floatPieceGains(y: y, x0: x0, count: count, slot: slot) {
                 Vignette.scaleRow(row, count: count, by: UnsafeRawPointer(g), AlphaMasks())
             }
         }
@@ -714,8 +741,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let useful = max(1, region.width * region.height / minimumBandPixels)
         let bands = min(threads, units, useful)
         let owned = bands == threads ? scratchInUse.withLock { busy in busy ? false : { busy = true; return true }() } : false
-        let scratchForRun = owned ? scratch : Scratch(slots: bands, piece: Self.piece)
+        let scratchForRun = owned ? scratch : Scratch(slots: bands, piece: Self.piece, rowWidth: width)
         defer { if owned { scratchInUse.withLock { $0 = false } } }
+        for band in 0..<bands { scratchForRun.slot(band).begin(span: region) }
         withoutActuallyEscaping(body) { body in
             let run: (Int) -> Void = { band in
                 let start = units * band / bands, end = units * (band + 1) / bands
@@ -735,29 +763,54 @@ public final class PreparedEditPlan: @unchecked Sendable {
     }
 }
 
-/// One band's scratch row piece.
+/// One band's scratch: a row piece of Float pixels and its gains, and the gains of one
+/// row of the run's span (for the one-pass blocks) with the row they belong to.
 struct ScratchSlot {
     let pixels: UnsafeMutablePointer<SIMD4<Float>>
     let gains: UnsafeMutablePointer<Float>
+    /// The gains of one `Float` piece (`piece` values).
+    let pieceGains: UnsafeMutablePointer<Float>
+    /// `[row of the gains (Int.min: none), span x, span width]`.
+    let state: UnsafeMutablePointer<Int>
+
+    /// The row whose gains `gains` holds, `Int.min` for none.
+    var gainRow: UnsafeMutablePointer<Int> { state }
+    /// The columns of the run.
+    var span: (x: Int, width: Int) { (state[1], state[2]) }
+
+    /// Starts a run over `region`: no gains held.
+    func begin(span region: ImageRegion) {
+        (state[0], state[1], state[2]) = (Int.min, region.x, region.width)
+    }
 }
 
-/// Per-band scratch: one row piece of Float pixels and one of gains per slot.
+/// Per-band scratch: one row piece of Float pixels, and the gains of one row, per slot.
 final class Scratch: @unchecked Sendable {
     private let pixelStorage: UnsafeMutablePointer<SIMD4<Float>>
     private let gainStorage: UnsafeMutablePointer<Float>
-    private let piece: Int
+    private let stateStorage: UnsafeMutablePointer<Int>
+    private let piece: Int, gainsPerSlot: Int
 
-    /// `piece` `Float` pixels per slot, and gains for `4 × piece` pixels (a block piece).
-    init(slots: Int, piece: Int) {
+    /// `piece` `Float` pixels per slot and their gains, and gains for a row of
+    /// `rowWidth` pixels or a block piece (`4 × piece`), whichever is longer.
+    init(slots: Int, piece: Int, rowWidth: Int) {
         self.piece = piece
+        gainsPerSlot = max(4 * piece, rowWidth) + piece
         pixelStorage = .allocate(capacity: slots * piece)
-        gainStorage = .allocate(capacity: slots * 4 * piece)
+        gainStorage = .allocate(capacity: slots * gainsPerSlot)
+        stateStorage = .allocate(capacity: slots * 3)
+        stateStorage.initialize(repeating: 0, count: slots * 3)
     }
 
-    func slot(_ i: Int) -> ScratchSlot { ScratchSlot(pixels: pixelStorage + i * piece, gains: gainStorage + i * 4 * piece) }
+    func slot(_ i: Int) -> ScratchSlot {
+        let gains = gainStorage + i * gainsPerSlot
+        return ScratchSlot(pixels: pixelStorage + i * piece, gains: gains, pieceGains: gains + (gainsPerSlot - piece),
+                           state: stateStorage + 3 * i)
+    }
 
     deinit {
         pixelStorage.deallocate()
         gainStorage.deallocate()
+        stateStorage.deallocate()
     }
 }

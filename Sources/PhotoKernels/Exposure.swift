@@ -122,6 +122,18 @@ public struct Exposure: ToneStage, Hashable {
     /// `true`: the same curve on R, G and B.
     public var isChannelUniform: Bool { true }
 
+    /// Where decoding and encoding both take their power segments the exposure is the
+    /// line `2^(ev/2.4)·(x + 0.055) − 0.055` (see `pixelSIMD4`): above 0.04045, where
+    /// decoding leaves its linear segment, and above the encoded value whose scaled
+    /// linear light is 0.0031308, where encoding does. The identity (`ev == 0`) is the
+    /// identity line everywhere.
+    public var affineSegment: AffineToneSegment? {
+        guard ev != 0 else { return .identity }
+        let gain = Foundation.exp2(ev / 2.4)
+        return AffineToneSegment(lowerBound: max(0.04045, Exposure.encodeSwitch(ev)), gain: gain,
+                                 offset: 0.055 * (gain - 1))
+    }
+
     /// The constants of both schedules, resolved once in `Double`
     /// and rounded to `Float` once.
     struct Resolved {
@@ -137,14 +149,16 @@ public struct Exposure: ToneStage, Hashable {
 
     /// Resolves `ev` into the constants of `Resolved`; O(1).
     static func resolve(_ ev: Double) -> Resolved {
-        let scale = Foundation.exp2(ev)
+        Resolved(scale: Float(Foundation.exp2(ev)), encodedGain: Float(Foundation.exp2(ev / 2.4)),
+                 encodeSwitch: Float(encodeSwitch(ev)))
+    }
+
+    /// `encode(0.0031308 / 2^ev)` in `Double`: the encoded input whose scaled linear
+    /// light reaches encoding's switch point.
+    static func encodeSwitch(_ ev: Double) -> Double {
         let threshold = Double(SRGBTransfer.encodeThreshold)
-        let target = threshold / scale
-        let encodeSwitch = target <= threshold
-            ? 12.92 * target
-            : 1.055 * Foundation.pow(target, 1 / 2.4) - 0.055
-        return Resolved(scale: Float(scale), encodedGain: Float(Foundation.exp2(ev / 2.4)),
-                        encodeSwitch: Float(encodeSwitch))
+        let target = threshold / Foundation.exp2(ev)
+        return target <= threshold ? 12.92 * target : 1.055 * Foundation.pow(target, 1 / 2.4) - 0.055
     }
 
     /// Applies the exposure in place to one row of straight-alpha RGBA pixels

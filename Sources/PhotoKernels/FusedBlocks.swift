@@ -45,11 +45,56 @@ struct ChannelPositions: Sendable, Hashable {
     static let rgba = ChannelPositions(red: 0, green: 1, blue: 2, fourth: 3)
 }
 
-/// The constants of one fused block schedule, prepared once per plan and maxval.
-struct FusedBlock {
-    // The matrix broadcast across 8 lanes (column 1 unused in the relative form).
+/// One colour matrix of a block schedule on the samples' scale, broadcast across 8
+/// lanes (column 1 unused in the relative form).
+struct BlockMatrix {
     let m00, m01, m02, m10, m11, m12, m20, m21, m22: SIMD8<Float>
     let t0, t1, t2: SIMD8<Float>
+    /// The factor on green in the relative form (1 unless a tone segment is folded in).
+    let greenGain: SIMD8<Float>
+
+    /// `scale·M` and `offsetScale·t`, computed in `Double` and rounded once; the
+    /// relative form multiplies green by `greenGain`.
+    init(_ matrix: ColorMatrix, scale: Double, offsetScale: Double, greenGain: Double = 1) {
+        let r = matrix.rows, t = matrix.offset
+        func broadcast(_ x: Double) -> SIMD8<Float> { SIMD8(repeating: Float(x)) }
+        (m00, m01, m02) = (broadcast(scale * r.0.x), broadcast(scale * r.0.y), broadcast(scale * r.0.z))
+        (m10, m11, m12) = (broadcast(scale * r.1.x), broadcast(scale * r.1.y), broadcast(scale * r.1.z))
+        (m20, m21, m22) = (broadcast(scale * r.2.x), broadcast(scale * r.2.y), broadcast(scale * r.2.z))
+        (t0, t1, t2) = (broadcast(offsetScale * t.x), broadcast(offsetScale * t.y), broadcast(offsetScale * t.z))
+        self.greenGain = broadcast(greenGain)
+    }
+
+    /// The matrix on decoded channels, in the reference's form: the relative form
+    /// `m00·(R − G) + m02·(B − G) + (G + t0)` keeps greys grey exactly (with
+    /// `scaledGreen`, `G·greenGain` in the last term, computed once for all three rows).
+    @_transparent
+    func apply(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, scaledGreen: Bool)
+        -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+        if relative {
+            let rg = r - g, bg = b - g
+            let green = scaledGreen ? g * greenGain : g
+            return (m00 * rg + m02 * bg + (green + t0), m10 * rg + m12 * bg + (green + t1),
+                    m20 * rg + m22 * bg + (green + t2))
+        }
+        return (m00 * r + m01 * g + m02 * b + t0, m10 * r + m11 * g + m12 * b + t1, m20 * r + m21 * g + m22 * b + t2)
+    }
+}
+
+/// The constants of one fused block schedule, prepared once per plan and maxval.
+struct FusedBlock {
+    /// The matrix on decoded samples or table entries.
+    let matrix: BlockMatrix
+    /// With a folded tone segment: the tones' line and the matrix in one, on the
+    /// integer samples of a group that lies in the segment (`folds`).
+    let bright: BlockMatrix
+    /// Whether the tone tables' segment is folded into `bright`.
+    let folds: Bool
+    /// The least sample of the segment (8-bit: repeated in every byte; 16-bit: one
+    /// value), and for 16-bit the width of the range up to maxval (samples above maxval
+    /// take the table, which clamps them).
+    let brightBytes: SIMD8<UInt32>
+    let brightFrom: SIMD8<UInt32>, brightSpan: SIMD8<UInt32>
     let maxval: SIMD8<Float>
     let relativeToGreen: Bool
     /// Whether samples decode through tone tables (else plainly).
@@ -65,19 +110,35 @@ struct FusedBlock {
     /// 1/m, for the premultiplied result's `A/m`.
     let inverseMaxval: SIMD8<Float>
 
-    /// - Parameter premultiplied: 8-bit premultiplied pixels; `tables`, if any, must be
-    ///   the 2D tables (`ToneTables(premultiplied:)`).
-    init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
-         premultiplied: Bool = false) {
+    /// - Parameters:
+    ///   - segment: the tone tables' affine segment (`AffineToneSegment.composed`), if
+    ///     any: groups of 8 pixels whose colour samples all lie in it skip the tables.
+    ///   - premultiplied: 8-bit premultiplied pixels; `tables`, if any, must be the 2D
+    ///     tables (`ToneTables(premultiplied:)`).
+    init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, segment: AffineToneSegment? = nil,
+         positions: ChannelPositions, premultiplied: Bool = false) {
         // Built in Double, rounded once: `m·M` on decoded table entries, `M` itself on
         // integer samples (v = m·x), and `m·t` in both.
-        let m = Double(maxval), scale = tables == nil ? 1 : m
-        let r = k.matrix.rows, t = k.matrix.offset
-        func broadcast(_ x: Double) -> SIMD8<Float> { SIMD8(repeating: Float(x)) }
-        (m00, m01, m02) = (broadcast(scale * r.0.x), broadcast(scale * r.0.y), broadcast(scale * r.0.z))
-        (m10, m11, m12) = (broadcast(scale * r.1.x), broadcast(scale * r.1.y), broadcast(scale * r.1.z))
-        (m20, m21, m22) = (broadcast(scale * r.2.x), broadcast(scale * r.2.y), broadcast(scale * r.2.z))
-        (t0, t1, t2) = (broadcast(m * t.x), broadcast(m * t.y), broadcast(m * t.z))
+        let m = Double(maxval)
+        let scale = tables == nil ? 1 : m
+        matrix = BlockMatrix(k.matrix, scale: scale, offsetScale: m, greenGain: scale)
+        // On the segment the tones are `G·x + o`, so `m·(M·(G·v/m + o) + t)` is
+        // `G·M·v + m·(t + o·M·1)`: one matrix straight on the integer samples.
+        let from = segment.flatMap { tables == nil ? nil : Self.firstSample(above: $0.lowerBound, maxval: maxval) }
+        if let from, let segment, maxval > 255 || from <= 128 {
+            let r = k.matrix.rows, o = segment.offset
+            let rowSums = SIMD3(r.0.x + r.0.y + r.0.z, r.1.x + r.1.y + r.1.z, r.2.x + r.2.y + r.2.z)
+            let folded = ColorMatrix(r.0, r.1, r.2, offset: k.matrix.offset + o * rowSums)
+            bright = BlockMatrix(folded, scale: segment.gain, offsetScale: m, greenGain: segment.gain)
+            folds = true
+            brightBytes = SIMD8(repeating: UInt32(truncatingIfNeeded: min(from, 128)) &* 0x0101_0101)
+            brightFrom = SIMD8(repeating: UInt32(from))
+            brightSpan = SIMD8(repeating: UInt32(maxval - from))
+        } else {
+            bright = matrix
+            folds = false
+            (brightBytes, brightFrom, brightSpan) = (.zero, .zero, .zero)
+        }
         self.maxval = .init(repeating: Float(maxval))
         relativeToGreen = k.relativeToGreen
         hasTables = tables != nil
@@ -86,6 +147,18 @@ struct FusedBlock {
         self.positions = positions
         self.premultiplied = premultiplied
         inverseMaxval = SIMD8(repeating: Float(1 / Double(maxval)))
+    }
+
+    /// The least sample `v` whose value `v/maxval` lies above `bound` by a margin far
+    /// wider than `Float` rounding (the tables and the line agree on both sides of the
+    /// bound, so the margin only moves a few samples to the table), or `nil` when there
+    /// is none up to maxval (8-bit: up to 255).
+    static func firstSample(above bound: Double, maxval: Int) -> Int? {
+        let limit = maxval <= 255 ? 255 : maxval
+        let margin = 1e-6
+        guard bound.isFinite else { return bound < 0 ? 0 : nil }
+        let v = max(0, (bound + margin) * Double(maxval)).rounded(.down) + 1
+        return v <= Double(limit) ? Int(v) : nil
     }
 
     /// The integer samples as `Float`s (exact below 2²⁴ through `Int32` lanes): the
@@ -109,25 +182,42 @@ struct FusedBlock {
         return unsafeBitCast(c + magic, to: SIMD8<UInt32>.self)
     }
 
-    /// The matrix on decoded channels, in the reference's form, times the gains.
+    /// `matrix` on decoded samples (`fromTable` false) or table entries (true, whose
+    /// green the relative form scales by maxval), or `bright` on the samples of a group
+    /// in the tone segment (`folded`); times the gains, encoded.
     @_transparent
     func transform(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, gain: SIMD8<Float>?,
-                   alpha: SIMD8<Float>? = nil) -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
-        var (x, y, z): (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>)
-        if relative {
-            let rg = r - g, bg = b - g
-            x = m00 * rg + m02 * bg + (g + t0)
-            y = m10 * rg + m12 * bg + (g + t1)
-            z = m20 * rg + m22 * bg + (g + t2)
-        } else {
-            x = m00 * r + m01 * g + m02 * b + t0
-            y = m10 * r + m11 * g + m12 * b + t1
-            z = m20 * r + m21 * g + m22 * b + t2
-        }
+                   alpha: SIMD8<Float>? = nil, fromTable: Bool, folded: Bool = false)
+        -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
+        var (x, y, z) = (folded ? bright : matrix).apply(r, g, b, relative: relative, scaledGreen: folded || fromTable)
         if let gain {
             x = gain * x; y = gain * y; z = gain * z
         }
         return (encode(x, alpha), encode(y, alpha), encode(z, alpha))
+    }
+
+    /// Whether every colour byte of eight 8-bit pixels is at least the segment's first
+    /// sample `n` (≤ 128): the fourth bytes set to 255 so they pass, then the word test
+    /// for a byte below `n`, `(x − n·0x01010101) & ~x & 0x80808080` (exact for the
+    /// whole word when n ≤ 128; "Bit Twiddling Hacks", Anderson), OR-reduced through
+    /// four 64-bit lanes.
+    @_transparent
+    func isBright(_ v: SIMD8<UInt32>, _ fourthMask: SIMD8<UInt32>) -> Bool {
+        let x = v | fourthMask
+        let below = (x &- brightBytes) & ~x & SIMD8(repeating: 0x8080_8080)
+        let q = unsafeBitCast(below, to: SIMD4<UInt64>.self)
+        return q[0] | q[1] | q[2] | q[3] == 0
+    }
+
+    /// Whether the 16-bit colour samples `r`, `g`, `b` all lie in `brightFrom … maxval`:
+    /// one wrapping subtraction and one unsigned compare per channel.
+    @_transparent
+    func isBright(_ r: SIMD8<UInt32>, _ g: SIMD8<UInt32>, _ b: SIMD8<UInt32>) -> Bool {
+        let outside = ((r &- brightFrom) .> brightSpan) .| ((g &- brightFrom) .> brightSpan)
+            .| ((b &- brightFrom) .> brightSpan)
+        let flags = SIMD8<UInt32>(repeating: 0).replacing(with: 1, where: outside)
+        let q = unsafeBitCast(flags, to: SIMD4<UInt64>.self)
+        return q[0] | q[1] | q[2] | q[3] == 0
     }
 
     /// Eight table entries, indexed by the samples at `s[c]`, `s[c + 4]`, … (one
@@ -186,40 +276,52 @@ struct FusedBlock {
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                            gains: UnsafePointer<Float>?) {
         if premultiplied { return dispatch8Premultiplied(s, d, blocks: blocks, gains: gains) }
-        switch (hasTables, relativeToGreen, gains) {
-        case (false, false, nil): loop8TF(s, d, blocks)
-        case (false, true, nil): loop8TR(s, d, blocks)
-        case (true, false, nil): loop8LF(s, d, blocks)
-        case (true, true, nil): loop8LR(s, d, blocks)
-        case (false, false, let g?): loop8TFG(s, d, blocks, g)
-        case (false, true, let g?): loop8TRG(s, d, blocks, g)
-        case (true, false, let g?): loop8LFG(s, d, blocks, g)
-        case (true, true, let g?): loop8LRG(s, d, blocks, g)
+        switch (hasTables, folds, relativeToGreen, gains) {
+        case (false, _, false, nil): loop8TF(s, d, blocks)
+        case (false, _, true, nil): loop8TR(s, d, blocks)
+        case (true, false, false, nil): loop8LF(s, d, blocks)
+        case (true, false, true, nil): loop8LR(s, d, blocks)
+        case (true, true, false, nil): loop8SF(s, d, blocks)
+        case (true, true, true, nil): loop8SR(s, d, blocks)
+        case (false, _, false, let g?): loop8TFG(s, d, blocks, g)
+        case (false, _, true, let g?): loop8TRG(s, d, blocks, g)
+        case (true, false, false, let g?): loop8LFG(s, d, blocks, g)
+        case (true, false, true, let g?): loop8LRG(s, d, blocks, g)
+        case (true, true, false, let g?): loop8SFG(s, d, blocks, g)
+        case (true, true, true, let g?): loop8SRG(s, d, blocks, g)
         }
     }
 
-    // One loop per combination: T plain decoding / L table, F plain / R relative form,
-    // G with gains.
+    // One loop per combination: T plain decoding / L table / S table with the tone
+    // segment folded, F plain / R relative form, G with gains.
     @inline(never) func loop8TF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: false) }
     @inline(never) func loop8TR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true) }
     @inline(never) func loop8LF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false) }
     @inline(never) func loop8LR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true) }
+    @inline(never) func loop8SF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, folded: true, relative: false) }
+    @inline(never) func loop8SR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, folded: true, relative: true) }
     @inline(never) func loop8TFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false) }
     @inline(never) func loop8TRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true) }
     @inline(never) func loop8LFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false) }
     @inline(never) func loop8LRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true) }
+    @inline(never) func loop8SFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, folded: true, relative: false) }
+    @inline(never) func loop8SRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, folded: true, relative: true) }
 
     private func dispatch8Premultiplied(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                                         gains: UnsafePointer<Float>?) {
-        switch (hasTables, relativeToGreen, gains) {
-        case (false, false, nil): loop8TFP(s, d, blocks)
-        case (false, true, nil): loop8TRP(s, d, blocks)
-        case (true, false, nil): loop8LFP(s, d, blocks)
-        case (true, true, nil): loop8LRP(s, d, blocks)
-        case (false, false, let g?): loop8TFGP(s, d, blocks, g)
-        case (false, true, let g?): loop8TRGP(s, d, blocks, g)
-        case (true, false, let g?): loop8LFGP(s, d, blocks, g)
-        case (true, true, let g?): loop8LRGP(s, d, blocks, g)
+        switch (hasTables, folds, relativeToGreen, gains) {
+        case (false, _, false, nil): loop8TFP(s, d, blocks)
+        case (false, _, true, nil): loop8TRP(s, d, blocks)
+        case (true, false, false, nil): loop8LFP(s, d, blocks)
+        case (true, false, true, nil): loop8LRP(s, d, blocks)
+        case (true, true, false, nil): loop8SFP(s, d, blocks)
+        case (true, true, true, nil): loop8SRP(s, d, blocks)
+        case (false, _, false, let g?): loop8TFGP(s, d, blocks, g)
+        case (false, _, true, let g?): loop8TRGP(s, d, blocks, g)
+        case (true, false, false, let g?): loop8LFGP(s, d, blocks, g)
+        case (true, false, true, let g?): loop8LRGP(s, d, blocks, g)
+        case (true, true, false, let g?): loop8SFGP(s, d, blocks, g)
+        case (true, true, true, let g?): loop8SRGP(s, d, blocks, g)
         }
     }
 
@@ -228,16 +330,22 @@ struct FusedBlock {
     @inline(never) func loop8TRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true, premultiplied: true) }
     @inline(never) func loop8LFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false, premultiplied: true) }
     @inline(never) func loop8LRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true, premultiplied: true) }
+    @inline(never) func loop8SFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, folded: true, relative: false, premultiplied: true) }
+    @inline(never) func loop8SRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, folded: true, relative: true, premultiplied: true) }
     @inline(never) func loop8TFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false, premultiplied: true) }
     @inline(never) func loop8TRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true, premultiplied: true) }
     @inline(never) func loop8LFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false, premultiplied: true) }
     @inline(never) func loop8LRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true, premultiplied: true) }
+    @inline(never) func loop8SFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, folded: true, relative: false, premultiplied: true) }
+    @inline(never) func loop8SRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, folded: true, relative: true, premultiplied: true) }
 
     /// `blocks` blocks of 8 pixels; every block loads its pixels before storing, so
-    /// the source and destination may be the same memory.
+    /// the source and destination may be the same memory. With `folded`, a group whose
+    /// colour samples all lie in the tone segment (straight or opaque) skips the tables.
     @_transparent
     func body8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
-               _ gains: UnsafePointer<Float>?, table: Bool, relative: Bool, premultiplied: Bool = false) {
+               _ gains: UnsafePointer<Float>?, table: Bool, folded: Bool = false, foldAll: Bool = false, relative: Bool,
+               premultiplied: Bool = false) {
         let byte = SIMD8<UInt32>(repeating: 0xFF)
         let p = positions
         let (rs, gs, bs, fs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue), UInt32(8 * p.fourth))
@@ -246,42 +354,81 @@ struct FusedBlock {
         var offset = 0
         for j in 0..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
-            var r, g, b: SIMD8<Float>
+            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
             // Premultiplied: A/m for the result. A group of 8 opaque pixels (the common
             // case, tested with one OR-reduction) is its own straight colour: the 1D
             // decoding, or the 2D table's row A = 255, and A/m = 1 exactly.
             var alpha: SIMD8<Float>? = nil
             let opaque = premultiplied && Self.isOpaque(v, fourthMask)
             if premultiplied { alpha = SIMD8(repeating: 1) }
-            if table && premultiplied && !opaque {
-                let at = s + offset
-                r = lookup2D(red, at, p.red, alpha: p.fourth)
-                g = lookup2D(green, at, p.green, alpha: p.fourth)
-                b = lookup2D(blue, at, p.blue, alpha: p.fourth)
-                alpha = decode((v &>> fs) & byte) * inverseMaxval
-            } else if table {
-                let at = s + offset, row = premultiplied ? 255 &<< 8 : 0
-                r = lookup(red + row, at, p.red, clampIndex: false)
-                g = lookup(green + row, at, p.green, clampIndex: false)
-                b = lookup(blue + row, at, p.blue, clampIndex: false)
-            } else {
-                r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
-                if premultiplied && !opaque {
-                    // The straight colour on the samples' scale, c·m/A (A = 0: not finite,
-                    // and the result is 0 after the clamp and the multiply by A/m).
-                    let a = decode((v &>> fs) & byte)
-                    let k = maxval / a
-                    r *= k; g *= k; b *= k
-                    alpha = a * inverseMaxval
+            let (x, y, z): (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>)
+            if folded {
+                // A group with a pixel outside the segment is resolved pixel by pixel in an
+                // outlined call: kept in the loop, the second path doubled the live
+                // constants and the loop spilled.
+                guard foldAll || (!premultiplied || opaque) && isBright(v, fourthMask) else {
+                    mixedGroup8(s + offset, d + offset, gains.map { $0 + 8 &* j }, relative: relative,
+                                premultiplied: premultiplied)
+                    offset &+= 32
+                    continue
                 }
+                let r = decode((v &>> rs) & byte), g = decode((v &>> gs) & byte), b = decode((v &>> bs) & byte)
+                (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: false, folded: true)
+            } else {
+                var r, g, b: SIMD8<Float>
+                if table && premultiplied && !opaque {
+                    let at = s + offset
+                    r = lookup2D(red, at, p.red, alpha: p.fourth)
+                    g = lookup2D(green, at, p.green, alpha: p.fourth)
+                    b = lookup2D(blue, at, p.blue, alpha: p.fourth)
+                    alpha = decode((v &>> fs) & byte) * inverseMaxval
+                } else if table {
+                    let at = s + offset, row = premultiplied ? 255 &<< 8 : 0
+                    r = lookup(red + row, at, p.red, clampIndex: false)
+                    g = lookup(green + row, at, p.green, clampIndex: false)
+                    b = lookup(blue + row, at, p.blue, clampIndex: false)
+                } else {
+                    r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
+                    if premultiplied && !opaque {
+                        // The straight colour on the samples' scale, c·m/A (A = 0: not finite,
+                        // and the result is 0 after the clamp and the multiply by A/m).
+                        let a = decode((v &>> fs) & byte)
+                        let k = maxval / a
+                        r *= k; g *= k; b *= k
+                        alpha = a * inverseMaxval
+                    }
+                }
+                (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: table)
             }
-            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
-            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha)
             // Shifting left pushes the exponent bits of 2²³ out of each byte.
             let out = ((x & byte) &<< rs) | ((y & byte) &<< gs) | ((z & byte) &<< bs) | (v & fourthMask)
             output.storeBytes(of: out, toByteOffset: offset, as: SIMD8<UInt32>.self)
             offset &+= 32
         }
+    }
+
+    /// One group of 8 pixels of which some lie outside the tone segment: each pixel
+    /// takes the folded line if its own samples lie in the segment (straight, or opaque)
+    /// and the tables otherwise, so a pixel's result never depends on its neighbours
+    /// (tiles and R G B rows group pixels differently).
+    @inline(never)
+    func mixedGroup8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ gains: UnsafePointer<Float>?,
+                     relative: Bool, premultiplied: Bool) {
+        let v = UnsafeRawPointer(s).loadUnaligned(as: SIMD8<UInt32>.self)
+        var line = SIMD8<UInt32>()
+        withUnsafeMutableBytes(of: &line) { out in
+            body8(s, out.baseAddress!.assumingMemoryBound(to: UInt8.self), 1, gains, table: true, folded: true,
+                  foldAll: true, relative: relative, premultiplied: premultiplied)
+        }
+        // After the line, which read `s`: `d` may be the same memory.
+        body8(s, d, 1, gains, table: true, relative: relative, premultiplied: premultiplied)
+        let byte = SIMD8<UInt32>(repeating: 0xFF), p = positions
+        @_transparent func sample(_ c: Int) -> SIMD8<UInt32> { (v &>> UInt32(8 * c)) & byte }
+        var inSegment = (sample(p.red) .>= brightFrom) .& (sample(p.green) .>= brightFrom) .& (sample(p.blue) .>= brightFrom)
+        if premultiplied { inSegment = inSegment .& (sample(p.fourth) .== byte) }
+        let output = UnsafeMutableRawPointer(d)
+        let tables = output.loadUnaligned(as: SIMD8<UInt32>.self)
+        output.storeBytes(of: tables.replacing(with: line, where: inSegment), as: SIMD8<UInt32>.self)
     }
 
     /// Whether the fourth sample of all eight 8-bit pixels is 255: the missing alpha
@@ -317,15 +464,19 @@ struct FusedBlock {
 
     private func dispatch16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
                             gains: UnsafePointer<Float>?) {
-        switch (hasTables, relativeToGreen, gains) {
-        case (false, false, nil): loop16TF(s, d, blocks)
-        case (false, true, nil): loop16TR(s, d, blocks)
-        case (true, false, nil): loop16LF(s, d, blocks)
-        case (true, true, nil): loop16LR(s, d, blocks)
-        case (false, false, let g?): loop16TFG(s, d, blocks, g)
-        case (false, true, let g?): loop16TRG(s, d, blocks, g)
-        case (true, false, let g?): loop16LFG(s, d, blocks, g)
-        case (true, true, let g?): loop16LRG(s, d, blocks, g)
+        switch (hasTables, folds, relativeToGreen, gains) {
+        case (false, _, false, nil): loop16TF(s, d, blocks)
+        case (false, _, true, nil): loop16TR(s, d, blocks)
+        case (true, false, false, nil): loop16LF(s, d, blocks)
+        case (true, false, true, nil): loop16LR(s, d, blocks)
+        case (true, true, false, nil): loop16SF(s, d, blocks)
+        case (true, true, true, nil): loop16SR(s, d, blocks)
+        case (false, _, false, let g?): loop16TFG(s, d, blocks, g)
+        case (false, _, true, let g?): loop16TRG(s, d, blocks, g)
+        case (true, false, false, let g?): loop16LFG(s, d, blocks, g)
+        case (true, false, true, let g?): loop16LRG(s, d, blocks, g)
+        case (true, true, false, let g?): loop16SFG(s, d, blocks, g)
+        case (true, true, true, let g?): loop16SRG(s, d, blocks, g)
         }
     }
 
@@ -333,16 +484,20 @@ struct FusedBlock {
     @inline(never) func loop16TR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: false, relative: true) }
     @inline(never) func loop16LF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: false) }
     @inline(never) func loop16LR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: true) }
+    @inline(never) func loop16SF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, folded: true, relative: false) }
+    @inline(never) func loop16SR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, folded: true, relative: true) }
     @inline(never) func loop16TFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: false, relative: false) }
     @inline(never) func loop16TRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: false, relative: true) }
     @inline(never) func loop16LFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, relative: false) }
     @inline(never) func loop16LRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, relative: true) }
+    @inline(never) func loop16SFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, folded: true, relative: false) }
+    @inline(never) func loop16SRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, folded: true, relative: true) }
 
     /// 8 pixels of 16-bit samples per block: two 32-bit lanes per pixel, words 0–1 in
     /// the even lane and 2–3 in the odd lane.
     @_transparent
     func body16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
-                _ gains: UnsafePointer<Float>?, table: Bool, relative: Bool) {
+                _ gains: UnsafePointer<Float>?, table: Bool, folded: Bool = false, foldAll: Bool = false, relative: Bool) {
         let word = SIMD8<UInt32>(repeating: 0xFFFF)
         let p = positions
         // Word w of a pixel sits in lane half w / 2 at bit 16·(w % 2).
@@ -359,18 +514,26 @@ struct FusedBlock {
         for j in 0..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
-            let r, g, b: SIMD8<Float>
-            if table {
-                let at = s + offset / 2
-                r = lookup(red, at, p.red, clampIndex: true)
-                g = lookup(green, at, p.green, clampIndex: true)
-                b = lookup(blue, at, p.blue, clampIndex: true)
-            } else {
-                r = decode(channel(even, odd, p.red)); g = decode(channel(even, odd, p.green))
-                b = decode(channel(even, odd, p.blue))
-            }
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
-            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain)
+            let (x, y, z): (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>)
+            let (ri, gi, bi) = (channel(even, odd, p.red), channel(even, odd, p.green), channel(even, odd, p.blue))
+            if folded {
+                guard foldAll || isBright(ri, gi, bi) else {
+                    mixedGroup16(s + offset / 2, d + offset / 2, gains.map { $0 + 8 &* j }, relative: relative)
+                    offset &+= 64
+                    continue
+                }
+                (x, y, z) = transform(decode(ri), decode(gi), decode(bi), relative: relative, gain: gain,
+                                      fromTable: false, folded: true)
+            } else if table {
+                let at = s + offset / 2
+                let r = lookup(red, at, p.red, clampIndex: true)
+                let g = lookup(green, at, p.green, clampIndex: true)
+                let b = lookup(blue, at, p.blue, clampIndex: true)
+                (x, y, z) = transform(r, g, b, relative: relative, gain: gain, fromTable: true)
+            } else {
+                (x, y, z) = transform(decode(ri), decode(gi), decode(bi), relative: relative, gain: gain, fromTable: false)
+            }
             let fourth = channel(even, odd, p.fourth)
             let (r0, r1) = split(place(x, p.red), p.red), (g0, g1) = split(place(y, p.green), p.green)
             let (b0, b1) = split(place(z, p.blue), p.blue), (a0, a1) = split(place(fourth, p.fourth), p.fourth)
@@ -379,6 +542,186 @@ struct FusedBlock {
             out.oddHalf = r1 | g1 | b1 | a1
             output.storeBytes(of: out, toByteOffset: offset, as: SIMD16<UInt32>.self)
             offset &+= 64
+        }
+    }
+
+    /// One group of 8 pixels of which some lie outside the tone segment, pixel by
+    /// pixel; see `mixedGroup8`.
+    @inline(never)
+    func mixedGroup16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ gains: UnsafePointer<Float>?,
+                      relative: Bool) {
+        let v = UnsafeRawPointer(s).loadUnaligned(as: SIMD16<UInt32>.self)
+        var line = SIMD16<UInt32>()
+        withUnsafeMutableBytes(of: &line) { out in
+            body16(s, out.baseAddress!.assumingMemoryBound(to: UInt16.self), 1, gains, table: true, folded: true,
+                   foldAll: true, relative: relative)
+        }
+        body16(s, d, 1, gains, table: true, relative: relative)
+        // Pixel i holds words 0–1 in lane i of the even half and words 2–3 in the odd one.
+        let word = SIMD8<UInt32>(repeating: 0xFFFF), p = positions
+        @_transparent func sample(_ w: Int) -> SIMD8<UInt32> {
+            ((w < 2 ? v.evenHalf : v.oddHalf) &>> UInt32(16 * (w & 1))) & word
+        }
+        @_transparent func inside(_ x: SIMD8<UInt32>) -> SIMDMask<SIMD8<Int32>> { (x &- brightFrom) .<= brightSpan }
+        let inSegment = inside(sample(p.red)) .& inside(sample(p.green)) .& inside(sample(p.blue))
+        let output = UnsafeMutableRawPointer(d)
+        var out = output.loadUnaligned(as: SIMD16<UInt32>.self)
+        out.evenHalf = out.evenHalf.replacing(with: line.evenHalf, where: inSegment)
+        out.oddHalf = out.oddHalf.replacing(with: line.oddHalf, where: inSegment)
+        output.storeBytes(of: out, as: SIMD16<UInt32>.self)
+    }
+}
+
+// MARK: Float pixels
+
+/// The one-pass schedule of an edit plan on `Float` RGBA rows whose leading tone stages
+/// share an affine segment (exposure): tones, at most one matrix and the trailing gains
+/// in one pass, two pixels per `SIMD8`.
+///
+/// A pixel whose three colour values all lie in the segment (and are finite) takes one
+/// matrix with the tones' line folded in, `G·M·C + (t + o·M·1)`; any other pixel runs
+/// the tone stages' own SIMD4 schedule, then the matrix (decided pixel by pixel, so a
+/// NaN or a shadow changes no neighbour). Both then take the gains. The fold changes
+/// only the rounding, well within SPEC §8's 1e-5 of the scalar reference.
+struct FusedFloatBlock: Sendable {
+    let tones: [any ToneStage]
+    let d0, d1, d2, dt: SIMD8<Float>
+    let f0, f1, f2, ft: SIMD8<Float>
+    let greenGain: SIMD8<Float>
+    let relative: Bool
+    /// Whether a matrix follows the tones (else a NaN must stay in its channel, which
+    /// the identity matrix's zeros would spread).
+    let hasMatrix: Bool
+    /// The bits of the least value in the segment, and the span up to 1e30 (beyond:
+    /// the tone stages' schedule, which also handles ±∞ and NaN).
+    let low: SIMD8<UInt32>, span: SIMD8<UInt32>
+    /// All ones in the colour lanes, zero in the alpha lanes.
+    let colour: SIMD8<UInt32>
+    let keep: SIMDMask<SIMD8<Int32>>, keepPixel: SIMDMask<SIMD4<Int32>>
+
+    /// The block for `tones` followed by `matrix` (identity for none), or `nil` when the
+    /// tones have no common affine segment.
+    init?(tones: [any ToneStage], matrix: ColorMatrixKernel?) {
+        guard !tones.isEmpty, let segment = AffineToneSegment.composed(tones), segment.lowerBound.isFinite else { return nil }
+        let k = matrix ?? ColorMatrixKernel(.identity, name: "identity")
+        self.tones = tones
+        hasMatrix = matrix != nil
+        relative = k.relativeToGreen
+        func pair(_ v: SIMD4<Float>) -> SIMD8<Float> { SIMD8(lowHalf: v, highHalf: v) }
+        (d0, d1, d2, dt) = (pair(k.column0), pair(k.column1), pair(k.column2), pair(k.translation))
+        // Columns of G·M and the offset t + o·(row sums), in Double, rounded once.
+        let r = k.matrix.rows, t = k.matrix.offset, g = segment.gain, o = segment.offset
+        func column(_ a: Double, _ b: Double, _ c: Double) -> SIMD8<Float> {
+            pair(SIMD4(Float(g * a), Float(g * b), Float(g * c), 0))
+        }
+        f0 = column(r.0.x, r.1.x, r.2.x)
+        f1 = column(r.0.y, r.1.y, r.2.y)
+        f2 = column(r.0.z, r.1.z, r.2.z)
+        let sums = SIMD3(r.0.x + r.0.y + r.0.z, r.1.x + r.1.y + r.1.z, r.2.x + r.2.y + r.2.z)
+        let offset = t + o * sums
+        ft = pair(SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0))
+        greenGain = SIMD8(repeating: Float(g))
+        let least = Float(segment.lowerBound + 1e-6 * max(1, abs(segment.lowerBound))).nextUp
+        low = SIMD8(repeating: max(least, 0).bitPattern)
+        span = SIMD8(repeating: Float(1e30).bitPattern &- max(least, 0).bitPattern)
+        colour = SIMD8(UInt32.max, UInt32.max, UInt32.max, 0, UInt32.max, UInt32.max, UInt32.max, 0)
+        (keep, keepPixel) = (AlphaMasks().pair, AlphaMasks().pixel)
+    }
+
+    /// Runs `count` pixels in place; `gains` holds one gain per pixel, or `nil`.
+    func run(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, gains: UnsafePointer<Float>?) {
+        let alpha = AlphaMasks()
+        switch (relative, gains) {
+        case (false, nil): loopF(p, count, alpha)
+        case (true, nil): loopR(p, count, alpha)
+        case (false, let g?): loopFG(p, count, g, alpha)
+        case (true, let g?): loopRG(p, count, g, alpha)
+        }
+        guard count & 1 != 0 else { return }
+        // The odd last pixel: its own decision, through the same two-pixel arithmetic.
+        let last = p + (count &- 1)
+        var pair = (last.pointee, SIMD4<Float>(repeating: 0.5))
+        var gain: (Float, Float) = (gains?[count &- 1] ?? 1, 1)
+        withUnsafeMutablePointer(to: &pair) { pairs in
+            pairs.withMemoryRebound(to: SIMD4<Float>.self, capacity: 2) { two in
+                withUnsafePointer(to: &gain) {
+                    $0.withMemoryRebound(to: Float.self, capacity: 2) { g in
+                        switch (relative, gains) {
+                        case (false, nil): loopF(two, 2, alpha)
+                        case (true, nil): loopR(two, 2, alpha)
+                        case (false, _?): loopFG(two, 2, g, alpha)
+                        case (true, _?): loopRG(two, 2, g, alpha)
+                        }
+                    }
+                }
+            }
+        }
+        last.pointee = pair.0
+    }
+
+    // One loop per form: F plain / R relative to green, G with gains.
+    @inline(never) func loopF(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { body(p, n, nil, a, relative: false) }
+    @inline(never) func loopR(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { body(p, n, nil, a, relative: true) }
+    @inline(never) func loopFG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { body(p, n, g, a, relative: false) }
+    @inline(never) func loopRG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { body(p, n, g, a, relative: true) }
+
+    /// The pairs of `count` pixels; the alpha masks come in as a value (see
+    /// `AlphaMasks`), the constants are read into registers once.
+    @_transparent
+    func body(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ gains: UnsafePointer<Float>?, _ alpha: AlphaMasks,
+              relative: Bool) {
+        let raw = UnsafeMutableRawPointer(p)
+        let (c0, c1, c2, ct, green) = (f0, f1, f2, ft, greenGain)
+        let (least, width, colourLanes) = (low, span, colour)
+        let keep = alpha.pair
+        var offset = 0
+        var i = 0
+        while i &+ 1 < count {
+            let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+            let outside = ((unsafeBitCast(v, to: SIMD8<UInt32>.self) &- least) .> width)
+            let flags = SIMD8<UInt32>(repeating: 0).replacing(with: colourLanes, where: outside)
+            let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
+            let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
+            let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
+            var out = relative ? c0 * (r - g) + c2 * (b - g) + (g * green + ct) : c0 * r + c1 * g + c2 * b + ct
+            if let gains {
+                let gain = UnsafeRawPointer(gains + i)
+                out = out * SIMD8(lowHalf: SIMD4(repeating: gain.load(as: Float.self)),
+                                  highHalf: SIMD4(repeating: gain.load(fromByteOffset: 4, as: Float.self)))
+            }
+            raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
+            let q = unsafeBitCast(flags, to: SIMD4<UInt64>.self)
+            if q[0] | q[1] | q[2] | q[3] != 0 {
+                // Rare: a pixel outside the segment is redone from its input.
+                if q[0] | q[1] != 0 { p[i] = v.lowHalf; general(p + i, pixels: 1, gains: gains.map { $0 + i }) }
+                if q[2] | q[3] != 0 { p[i &+ 1] = v.highHalf; general(p + (i &+ 1), pixels: 1, gains: gains.map { $0 + (i &+ 1) }) }
+            }
+            offset &+= 32
+            i &+= 2
+        }
+    }
+
+    /// Pixels outside the segment: the tone stages' schedule, the matrix in the
+    /// reference's form, the gains.
+    @inline(never)
+    func general(_ p: UnsafeMutablePointer<SIMD4<Float>>, pixels: Int, gains: UnsafePointer<Float>?) {
+        let buffer = UnsafeMutableBufferPointer(start: p, count: pixels)
+        let location = RowLocation(y: 0, x0: 0, imageWidth: pixels, imageHeight: 1)
+        for t in tones { t.apply(buffer, at: location, variant: .simd4) }
+        let (c0, c1, c2, t) = (d0.lowHalf, d1.lowHalf, d2.lowHalf, dt.lowHalf)
+        for i in 0..<pixels {
+            let v = p[i]
+            var out: SIMD4<Float>
+            if !hasMatrix {
+                out = v
+            } else if relative {
+                let g = SIMD4<Float>(repeating: v.y)
+                out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (g + t)
+            } else {
+                out = c0 * v.x + c1 * v.y + c2 * v.z + t
+            }
+            if let gains { out = out * gains[i] }
+            p[i] = out.replacing(with: v, where: keepPixel)
         }
     }
 }

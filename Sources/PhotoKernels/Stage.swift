@@ -48,6 +48,57 @@ public protocol ToneStage: PixelKernel {
     /// Whether `map` is the same function on all three channels (the plan then keeps
     /// one table instead of three).
     var isChannelUniform: Bool { get }
+    /// Where `map` is exactly affine on every channel, or `nil` if it is nowhere (the
+    /// default). The fused integer blocks fold such a segment into their colour matrix
+    /// for every group of pixels whose samples all lie in it.
+    var affineSegment: AffineToneSegment? { get }
+}
+
+extension ToneStage {
+    /// `nil`: no affine segment is declared.
+    public var affineSegment: AffineToneSegment? { nil }
+}
+
+/// A part of a tone curve that is a straight line: `f(x) = gain·x + offset` for every
+/// `x > lowerBound`, in real arithmetic.
+///
+/// Exposure has one (SPEC §3): where sRGB decoding and encoding both use their power
+/// segments the two powers cancel, `f(x) = 2^(ev/2.4)·(x + 0.055) − 0.055`.
+public struct AffineToneSegment: Sendable, Hashable {
+    /// The segment holds for `x > lowerBound` (−∞: everywhere).
+    public var lowerBound: Double
+    /// The slope; the segment composes with a following one only when it is positive.
+    public var gain: Double
+    /// The value at 0 of the line.
+    public var offset: Double
+
+    /// The line `gain·x + offset` above `lowerBound`.
+    public init(lowerBound: Double, gain: Double, offset: Double) {
+        (self.lowerBound, self.gain, self.offset) = (lowerBound, gain, offset)
+    }
+
+    /// The identity line, everywhere.
+    public static let identity = AffineToneSegment(lowerBound: -.infinity, gain: 1, offset: 0)
+
+    /// This segment followed by `next`: where `x` lies in this one and its image in
+    /// `next`'s, or `nil` unless this gain is positive (an increasing line maps the
+    /// half-line `x > b` onto a half-line).
+    public func then(_ next: AffineToneSegment) -> AffineToneSegment? {
+        guard gain > 0 else { return nil }
+        let bound = Swift.max(lowerBound, (next.lowerBound - offset) / gain)
+        return AffineToneSegment(lowerBound: bound, gain: gain * next.gain, offset: next.gain * offset + next.offset)
+    }
+
+    /// The segment shared by `tones` applied in order: `nil` unless each is the same on
+    /// all three channels and declares one.
+    static func composed(_ tones: [any ToneStage]) -> AffineToneSegment? {
+        var segment = AffineToneSegment.identity
+        for t in tones {
+            guard t.isChannelUniform, let next = t.affineSegment, let s = segment.then(next) else { return nil }
+            segment = s
+        }
+        return segment
+    }
 }
 
 /// An affine colour transform `C' = M·C + t` (SPEC §2, §5): the row kernel is its

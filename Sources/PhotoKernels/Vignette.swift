@@ -292,9 +292,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     ///    `r1` (`g = 1 − i·1`) and `[b, c)` inside `r0` (`g = 1 − i·0`), and the band
     ///    `[a, b)`, `[c, e)` between (`constantSpans`). No square root is taken in a
     ///    constant span.
-    /// 2. Band: `bandGains` computes the gains eight lanes at a time, branch-free, in
-    ///    blocks that start on a multiple of 8 of the whole row (so a tile's gains are
-    ///    the whole render's, bit for bit), through a 1 KiB stack buffer.
+    /// 2. Band: `bandGains` computes the gains eight lanes at a time, branch-free,
+    ///    straight into `out` (a lane's gain depends on its own x alone; from 2^24 on,
+    ///    in blocks that start on a multiple of 8 of the whole row, through a 1 KiB
+    ///    stack buffer, so a tile's gains are still the whole render's, bit for bit).
     ///
     /// Every gain is computed with the reference's operations in the same order, so
     /// the two agree to the bit (for rows of up to 2^24 pixels; see `bandGains`).
@@ -302,8 +303,48 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// depend on the row alone, not on the piece).
     static func scheduledGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, imageWidth: Int,
                                dy: Float, _ g: Resolved, spans: (a: Int, b: Int, c: Int, e: Int)? = nil) {
+        let spans = spans ?? constantSpans(count: imageWidth, dy: dy, g)
+        let end = x0 &+ count
+        // Pixel m − x mirrors pixel x about the centre when m = 2·cx − 1 is an integer:
+        // then dx = (x + 0.5) − cx is exact for both and only its sign differs, so
+        // their gains are equal to the bit. The right part of the piece whose mirrors
+        // lie in its left part is copied from them, reversed, instead of computed.
+        let twice = 2 * g.cx
+        guard twice.rounded() == twice, abs(twice) < 0x1p22, end <= 1 << 22 else {
+            return directGains(out, x0: x0, count: count, imageWidth: imageWidth, dy: dy, g, spans: spans)
+        }
+        let m = Int(twice) - 1
+        let lo = max(x0, (m + 2) / 2), hi = min(end, m - x0 + 1)
+        guard hi - lo >= 64 else {
+            return directGains(out, x0: x0, count: count, imageWidth: imageWidth, dy: dy, g, spans: spans)
+        }
+        directGains(out, x0: x0, count: lo - x0, imageWidth: imageWidth, dy: dy, g, spans: spans)
+        if end > hi { directGains(out + (hi - x0), x0: hi, count: end - hi, imageWidth: imageWidth, dy: dy, g, spans: spans) }
+        reverseCopy(from: out + (m - (hi - 1) - x0), into: out + (lo - x0), count: hi - lo)
+    }
+
+    /// `into[k] = from[count − 1 − k]` for `k < count` (the ranges do not overlap):
+    /// eight gains per step, reversed in a register.
+    static func reverseCopy(from source: UnsafePointer<Float>, into destination: UnsafeMutablePointer<Float>, count: Int) {
+        let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+        var k = 0
+        while k &+ 8 <= count {
+            let v = from.loadUnaligned(fromByteOffset: 4 &* (count &- k &- 8), as: SIMD8<Float>.self)
+            to.storeBytes(of: SIMD8(v[7], v[6], v[5], v[4], v[3], v[2], v[1], v[0]), toByteOffset: 4 &* k, as: SIMD8<Float>.self)
+            k &+= 8
+        }
+        while k < count {
+            destination[k] = source[count &- 1 &- k]
+            k &+= 1
+        }
+    }
+
+    /// `scheduledGains` without the mirror: every gain computed.
+    private static func directGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, imageWidth: Int,
+                                    dy: Float, _ g: Resolved, spans: (a: Int, b: Int, c: Int, e: Int)) {
+        guard count > 0 else { return }
         let insideGain = 1 - g.intensity * 0, outsideGain = 1 - g.intensity * 1
-        let (a, b, c, e) = spans ?? constantSpans(count: imageWidth, dy: dy, g)
+        let (a, b, c, e) = spans
         let end = x0 &+ count
         // Each span of the whole row, clipped to [x0, end).
         func fill(_ lower: Int, _ upper: Int, _ gain: Float) {
@@ -318,10 +359,23 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             func band(_ lower: Int, _ upper: Int) {
                 let l = max(lower, x0), u = min(upper, end)
                 guard l < u else { return }
+                if u <= 1 << 24 {
+                    // Below 2^24 a lane's gain depends on its own x alone, so the blocks may
+                    // start anywhere: the whole ones go straight to `out`, the rest through
+                    // the buffer.
+                    let whole = (u - l) / 8, rest = (u - l) % 8
+                    bandGains(UnsafeMutableRawPointer(out + (l - x0)), from: l, blocks: whole, dy: dy, g)
+                    if rest > 0 {
+                        let x = l + 8 * whole
+                        bandGains(UnsafeMutableRawPointer(gains), from: x, blocks: 1, dy: dy, g)
+                        (out + (x - x0)).update(from: UnsafeRawPointer(gains).assumingMemoryBound(to: Float.self), count: rest)
+                    }
+                    return
+                }
                 var x = l & ~7
                 while x < u {
                     let stop = min(x + chunk, u), first = max(x, l)
-                    bandGains(gains, from: x, blocks: (stop - x + 7) / 8, dy: dy, g)
+                    bandGains(UnsafeMutableRawPointer(gains), from: x, blocks: (stop - x + 7) / 8, dy: dy, g)
                     (out + (first - x0)).update(from: UnsafeRawPointer(gains).assumingMemoryBound(to: Float.self) + (first - x),
                                                 count: stop - first)
                     x = stop
@@ -430,8 +484,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         return (a, b, c, e)
     }
 
-    /// The gains of pixels `x0 ..< x0 + 8·blocks` of the row (`x0` a multiple of 8),
-    /// into `out`, eight lanes at a time and without a branch: `d²` against the exact
+    /// The gains of pixels `x0 ..< x0 + 8·blocks` of the row (`x0` a multiple of 8 from
+    /// 2^24 on), into `out` (any alignment), eight lanes at a time and without a branch: `d²` against the exact
     /// square thresholds, the band formula on every lane (a vector square root), then
     /// t = 0 inside, 1 outside, the band value between; `g = 1 − i·t`.
     ///
@@ -440,7 +494,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `x + 4` is a `Float` (every multiple of 4 below 2^26). `dy²` is computed here, not passed in: the compiler then knows
     /// `d² ≥ 0` (or NaN) and emits `vsqrtps` instead of a `sqrtf` call per lane.
     @inline(never)
-    static func bandGains(_ out: UnsafeMutablePointer<SIMD8<Float>>, from x0: Int, blocks: Int, dy: Float, _ g: Resolved) {
+    static func bandGains(_ out: UnsafeMutableRawPointer, from x0: Int, blocks: Int, dy: Float, _ g: Resolved) {
         let dy2 = SIMD8<Float>(repeating: dy * dy)
         let cx = SIMD8<Float>(repeating: g.cx), r0 = SIMD8<Float>(repeating: g.r0)
         let inner2 = SIMD8<Float>(repeating: g.inner2), outer2 = SIMD8<Float>(repeating: g.outer2)
@@ -463,11 +517,13 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             // Below 2^24 every integer is a `Float`, so stepping the lanes by 8 is exact.
             var xs = laneOffsets + Float(x0)
             for j in 0..<blocks {
-                out[j] = gains(xs)
+                out.storeBytes(of: gains(xs), toByteOffset: 32 &* j, as: SIMD8<Float>.self)
                 xs += 8
             }
         } else {
-            for j in 0..<blocks { out[j] = gains(laneOffsets + Float(x0 &+ 8 &* j)) }
+            for j in 0..<blocks {
+                out.storeBytes(of: gains(laneOffsets + Float(x0 &+ 8 &* j)), toByteOffset: 32 &* j, as: SIMD8<Float>.self)
+            }
         }
     }
 

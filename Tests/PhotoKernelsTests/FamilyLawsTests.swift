@@ -36,6 +36,16 @@ struct FamilyLawsTests {
         cases.append(recipe("tie-heavy recipe", Recipe(exposure: 1, adjustments: Adjustments(contrast: 2, brightness: 0.1),
                                                         effect: .sepia(intensity: 0.6),
                                                         vignette: .vignette(intensity: 1.5, radius: 1.5))))
+        // Tone stages before a grey-preserving matrix (the relative form) and before a
+        // plain one, with and without an affine segment to fold.
+        var vividExposed = Recipe(preset: .vivid)
+        vividExposed.exposure = 0.3
+        cases.append(recipe("exposure + vivid", vividExposed))
+        cases.append(recipe("exposure −1.5 + contrast 2 (ties)", Recipe(exposure: -1.5, adjustments: Adjustments(contrast: 2),
+                                                                       vignette: .vignette(intensity: 0.5, radius: 1))))
+        let curve = try! ToneCurve(masterPoints: [SIMD2(0, 0), SIMD2(0.3, 0.2), SIMD2(1, 1)])
+        cases.append(Case(name: "curve + saturation 1.3", operations: [curve, Saturation(1.3)]))
+        cases.append(Case(name: "exposure + curve + sepia", operations: [Exposure(ev: 0.5), curve, Effect.sepia(intensity: 1)]))
         return cases
     }()
 

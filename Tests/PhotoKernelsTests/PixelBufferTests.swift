@@ -120,7 +120,9 @@ struct PixelBufferTests {
             }
         }
         let count = pixels.count / 4
-        for recipe in [Recipe(preset: .vivid), KernelCatalog.sampleRecipe, Self.recipe] {
+        var exposedVivid = Recipe(preset: .vivid)
+        exposedVivid.exposure = 0.3  // tone tables before the relative form, the line folded
+        for recipe in [Recipe(preset: .vivid), KernelCatalog.sampleRecipe, Self.recipe, exposedVivid] {
             let stages = recipe.stages, operations = recipe.operationsInOrder
             // The reference, the fused block with the row path for translucent pixels
             // (tone tables not yet built), and the fused block on every pixel (its 2D
