@@ -298,14 +298,14 @@ struct FusedBlock {
     @inline(never) func loop8TR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true) }
     @inline(never) func loop8LF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false) }
     @inline(never) func loop8LR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true) }
-    @inline(never) func loop8SF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, folded: true, relative: false) }
-    @inline(never) func loop8SR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, folded: true, relative: true) }
+    @inline(never) func loop8SF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { folded8(s, d, n, nil, relative: false) }
+    @inline(never) func loop8SR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { folded8(s, d, n, nil, relative: true) }
     @inline(never) func loop8TFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false) }
     @inline(never) func loop8TRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true) }
     @inline(never) func loop8LFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false) }
     @inline(never) func loop8LRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true) }
-    @inline(never) func loop8SFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, folded: true, relative: false) }
-    @inline(never) func loop8SRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, folded: true, relative: true) }
+    @inline(never) func loop8SFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { folded8(s, d, n, g, relative: false) }
+    @inline(never) func loop8SRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { folded8(s, d, n, g, relative: true) }
 
     private func dispatch8Premultiplied(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                                         gains: UnsafePointer<Float>?) {
@@ -330,29 +330,29 @@ struct FusedBlock {
     @inline(never) func loop8TRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true, premultiplied: true) }
     @inline(never) func loop8LFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false, premultiplied: true) }
     @inline(never) func loop8LRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true, premultiplied: true) }
-    @inline(never) func loop8SFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, folded: true, relative: false, premultiplied: true) }
-    @inline(never) func loop8SRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, folded: true, relative: true, premultiplied: true) }
+    @inline(never) func loop8SFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { folded8(s, d, n, nil, relative: false, premultiplied: true) }
+    @inline(never) func loop8SRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { folded8(s, d, n, nil, relative: true, premultiplied: true) }
     @inline(never) func loop8TFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false, premultiplied: true) }
     @inline(never) func loop8TRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true, premultiplied: true) }
     @inline(never) func loop8LFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false, premultiplied: true) }
     @inline(never) func loop8LRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true, premultiplied: true) }
-    @inline(never) func loop8SFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, folded: true, relative: false, premultiplied: true) }
-    @inline(never) func loop8SRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, folded: true, relative: true, premultiplied: true) }
+    @inline(never) func loop8SFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { folded8(s, d, n, g, relative: false, premultiplied: true) }
+    @inline(never) func loop8SRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { folded8(s, d, n, g, relative: true, premultiplied: true) }
 
     /// `blocks` blocks of 8 pixels; every block loads its pixels before storing, so
     /// the source and destination may be the same memory. With `folded`, a group whose
     /// colour samples all lie in the tone segment (straight or opaque) skips the tables.
-    @_transparent
+    @_transparent @discardableResult
     func body8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
                _ gains: UnsafePointer<Float>?, table: Bool, folded: Bool = false, foldAll: Bool = false, relative: Bool,
-               premultiplied: Bool = false) {
+               premultiplied: Bool = false, from first: Int = 0) -> Int {
         let byte = SIMD8<UInt32>(repeating: 0xFF)
         let p = positions
         let (rs, gs, bs, fs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue), UInt32(8 * p.fourth))
         let fourthMask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * p.fourth))
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
-        var offset = 0
-        for j in 0..<blocks {
+        var offset = 32 &* first
+        for j in first..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
             // Premultiplied: A/m for the result. A group of 8 opaque pixels (the common
@@ -363,15 +363,9 @@ struct FusedBlock {
             if premultiplied { alpha = SIMD8(repeating: 1) }
             let (x, y, z): (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>)
             if folded {
-                // A group with a pixel outside the segment is resolved pixel by pixel in an
-                // outlined call: kept in the loop, the second path doubled the live
-                // constants and the loop spilled.
-                guard foldAll || (!premultiplied || opaque) && isBright(v, fourthMask) else {
-                    mixedGroup8(s + offset, d + offset, gains.map { $0 + 8 &* j }, relative: relative,
-                                premultiplied: premultiplied)
-                    offset &+= 32
-                    continue
-                }
+                // A group with a pixel outside the segment ends the run (`folded8` resolves
+                // it pixel by pixel, outside this loop, so no call spills the constants).
+                guard foldAll || (!premultiplied || opaque) && isBright(v, fourthMask) else { return j }
                 let r = decode((v &>> rs) & byte), g = decode((v &>> gs) & byte), b = decode((v &>> bs) & byte)
                 (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: false, folded: true)
             } else {
@@ -404,6 +398,21 @@ struct FusedBlock {
             let out = ((x & byte) &<< rs) | ((y & byte) &<< gs) | ((z & byte) &<< bs) | (v & fourthMask)
             output.storeBytes(of: out, toByteOffset: offset, as: SIMD8<UInt32>.self)
             offset &+= 32
+        }
+        return blocks
+    }
+
+    /// The folded loops: runs of groups in the tone segment through `body8`, each
+    /// group that ends a run through `mixedGroup8`.
+    @_transparent
+    func folded8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
+                 _ gains: UnsafePointer<Float>?, relative: Bool, premultiplied: Bool = false) {
+        var j = 0
+        while j < blocks {
+            j = body8(s, d, blocks, gains, table: true, folded: true, relative: relative, premultiplied: premultiplied, from: j)
+            guard j < blocks else { return }
+            mixedGroup8(s + 32 &* j, d + 32 &* j, gains.map { $0 + 8 &* j }, relative: relative, premultiplied: premultiplied)
+            j &+= 1
         }
     }
 
@@ -484,20 +493,21 @@ struct FusedBlock {
     @inline(never) func loop16TR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: false, relative: true) }
     @inline(never) func loop16LF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: false) }
     @inline(never) func loop16LR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: true) }
-    @inline(never) func loop16SF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, folded: true, relative: false) }
-    @inline(never) func loop16SR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, folded: true, relative: true) }
+    @inline(never) func loop16SF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { folded16(s, d, n, nil, relative: false) }
+    @inline(never) func loop16SR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { folded16(s, d, n, nil, relative: true) }
     @inline(never) func loop16TFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: false, relative: false) }
     @inline(never) func loop16TRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: false, relative: true) }
     @inline(never) func loop16LFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, relative: false) }
     @inline(never) func loop16LRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, relative: true) }
-    @inline(never) func loop16SFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, folded: true, relative: false) }
-    @inline(never) func loop16SRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, folded: true, relative: true) }
+    @inline(never) func loop16SFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { folded16(s, d, n, g, relative: false) }
+    @inline(never) func loop16SRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { folded16(s, d, n, g, relative: true) }
 
     /// 8 pixels of 16-bit samples per block: two 32-bit lanes per pixel, words 0–1 in
     /// the even lane and 2–3 in the odd lane.
-    @_transparent
+    @_transparent @discardableResult
     func body16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
-                _ gains: UnsafePointer<Float>?, table: Bool, folded: Bool = false, foldAll: Bool = false, relative: Bool) {
+                _ gains: UnsafePointer<Float>?, table: Bool, folded: Bool = false, foldAll: Bool = false, relative: Bool,
+                from first: Int = 0) -> Int {
         let word = SIMD8<UInt32>(repeating: 0xFFFF)
         let p = positions
         // Word w of a pixel sits in lane half w / 2 at bit 16·(w % 2).
@@ -510,19 +520,15 @@ struct FusedBlock {
             w < 2 ? (x, .zero) : (.zero, x)
         }
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
-        var offset = 0
-        for j in 0..<blocks {
+        var offset = 64 &* first
+        for j in first..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
             let (x, y, z): (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>)
             let (ri, gi, bi) = (channel(even, odd, p.red), channel(even, odd, p.green), channel(even, odd, p.blue))
             if folded {
-                guard foldAll || isBright(ri, gi, bi) else {
-                    mixedGroup16(s + offset / 2, d + offset / 2, gains.map { $0 + 8 &* j }, relative: relative)
-                    offset &+= 64
-                    continue
-                }
+                guard foldAll || isBright(ri, gi, bi) else { return j }
                 (x, y, z) = transform(decode(ri), decode(gi), decode(bi), relative: relative, gain: gain,
                                       fromTable: false, folded: true)
             } else if table {
@@ -542,6 +548,20 @@ struct FusedBlock {
             out.oddHalf = r1 | g1 | b1 | a1
             output.storeBytes(of: out, toByteOffset: offset, as: SIMD16<UInt32>.self)
             offset &+= 64
+        }
+        return blocks
+    }
+
+    /// The folded loops on 16-bit samples; see `folded8`.
+    @_transparent
+    func folded16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
+                  _ gains: UnsafePointer<Float>?, relative: Bool) {
+        var j = 0
+        while j < blocks {
+            j = body16(s, d, blocks, gains, table: true, folded: true, relative: relative, from: j)
+            guard j < blocks else { return }
+            mixedGroup16(s + 32 &* j, d + 32 &* j, gains.map { $0 + 8 &* j }, relative: relative)
+            j &+= 1
         }
     }
 
@@ -660,22 +680,24 @@ struct FusedFloatBlock: Sendable {
     }
 
     // One loop per form: F plain / R relative to green, G with gains.
-    @inline(never) func loopF(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { body(p, n, nil, a, relative: false) }
-    @inline(never) func loopR(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { body(p, n, nil, a, relative: true) }
-    @inline(never) func loopFG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { body(p, n, g, a, relative: false) }
-    @inline(never) func loopRG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { body(p, n, g, a, relative: true) }
+    @inline(never) func loopF(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, relative: false) }
+    @inline(never) func loopR(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, relative: true) }
+    @inline(never) func loopFG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, relative: false) }
+    @inline(never) func loopRG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, relative: true) }
 
-    /// The pairs of `count` pixels; the alpha masks come in as a value (see
-    /// `AlphaMasks`), the constants are read into registers once.
+    /// The pairs of `count` pixels from pixel `first` on, up to the first pair with a
+    /// pixel outside the segment, whose index, input and halves outside it are returned
+    /// (`nil`: all done); the alpha masks come in as a value (see `AlphaMasks`), the
+    /// constants are read into registers once.
     @_transparent
     func body(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ gains: UnsafePointer<Float>?, _ alpha: AlphaMasks,
-              relative: Bool) {
+              relative: Bool, from first: Int) -> (Int, SIMD8<Float>, Bool, Bool)? {
         let raw = UnsafeMutableRawPointer(p)
         let (c0, c1, c2, ct, green) = (f0, f1, f2, ft, greenGain)
         let (least, width, colourLanes) = (low, span, colour)
         let keep = alpha.pair
-        var offset = 0
-        var i = 0
+        var offset = 16 &* first
+        var i = first
         while i &+ 1 < count {
             let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
             let outside = ((unsafeBitCast(v, to: SIMD8<UInt32>.self) &- least) .> width)
@@ -691,14 +713,32 @@ struct FusedFloatBlock: Sendable {
             }
             raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
             let q = unsafeBitCast(flags, to: SIMD4<UInt64>.self)
-            if q[0] | q[1] | q[2] | q[3] != 0 {
-                // Rare: a pixel outside the segment is redone from its input.
-                if q[0] | q[1] != 0 { p[i] = v.lowHalf; general(p + i, pixels: 1, gains: gains.map { $0 + i }) }
-                if q[2] | q[3] != 0 { p[i &+ 1] = v.highHalf; general(p + (i &+ 1), pixels: 1, gains: gains.map { $0 + (i &+ 1) }) }
-            }
+            // Rare: a pixel outside the segment ends the run; `redo` takes it from its input.
+            if q[0] | q[1] | q[2] | q[3] != 0 { return (i, v, q[0] | q[1] != 0, q[2] | q[3] != 0) }
             offset &+= 32
             i &+= 2
         }
+        return nil
+    }
+
+    /// The pairs of `count` pixels from pair `first` on: runs of `body`, and each pixel
+    /// outside the segment that ends a run redone from its input by `general`.
+    @_transparent
+    func pairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ gains: UnsafePointer<Float>?, _ alpha: AlphaMasks,
+               relative: Bool) {
+        var start = 0
+        while let (i, v, low, high) = body(p, count, gains, alpha, relative: relative, from: start) {
+            redo(p, i, v, low, high, gains)
+            start = i &+ 2
+        }
+    }
+
+    /// Pixels `i` and `i + 1`, input `v`: `general` on each one outside the segment.
+    @inline(never)
+    func redo(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ i: Int, _ v: SIMD8<Float>, _ low: Bool, _ high: Bool,
+              _ gains: UnsafePointer<Float>?) {
+        if low { p[i] = v.lowHalf; general(p + i, pixels: 1, gains: gains.map { $0 + i }) }
+        if high { p[i &+ 1] = v.highHalf; general(p + (i &+ 1), pixels: 1, gains: gains.map { $0 + (i &+ 1) }) }
     }
 
     /// Pixels outside the segment: the tone stages' schedule, the matrix in the
