@@ -35,8 +35,6 @@ public struct EditPlan: Sendable {
     let steps: [FusedStep]
     /// The trailing positional stage, if any.
     let gain: (any PositionalStage)?
-    /// Where the leading tone stages together are one line (`AffineToneSegment.composed`).
-    let toneSegment: AffineToneSegment?
     /// The one-pass `Float` schedule, when the fused stages are tones with a common
     /// segment, at most one matrix and the gains.
     let floatBlock: FusedFloatBlock?
@@ -89,7 +87,6 @@ public struct EditPlan: Sendable {
         }
         flush()
         self.tones = tones
-        toneSegment = tones.isEmpty ? nil : AffineToneSegment.composed(tones)
         switch steps.count {
         case 0: floatBlock = FusedFloatBlock(tones: tones, matrix: nil)
         case 1: if case .matrix(let m) = steps[0] { floatBlock = FusedFloatBlock(tones: tones, matrix: m) } else { floatBlock = nil }
@@ -191,39 +188,52 @@ public struct ImageRegion: Sendable, Hashable {
 }
 
 /// The tone tables of one input maxval: entry `v` of channel `c` is the leading tone
-/// stages' scalar reference of `v / maxval`, so a lookup decodes and tones at once.
+/// stages' scalar reference of `v / maxval`, so a lookup decodes and tones at once;
+/// where the tones are one line (`ToneLine`), the entry is the line's value instead.
 final class ToneTables: @unchecked Sendable {
     let red, green, blue: UnsafePointer<Float>
     /// Entries per channel.
     let count: Int
+    /// The line the entries follow from its first sample on, if any.
+    let line: ToneLine?
     private let storage: UnsafeMutablePointer<Float>
 
     /// Tables over `0…maxval`, or over every byte for 8-bit samples (entries above
     /// maxval decode above 1, as the plain decoding does).
     convenience init(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
         let m = Float(maxval)
-        self.init(tones, count: eightBit ? 256 : maxval + 1) { SampleCoding.decode(UInt16(truncatingIfNeeded: $0), maxval: m) }
+        let line = ToneLine(tones, maxval: maxval, eightBit: eightBit)
+        self.init(tones, count: eightBit ? 256 : maxval + 1, line: line) { i in
+            if let line, i >= line.from, i <= line.last { return line.value(i) }
+            return SampleCoding.decode(UInt16(truncatingIfNeeded: i), maxval: m)
+        }
     }
 
     /// 2D tables for 8-bit premultiplied samples: entry `A·256 + c` holds the tones of
-    /// the straight colour `c/A` (0 where A = 0, whose result is 0 in any case).
+    /// the straight colour `c/A` (0 where A = 0, whose result is 0 in any case); row
+    /// A = 255, the opaque pixels, follows the line as the 1D table does.
     convenience init(premultiplied tones: [any ToneStage]) {
-        self.init(tones, count: 65_536) { index in
+        let line = ToneLine(tones, maxval: 255, eightBit: true)
+        self.init(tones, count: 65_536, line: line) { index in
             let a = index >> 8, c = index & 0xFF
+            if a == 255, let line, c >= line.from { return line.value(c) }
             return a == 0 ? 0 : Float(c) / Float(a)
         }
     }
 
-    /// Entry `i` of channel `c` is the tones of `value(i)` on channel `c`; one table for
-    /// all three channels when every tone stage treats them alike.
-    private init(_ tones: [any ToneStage], count: Int, value: (Int) -> Float) {
+    /// Entry `i` of channel `c` is the tones of `value(i)` on channel `c` (`value`
+    /// returns the finished entry for samples on the line); one table for all three
+    /// channels when every tone stage treats them alike.
+    private init(_ tones: [any ToneStage], count: Int, line: ToneLine?, value: (Int) -> Float) {
         let uniform = tones.allSatisfy(\.isChannelUniform)
         let channels = uniform ? 1 : 3
         storage = .allocate(capacity: count * channels)
         for c in 0..<channels {
             for i in 0..<count {
                 var x = value(i)
-                for t in tones { x = t.map(x, channel: c) }
+                if !(line?.covers(index: i, count: count) ?? false) {
+                    for t in tones { x = t.map(x, channel: c) }
+                }
                 storage[c * count + i] = x
             }
         }
@@ -231,9 +241,52 @@ final class ToneTables: @unchecked Sendable {
         green = UnsafePointer(storage + (uniform ? 0 : count))
         blue = UnsafePointer(storage + (uniform ? 0 : 2 * count))
         self.count = count
+        self.line = line
     }
 
     deinit { storage.deallocate() }
+}
+
+/// The leading tones' affine segment on integer samples: from sample `from` to `last`
+/// the tones are `v·gain + offset` with `gain = G/m` and `offset = o` rounded to
+/// `Float` once, evaluated with two roundings (exactly as the fused blocks' lanes do).
+struct ToneLine: Sendable {
+    let from: Int, last: Int
+    let gain: Float, offset: Float
+
+    /// The line of `tones` at `maxval`, or `nil` when they have no common segment, it
+    /// starts above the last sample, or (8-bit) above 128, where the blocks' byte test
+    /// no longer holds.
+    init?(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
+        guard !tones.isEmpty, let segment = AffineToneSegment.composed(tones),
+              let from = Self.firstSample(above: segment.lowerBound, maxval: maxval, eightBit: eightBit),
+              !eightBit || from <= 128 else { return nil }
+        self.from = from
+        last = eightBit ? 255 : maxval
+        gain = Float(segment.gain / Double(maxval))
+        offset = Float(segment.offset)
+    }
+
+    /// The line's value at sample `v`.
+    @inline(__always)
+    func value(_ v: Int) -> Float { Float(v) * gain + offset }
+
+    /// Whether entry `index` of a table of `count` entries holds the line: 1D tables
+    /// from `from` to `last`; the 2D premultiplied table (65 536 entries) in row 255.
+    func covers(index: Int, count: Int) -> Bool {
+        count == 65_536 && last == 255 ? index >> 8 == 255 && index & 0xFF >= from : index >= from && index <= last
+    }
+
+    /// The least sample `v` whose value `v/maxval` lies above `bound` by a margin far
+    /// wider than `Float` rounding (the line and the tones meet at the bound, so the
+    /// margin only leaves a few samples to the tones), or `nil` when there is none up to
+    /// the last sample (maxval; 255 for 8-bit tables).
+    static func firstSample(above bound: Double, maxval: Int, eightBit: Bool) -> Int? {
+        let limit = eightBit ? 255 : maxval
+        guard bound.isFinite else { return bound < 0 ? 0 : nil }
+        let v = max(0, (bound + 1e-6) * Double(maxval)).rounded(.down) + 1
+        return v <= Double(limit) ? Int(v) : nil
+    }
 }
 
 /// A block schedule chosen for one run: the fused matrix block or the fused LUT block.
@@ -643,8 +696,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
         guard let cube else {
             let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
-            return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, segment: plan.toneSegment,
-                                      positions: positions, premultiplied: premultiplied))
+            return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
+                                      premultiplied: premultiplied))
         }
         guard eightBit, maxval <= 255, !premultiplied,
               FusedCubeBlock.accepts(cube, tables: tables != nil, matrix: matrix != nil) else { return nil }

@@ -50,7 +50,7 @@ struct ChannelPositions: Sendable, Hashable {
 struct BlockMatrix {
     let m00, m01, m02, m10, m11, m12, m20, m21, m22: SIMD8<Float>
     let t0, t1, t2: SIMD8<Float>
-    /// The factor on green in the relative form (1 unless a tone segment is folded in).
+    /// The factor on green in the relative form: 1 on samples, maxval on table entries.
     let greenGain: SIMD8<Float>
 
     /// `scale·M` and `offsetScale·t`, computed in `Double` and rounded once; the
@@ -85,16 +85,16 @@ struct BlockMatrix {
 struct FusedBlock {
     /// The matrix on decoded samples or table entries.
     let matrix: BlockMatrix
-    /// With a folded tone segment: the tones' line and the matrix in one, on the
-    /// integer samples of a group that lies in the segment (`folds`).
-    let bright: BlockMatrix
-    /// Whether the tone tables' segment is folded into `bright`.
-    let folds: Bool
-    /// The least sample of the segment (8-bit: repeated in every byte; 16-bit: one
-    /// value), and for 16-bit the width of the range up to maxval (samples above maxval
-    /// take the table, which clamps them).
-    let brightBytes: SIMD8<UInt32>
-    let brightFrom: SIMD8<UInt32>, brightSpan: SIMD8<UInt32>
+    /// Whether the tone tables have a line (`ToneTables.line`): samples `v` with
+    /// `v − lineFrom ≤ lineSpan` (unsigned) have the entry `v·lineGain + lineOffset`.
+    let hasLine: Bool
+    /// The tones' line on the samples' scale: `G/m` and `o`.
+    let lineGain: SIMD8<Float>, lineOffset: SIMD8<Float>
+    /// The segment's first sample, repeated in every byte (8-bit), and as one value with
+    /// the width of the range (8-bit: to 255, the tables cover every byte; 16-bit: to
+    /// maxval, samples above it take the table, which clamps them).
+    let lineBytes: SIMD8<UInt32>
+    let lineFrom: SIMD8<UInt32>, lineSpan: SIMD8<UInt32>
     let maxval: SIMD8<Float>
     let relativeToGreen: Bool
     /// Whether samples decode through tone tables (else plainly).
@@ -111,33 +111,32 @@ struct FusedBlock {
     let inverseMaxval: SIMD8<Float>
 
     /// - Parameters:
-    ///   - segment: the tone tables' affine segment (`AffineToneSegment.composed`), if
-    ///     any: groups of 8 pixels whose colour samples all lie in it skip the tables.
+    ///   - tables: the tone tables, with their line (`ToneTables.line`) if the tones
+    ///     have an affine segment.
     ///   - premultiplied: 8-bit premultiplied pixels; `tables`, if any, must be the 2D
     ///     tables (`ToneTables(premultiplied:)`).
-    init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, segment: AffineToneSegment? = nil,
-         positions: ChannelPositions, premultiplied: Bool = false) {
+    init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
+         premultiplied: Bool = false) {
         // Built in Double, rounded once: `m·M` on decoded table entries, `M` itself on
         // integer samples (v = m·x), and `m·t` in both.
         let m = Double(maxval)
         let scale = tables == nil ? 1 : m
         matrix = BlockMatrix(k.matrix, scale: scale, offsetScale: m, greenGain: scale)
-        // On the segment the tones are `G·x + o`, so `m·(M·(G·v/m + o) + t)` is
-        // `G·M·v + m·(t + o·M·1)`: one matrix straight on the integer samples.
-        let from = segment.flatMap { tables == nil ? nil : Self.firstSample(above: $0.lowerBound, maxval: maxval) }
-        if let from, let segment, maxval > 255 || from <= 128 {
-            let r = k.matrix.rows, o = segment.offset
-            let rowSums = SIMD3(r.0.x + r.0.y + r.0.z, r.1.x + r.1.y + r.1.z, r.2.x + r.2.y + r.2.z)
-            let folded = ColorMatrix(r.0, r.1, r.2, offset: k.matrix.offset + o * rowSums)
-            bright = BlockMatrix(folded, scale: segment.gain, offsetScale: m, greenGain: segment.gain)
-            folds = true
-            brightBytes = SIMD8(repeating: UInt32(truncatingIfNeeded: min(from, 128)) &* 0x0101_0101)
-            brightFrom = SIMD8(repeating: UInt32(from))
-            brightSpan = SIMD8(repeating: UInt32(maxval - from))
+        // On the segment the tones are the line `G·x + o`: a group whose samples all lie
+        // on it computes it instead of loading 24 table entries. The tables hold the
+        // same line values there (`ToneTables`), so a sample's value never depends on
+        // its group.
+        if let toneLine = tables?.line {
+            hasLine = true
+            lineGain = SIMD8(repeating: toneLine.gain)
+            lineOffset = SIMD8(repeating: toneLine.offset)
+            lineBytes = SIMD8(repeating: UInt32(toneLine.from) &* 0x0101_0101)
+            lineFrom = SIMD8(repeating: UInt32(toneLine.from))
+            lineSpan = SIMD8(repeating: UInt32(toneLine.last - toneLine.from))
         } else {
-            bright = matrix
-            folds = false
-            (brightBytes, brightFrom, brightSpan) = (.zero, .zero, .zero)
+            hasLine = false
+            (lineGain, lineOffset) = (.zero, .zero)
+            (lineBytes, lineFrom, lineSpan) = (.zero, .zero, .zero)
         }
         self.maxval = .init(repeating: Float(maxval))
         relativeToGreen = k.relativeToGreen
@@ -149,20 +148,8 @@ struct FusedBlock {
         inverseMaxval = SIMD8(repeating: Float(1 / Double(maxval)))
     }
 
-    /// The least sample `v` whose value `v/maxval` lies above `bound` by a margin far
-    /// wider than `Float` rounding (the tables and the line agree on both sides of the
-    /// bound, so the margin only moves a few samples to the table), or `nil` when there
-    /// is none up to maxval (8-bit: up to 255).
-    static func firstSample(above bound: Double, maxval: Int) -> Int? {
-        let limit = maxval <= 255 ? 255 : maxval
-        let margin = 1e-6
-        guard bound.isFinite else { return bound < 0 ? 0 : nil }
-        let v = max(0, (bound + margin) * Double(maxval)).rounded(.down) + 1
-        return v <= Double(limit) ? Int(v) : nil
-    }
-
     /// The integer samples as `Float`s (exact below 2²⁴ through `Int32` lanes): the
-    /// folded matrix takes them as they are.
+    /// plain matrix takes them as they are.
     @_transparent
     func decode(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
         SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v))
@@ -182,19 +169,23 @@ struct FusedBlock {
         return unsafeBitCast(c + magic, to: SIMD8<UInt32>.self)
     }
 
-    /// `matrix` on decoded samples (`fromTable` false) or table entries (true, whose
-    /// green the relative form scales by maxval), or `bright` on the samples of a group
-    /// in the tone segment (`folded`); times the gains, encoded.
+    /// `matrix` on decoded samples (`fromTable` false) or on table entries and line
+    /// values (true, whose green the relative form scales by maxval); times the gains,
+    /// encoded.
     @_transparent
     func transform(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, gain: SIMD8<Float>?,
-                   alpha: SIMD8<Float>? = nil, fromTable: Bool, folded: Bool = false)
-        -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
-        var (x, y, z) = (folded ? bright : matrix).apply(r, g, b, relative: relative, scaledGreen: folded || fromTable)
+                   alpha: SIMD8<Float>? = nil, fromTable: Bool) -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
+        var (x, y, z) = matrix.apply(r, g, b, relative: relative, scaledGreen: fromTable)
         if let gain {
             x = gain * x; y = gain * y; z = gain * z
         }
         return (encode(x, alpha), encode(y, alpha), encode(z, alpha))
     }
+
+    /// The tones' line on integer samples: `v·(G/m) + o`, as `ToneLine.value` computes
+    /// it (the same two roundings).
+    @_transparent
+    func line(_ v: SIMD8<UInt32>) -> SIMD8<Float> { decode(v) * lineGain + lineOffset }
 
     /// Whether every colour byte of eight 8-bit pixels is at least the segment's first
     /// sample `n` (≤ 128): the fourth bytes set to 255 so they pass, then the word test
@@ -202,20 +193,50 @@ struct FusedBlock {
     /// whole word when n ≤ 128; "Bit Twiddling Hacks", Anderson), OR-reduced through
     /// four 64-bit lanes.
     @_transparent
-    func isBright(_ v: SIMD8<UInt32>, _ fourthMask: SIMD8<UInt32>) -> Bool {
+    func allOnLine(_ v: SIMD8<UInt32>, _ fourthMask: SIMD8<UInt32>) -> Bool {
         let x = v | fourthMask
-        let below = (x &- brightBytes) & ~x & SIMD8(repeating: 0x8080_8080)
+        let below = (x &- lineBytes) & ~x & SIMD8(repeating: 0x8080_8080)
         let q = unsafeBitCast(below, to: SIMD4<UInt64>.self)
         return q[0] | q[1] | q[2] | q[3] == 0
     }
 
-    /// Whether the 16-bit colour samples `r`, `g`, `b` all lie in `brightFrom … maxval`:
-    /// one wrapping subtraction and one unsigned compare per channel.
+    /// Whether at least 5 in 8 of the piece's first 16 groups lie on the line (8-bit).
+    /// Then the loop that computes the line for such groups pays; otherwise its test is
+    /// a badly predicted branch and the table loop is faster (the tables hold the same
+    /// values, so the choice never changes a result). The first groups are the ones the
+    /// loop reads next: groups spread over the piece cost a cache miss each, 10 % of
+    /// the recipe row.
+    func mostlyOnLine8(_ s: UnsafePointer<UInt8>, blocks: Int) -> Bool {
+        guard blocks > 0 else { return false }
+        let fourthMask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * positions.fourth))
+        let sampled = min(blocks, 16)
+        var on = 0
+        for j in 0..<sampled {
+            if allOnLine(UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<UInt32>.self), fourthMask) { on += 1 }
+        }
+        return 8 * on >= 5 * sampled
+    }
+
+    /// `mostlyOnLine8` for 16-bit samples.
+    func mostlyOnLine16(_ s: UnsafePointer<UInt16>, blocks: Int) -> Bool {
+        guard blocks > 0 else { return false }
+        let word = SIMD8<UInt32>(repeating: 0xFFFF), p = positions
+        let sampled = min(blocks, 16)
+        var on = 0
+        for j in 0..<sampled {
+            let v = UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 64 &* j, as: SIMD16<UInt32>.self)
+            func channel(_ w: Int) -> SIMD8<UInt32> { ((w < 2 ? v.evenHalf : v.oddHalf) &>> UInt32(16 * (w & 1))) & word }
+            if allOnLine(channel(p.red), channel(p.green), channel(p.blue)) { on += 1 }
+        }
+        return 8 * on >= 5 * sampled
+    }
+
+    /// Whether the 16-bit colour samples `r`, `g`, `b` all lie on the line: one wrapping
+    /// subtraction and one unsigned compare per channel.
     @_transparent
-    func isBright(_ r: SIMD8<UInt32>, _ g: SIMD8<UInt32>, _ b: SIMD8<UInt32>) -> Bool {
-        let outside = ((r &- brightFrom) .> brightSpan) .| ((g &- brightFrom) .> brightSpan)
-            .| ((b &- brightFrom) .> brightSpan)
-        let flags = SIMD8<UInt32>(repeating: 0).replacing(with: 1, where: outside)
+    func allOnLine(_ r: SIMD8<UInt32>, _ g: SIMD8<UInt32>, _ b: SIMD8<UInt32>) -> Bool {
+        let off = ((r &- lineFrom) .> lineSpan) .| ((g &- lineFrom) .> lineSpan) .| ((b &- lineFrom) .> lineSpan)
+        let flags = SIMD8<UInt32>(repeating: 0).replacing(with: 1, where: off)
         let q = unsafeBitCast(flags, to: SIMD4<UInt64>.self)
         return q[0] | q[1] | q[2] | q[3] == 0
     }
@@ -276,7 +297,7 @@ struct FusedBlock {
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                            gains: UnsafePointer<Float>?) {
         if premultiplied { return dispatch8Premultiplied(s, d, blocks: blocks, gains: gains) }
-        switch (hasTables, folds, relativeToGreen, gains) {
+        switch (hasTables, hasLine && mostlyOnLine8(s, blocks: blocks), relativeToGreen, gains) {
         case (false, _, false, nil): loop8TF(s, d, blocks)
         case (false, _, true, nil): loop8TR(s, d, blocks)
         case (true, false, false, nil): loop8LF(s, d, blocks)
@@ -292,24 +313,24 @@ struct FusedBlock {
         }
     }
 
-    // One loop per combination: T plain decoding / L table / S table with the tone
-    // segment folded, F plain / R relative form, G with gains.
+    // One loop per combination: T plain decoding / L table / S table and the tones'
+    // line, F plain / R relative form, G with gains.
     @inline(never) func loop8TF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: false) }
-    @inline(never) func loop8TR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true) }
-    @inline(never) func loop8LF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false) }
-    @inline(never) func loop8LR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true) }
-    @inline(never) func loop8SF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { folded8(s, d, n, nil, relative: false) }
-    @inline(never) func loop8SR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { folded8(s, d, n, nil, relative: true) }
     @inline(never) func loop8TFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false) }
+    @inline(never) func loop8TR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true) }
     @inline(never) func loop8TRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true) }
+    @inline(never) func loop8LF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false) }
     @inline(never) func loop8LFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false) }
+    @inline(never) func loop8LR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true) }
     @inline(never) func loop8LRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true) }
-    @inline(never) func loop8SFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { folded8(s, d, n, g, relative: false) }
-    @inline(never) func loop8SRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { folded8(s, d, n, g, relative: true) }
+    @inline(never) func loop8SF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, line: true, relative: false) }
+    @inline(never) func loop8SFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, line: true, relative: false) }
+    @inline(never) func loop8SR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, line: true, relative: true) }
+    @inline(never) func loop8SRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, line: true, relative: true) }
 
     private func dispatch8Premultiplied(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                                         gains: UnsafePointer<Float>?) {
-        switch (hasTables, folds, relativeToGreen, gains) {
+        switch (hasTables, hasLine && mostlyOnLine8(s, blocks: blocks), relativeToGreen, gains) {
         case (false, _, false, nil): loop8TFP(s, d, blocks)
         case (false, _, true, nil): loop8TRP(s, d, blocks)
         case (true, false, false, nil): loop8LFP(s, d, blocks)
@@ -327,117 +348,72 @@ struct FusedBlock {
 
     // The same, P premultiplied.
     @inline(never) func loop8TFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: false, premultiplied: true) }
-    @inline(never) func loop8TRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true, premultiplied: true) }
-    @inline(never) func loop8LFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false, premultiplied: true) }
-    @inline(never) func loop8LRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true, premultiplied: true) }
-    @inline(never) func loop8SFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { folded8(s, d, n, nil, relative: false, premultiplied: true) }
-    @inline(never) func loop8SRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { folded8(s, d, n, nil, relative: true, premultiplied: true) }
     @inline(never) func loop8TFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false, premultiplied: true) }
+    @inline(never) func loop8TRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true, premultiplied: true) }
     @inline(never) func loop8TRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true, premultiplied: true) }
+    @inline(never) func loop8LFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false, premultiplied: true) }
     @inline(never) func loop8LFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false, premultiplied: true) }
+    @inline(never) func loop8LRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true, premultiplied: true) }
     @inline(never) func loop8LRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true, premultiplied: true) }
-    @inline(never) func loop8SFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { folded8(s, d, n, g, relative: false, premultiplied: true) }
-    @inline(never) func loop8SRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { folded8(s, d, n, g, relative: true, premultiplied: true) }
+    @inline(never) func loop8SFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, line: true, relative: false, premultiplied: true) }
+    @inline(never) func loop8SFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, line: true, relative: false, premultiplied: true) }
+    @inline(never) func loop8SRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, line: true, relative: true, premultiplied: true) }
+    @inline(never) func loop8SRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, line: true, relative: true, premultiplied: true) }
 
     /// `blocks` blocks of 8 pixels; every block loads its pixels before storing, so
-    /// the source and destination may be the same memory. With `folded`, a group whose
-    /// colour samples all lie in the tone segment (straight or opaque) skips the tables.
-    @_transparent @discardableResult
+    /// the source and destination may be the same memory. With `line`, a group whose
+    /// colour samples all lie on the tones' line (straight or opaque) computes it
+    /// instead of loading its table entries, which hold the same values.
+    @_transparent
     func body8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
-               _ gains: UnsafePointer<Float>?, table: Bool, folded: Bool = false, foldAll: Bool = false, relative: Bool,
-               premultiplied: Bool = false, from first: Int = 0) -> Int {
+               _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
+               premultiplied: Bool = false) {
         let byte = SIMD8<UInt32>(repeating: 0xFF)
         let p = positions
         let (rs, gs, bs, fs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue), UInt32(8 * p.fourth))
         let fourthMask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * p.fourth))
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
-        var offset = 32 &* first
-        for j in first..<blocks {
+        var offset = 0
+        for j in 0..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
-            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
+            var r, g, b: SIMD8<Float>
             // Premultiplied: A/m for the result. A group of 8 opaque pixels (the common
             // case, tested with one OR-reduction) is its own straight colour: the 1D
             // decoding, or the 2D table's row A = 255, and A/m = 1 exactly.
             var alpha: SIMD8<Float>? = nil
             let opaque = premultiplied && Self.isOpaque(v, fourthMask)
             if premultiplied { alpha = SIMD8(repeating: 1) }
-            let (x, y, z): (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>)
-            if folded {
-                // A group with a pixel outside the segment ends the run (`folded8` resolves
-                // it pixel by pixel, outside this loop, so no call spills the constants).
-                guard foldAll || (!premultiplied || opaque) && isBright(v, fourthMask) else { return j }
-                let r = decode((v &>> rs) & byte), g = decode((v &>> gs) & byte), b = decode((v &>> bs) & byte)
-                (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: false, folded: true)
+            if line && (!premultiplied || opaque) && allOnLine(v, fourthMask) {
+                r = self.line((v &>> rs) & byte); g = self.line((v &>> gs) & byte); b = self.line((v &>> bs) & byte)
+            } else if table && premultiplied && !opaque {
+                let at = s + offset
+                r = lookup2D(red, at, p.red, alpha: p.fourth)
+                g = lookup2D(green, at, p.green, alpha: p.fourth)
+                b = lookup2D(blue, at, p.blue, alpha: p.fourth)
+                alpha = decode((v &>> fs) & byte) * inverseMaxval
+            } else if table {
+                let at = s + offset, row = premultiplied ? 255 &<< 8 : 0
+                r = lookup(red + row, at, p.red, clampIndex: false)
+                g = lookup(green + row, at, p.green, clampIndex: false)
+                b = lookup(blue + row, at, p.blue, clampIndex: false)
             } else {
-                var r, g, b: SIMD8<Float>
-                if table && premultiplied && !opaque {
-                    let at = s + offset
-                    r = lookup2D(red, at, p.red, alpha: p.fourth)
-                    g = lookup2D(green, at, p.green, alpha: p.fourth)
-                    b = lookup2D(blue, at, p.blue, alpha: p.fourth)
-                    alpha = decode((v &>> fs) & byte) * inverseMaxval
-                } else if table {
-                    let at = s + offset, row = premultiplied ? 255 &<< 8 : 0
-                    r = lookup(red + row, at, p.red, clampIndex: false)
-                    g = lookup(green + row, at, p.green, clampIndex: false)
-                    b = lookup(blue + row, at, p.blue, clampIndex: false)
-                } else {
-                    r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
-                    if premultiplied && !opaque {
-                        // The straight colour on the samples' scale, c·m/A (A = 0: not finite,
-                        // and the result is 0 after the clamp and the multiply by A/m).
-                        let a = decode((v &>> fs) & byte)
-                        let k = maxval / a
-                        r *= k; g *= k; b *= k
-                        alpha = a * inverseMaxval
-                    }
+                r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
+                if premultiplied && !opaque {
+                    // The straight colour on the samples' scale, c·m/A (A = 0: not finite,
+                    // and the result is 0 after the clamp and the multiply by A/m).
+                    let a = decode((v &>> fs) & byte)
+                    let k = maxval / a
+                    r *= k; g *= k; b *= k
+                    alpha = a * inverseMaxval
                 }
-                (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: table)
             }
+            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
+            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: table)
             // Shifting left pushes the exponent bits of 2²³ out of each byte.
             let out = ((x & byte) &<< rs) | ((y & byte) &<< gs) | ((z & byte) &<< bs) | (v & fourthMask)
             output.storeBytes(of: out, toByteOffset: offset, as: SIMD8<UInt32>.self)
             offset &+= 32
         }
-        return blocks
-    }
-
-    /// The folded loops: runs of groups in the tone segment through `body8`, each
-    /// group that ends a run through `mixedGroup8`.
-    @_transparent
-    func folded8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
-                 _ gains: UnsafePointer<Float>?, relative: Bool, premultiplied: Bool = false) {
-        var j = 0
-        while j < blocks {
-            j = body8(s, d, blocks, gains, table: true, folded: true, relative: relative, premultiplied: premultiplied, from: j)
-            guard j < blocks else { return }
-            mixedGroup8(s + 32 &* j, d + 32 &* j, gains.map { $0 + 8 &* j }, relative: relative, premultiplied: premultiplied)
-            j &+= 1
-        }
-    }
-
-    /// One group of 8 pixels of which some lie outside the tone segment: each pixel
-    /// takes the folded line if its own samples lie in the segment (straight, or opaque)
-    /// and the tables otherwise, so a pixel's result never depends on its neighbours
-    /// (tiles and R G B rows group pixels differently).
-    @inline(never)
-    func mixedGroup8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ gains: UnsafePointer<Float>?,
-                     relative: Bool, premultiplied: Bool) {
-        let v = UnsafeRawPointer(s).loadUnaligned(as: SIMD8<UInt32>.self)
-        var line = SIMD8<UInt32>()
-        withUnsafeMutableBytes(of: &line) { out in
-            body8(s, out.baseAddress!.assumingMemoryBound(to: UInt8.self), 1, gains, table: true, folded: true,
-                  foldAll: true, relative: relative, premultiplied: premultiplied)
-        }
-        // After the line, which read `s`: `d` may be the same memory.
-        body8(s, d, 1, gains, table: true, relative: relative, premultiplied: premultiplied)
-        let byte = SIMD8<UInt32>(repeating: 0xFF), p = positions
-        @_transparent func sample(_ c: Int) -> SIMD8<UInt32> { (v &>> UInt32(8 * c)) & byte }
-        var inSegment = (sample(p.red) .>= brightFrom) .& (sample(p.green) .>= brightFrom) .& (sample(p.blue) .>= brightFrom)
-        if premultiplied { inSegment = inSegment .& (sample(p.fourth) .== byte) }
-        let output = UnsafeMutableRawPointer(d)
-        let tables = output.loadUnaligned(as: SIMD8<UInt32>.self)
-        output.storeBytes(of: tables.replacing(with: line, where: inSegment), as: SIMD8<UInt32>.self)
     }
 
     /// Whether the fourth sample of all eight 8-bit pixels is 255: the missing alpha
@@ -473,7 +449,7 @@ struct FusedBlock {
 
     private func dispatch16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
                             gains: UnsafePointer<Float>?) {
-        switch (hasTables, folds, relativeToGreen, gains) {
+        switch (hasTables, hasLine && mostlyOnLine16(s, blocks: blocks), relativeToGreen, gains) {
         case (false, _, false, nil): loop16TF(s, d, blocks)
         case (false, _, true, nil): loop16TR(s, d, blocks)
         case (true, false, false, nil): loop16LF(s, d, blocks)
@@ -490,24 +466,23 @@ struct FusedBlock {
     }
 
     @inline(never) func loop16TF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: false, relative: false) }
-    @inline(never) func loop16TR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: false, relative: true) }
-    @inline(never) func loop16LF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: false) }
-    @inline(never) func loop16LR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: true) }
-    @inline(never) func loop16SF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { folded16(s, d, n, nil, relative: false) }
-    @inline(never) func loop16SR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { folded16(s, d, n, nil, relative: true) }
     @inline(never) func loop16TFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: false, relative: false) }
+    @inline(never) func loop16TR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: false, relative: true) }
     @inline(never) func loop16TRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: false, relative: true) }
+    @inline(never) func loop16LF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: false) }
     @inline(never) func loop16LFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, relative: false) }
+    @inline(never) func loop16LR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: true) }
     @inline(never) func loop16LRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, relative: true) }
-    @inline(never) func loop16SFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { folded16(s, d, n, g, relative: false) }
-    @inline(never) func loop16SRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { folded16(s, d, n, g, relative: true) }
+    @inline(never) func loop16SF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, line: true, relative: false) }
+    @inline(never) func loop16SFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, line: true, relative: false) }
+    @inline(never) func loop16SR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, line: true, relative: true) }
+    @inline(never) func loop16SRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, line: true, relative: true) }
 
     /// 8 pixels of 16-bit samples per block: two 32-bit lanes per pixel, words 0–1 in
-    /// the even lane and 2–3 in the odd lane.
-    @_transparent @discardableResult
+    /// the even lane and 2–3 in the odd lane. `line` as in `body8`.
+    @_transparent
     func body16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
-                _ gains: UnsafePointer<Float>?, table: Bool, folded: Bool = false, foldAll: Bool = false, relative: Bool,
-                from first: Int = 0) -> Int {
+                _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool) {
         let word = SIMD8<UInt32>(repeating: 0xFFFF)
         let p = positions
         // Word w of a pixel sits in lane half w / 2 at bit 16·(w % 2).
@@ -520,26 +495,24 @@ struct FusedBlock {
             w < 2 ? (x, .zero) : (.zero, x)
         }
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
-        var offset = 64 &* first
-        for j in first..<blocks {
+        var offset = 0
+        for j in 0..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
-            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
-            let (x, y, z): (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>)
             let (ri, gi, bi) = (channel(even, odd, p.red), channel(even, odd, p.green), channel(even, odd, p.blue))
-            if folded {
-                guard foldAll || isBright(ri, gi, bi) else { return j }
-                (x, y, z) = transform(decode(ri), decode(gi), decode(bi), relative: relative, gain: gain,
-                                      fromTable: false, folded: true)
+            var r, g, b: SIMD8<Float>
+            if line && allOnLine(ri, gi, bi) {
+                (r, g, b) = (self.line(ri), self.line(gi), self.line(bi))
             } else if table {
                 let at = s + offset / 2
-                let r = lookup(red, at, p.red, clampIndex: true)
-                let g = lookup(green, at, p.green, clampIndex: true)
-                let b = lookup(blue, at, p.blue, clampIndex: true)
-                (x, y, z) = transform(r, g, b, relative: relative, gain: gain, fromTable: true)
+                r = lookup(red, at, p.red, clampIndex: true)
+                g = lookup(green, at, p.green, clampIndex: true)
+                b = lookup(blue, at, p.blue, clampIndex: true)
             } else {
-                (x, y, z) = transform(decode(ri), decode(gi), decode(bi), relative: relative, gain: gain, fromTable: false)
+                (r, g, b) = (decode(ri), decode(gi), decode(bi))
             }
+            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
+            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, fromTable: table)
             let fourth = channel(even, odd, p.fourth)
             let (r0, r1) = split(place(x, p.red), p.red), (g0, g1) = split(place(y, p.green), p.green)
             let (b0, b1) = split(place(z, p.blue), p.blue), (a0, a1) = split(place(fourth, p.fourth), p.fourth)
@@ -549,46 +522,6 @@ struct FusedBlock {
             output.storeBytes(of: out, toByteOffset: offset, as: SIMD16<UInt32>.self)
             offset &+= 64
         }
-        return blocks
-    }
-
-    /// The folded loops on 16-bit samples; see `folded8`.
-    @_transparent
-    func folded16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
-                  _ gains: UnsafePointer<Float>?, relative: Bool) {
-        var j = 0
-        while j < blocks {
-            j = body16(s, d, blocks, gains, table: true, folded: true, relative: relative, from: j)
-            guard j < blocks else { return }
-            mixedGroup16(s + 32 &* j, d + 32 &* j, gains.map { $0 + 8 &* j }, relative: relative)
-            j &+= 1
-        }
-    }
-
-    /// One group of 8 pixels of which some lie outside the tone segment, pixel by
-    /// pixel; see `mixedGroup8`.
-    @inline(never)
-    func mixedGroup16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ gains: UnsafePointer<Float>?,
-                      relative: Bool) {
-        let v = UnsafeRawPointer(s).loadUnaligned(as: SIMD16<UInt32>.self)
-        var line = SIMD16<UInt32>()
-        withUnsafeMutableBytes(of: &line) { out in
-            body16(s, out.baseAddress!.assumingMemoryBound(to: UInt16.self), 1, gains, table: true, folded: true,
-                   foldAll: true, relative: relative)
-        }
-        body16(s, d, 1, gains, table: true, relative: relative)
-        // Pixel i holds words 0–1 in lane i of the even half and words 2–3 in the odd one.
-        let word = SIMD8<UInt32>(repeating: 0xFFFF), p = positions
-        @_transparent func sample(_ w: Int) -> SIMD8<UInt32> {
-            ((w < 2 ? v.evenHalf : v.oddHalf) &>> UInt32(16 * (w & 1))) & word
-        }
-        @_transparent func inside(_ x: SIMD8<UInt32>) -> SIMDMask<SIMD8<Int32>> { (x &- brightFrom) .<= brightSpan }
-        let inSegment = inside(sample(p.red)) .& inside(sample(p.green)) .& inside(sample(p.blue))
-        let output = UnsafeMutableRawPointer(d)
-        var out = output.loadUnaligned(as: SIMD16<UInt32>.self)
-        out.evenHalf = out.evenHalf.replacing(with: line.evenHalf, where: inSegment)
-        out.oddHalf = out.oddHalf.replacing(with: line.oddHalf, where: inSegment)
-        output.storeBytes(of: out, as: SIMD16<UInt32>.self)
     }
 }
 

@@ -183,23 +183,35 @@ struct PixelBufferTests {
         }
     }
 
-    @Test("tiles rendered separately with their origins equal the whole render, bit for bit")
+    @Test("tiles rendered separately with their origins equal the whole render, bit for bit: row path and fused blocks, 8 and 16 bits")
     func tiles() throws {
         let (w, h) = (50, 30)
-        var rng = SeededGenerator(seed: 4)
-        let pixels = (0..<(w * h * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        let plan = try EditPlan(stages: Self.recipe.stages).prepared(width: w, height: h, threads: 1)
-        let whole = Storage(count: pixels.count)
-        whole.bytes.copyMemory(from: pixels, byteCount: pixels.count)
-        try plan.run(try Self.buffer(whole, width: w, height: h, bytesPerRow: w * 4, .rgba8))
-        let tiled = Storage(count: pixels.count)
-        tiled.bytes.copyMemory(from: pixels, byteCount: pixels.count)
-        for (x, y, tw, th) in [(0, 0, 17, 11), (17, 0, 33, 11), (0, 11, 50, 19)] {
-            let tile = try PixelBuffer(baseAddress: tiled.bytes + (y * w + x) * 4, width: tw, height: th, bytesPerRow: w * 4, format: .rgba8)
-            try plan.run(tile, origin: (x, y))
+        var exposedVivid = Recipe(preset: .vivid)
+        exposedVivid.exposure = 0.3
+        // The row path (vibrance), and the fused block with exposure's line (tiles at x = 17
+        // group the pixels into eights differently from the whole image).
+        for recipe in [Self.recipe, KernelCatalog.sampleRecipe, exposedVivid] {
+            for format in [PixelFormat.rgba8, .rgba16] {
+                let bytesPerPixel = format.bytesPerPixel
+                var rng = SeededGenerator(seed: 4)
+                let pixels = (0..<(w * h * bytesPerPixel)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                let plan = try EditPlan(stages: recipe.stages).prepared(width: w, height: h, threads: 1)
+                let whole = Storage(count: pixels.count)
+                whole.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+                try plan.run(try Self.buffer(whole, width: w, height: h, bytesPerRow: w * bytesPerPixel, format))
+                let tiled = Storage(count: pixels.count)
+                tiled.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+                for (x, y, tw, th) in [(0, 0, 17, 11), (17, 0, 33, 11), (0, 11, 50, 19)] {
+                    let tile = try PixelBuffer(baseAddress: tiled.bytes + (y * w + x) * bytesPerPixel, width: tw, height: th,
+                                               bytesPerRow: w * bytesPerPixel, format: format)
+                    try plan.run(tile, origin: (x, y))
+                }
+                #expect(tiled.array == whole.array, "\(format)")
+            }
         }
-        #expect(tiled.array == whole.array)
         // A tile that does not fit is an error, not a write past the image.
+        let plan = try EditPlan(stages: Self.recipe.stages).prepared(width: w, height: h, threads: 1)
+        let tiled = Storage(count: w * h * 4)
         let tile = try PixelBuffer(baseAddress: tiled.bytes, width: 10, height: 10, bytesPerRow: w * 4, format: .rgba8)
         #expect(throws: EditPlanError.regionOutside(x: 45, y: 0, width: 10, height: 10, imageWidth: w, imageHeight: h)) {
             try plan.run(tile, origin: (45, 0))

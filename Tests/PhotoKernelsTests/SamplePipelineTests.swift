@@ -146,7 +146,7 @@ struct SamplePipelineTests {
         #expect(out == [255, 95, 0, 153])
     }
 
-    @Test("exposure on integer samples, table or folded line: SIMD4 and scalar differ only at near ties (SPEC §8), every layout")
+    @Test("exposure on integer samples, table or line: SIMD4 and scalar differ only at near ties (SPEC §8), every layout")
     func exposureTable() {
         for layout in SampleLayout.allCases {
             for maxval in [255, 65535] {
@@ -184,16 +184,27 @@ struct SamplePipelineTests {
         }
     }
 
-    @Test("the first sample of exposure's folded line: above 0.04045 and above the encoded switch point",
+    @Test("the first sample of exposure's line: above 0.04045 and above the encoded switch point; the tables hold the line there",
           arguments: [(0.3, 255, 11), (0.3, 65535, 2651), (-2.5, 255, 37), (-2.5, 65535, 9273), (3.0, 255, 11)])
     func firstFoldedSample(_ ev: Double, _ maxval: Int, _ first: Int) throws {
         let segment = try #require(Exposure(ev: ev).affineSegment)
-        #expect(FusedBlock.firstSample(above: segment.lowerBound, maxval: maxval) == first)
+        #expect(ToneLine.firstSample(above: segment.lowerBound, maxval: maxval, eightBit: maxval == 255) == first)
         // On the segment the line is the scalar formula (within Float rounding).
         for v in [first, (first + maxval) / 2, maxval] {
             let x = Double(v) / Double(maxval)
             let exact = Exposure(ev: ev).evaluate(SIMD4(x, x, x, 1), x: 0, y: 0, width: 1, height: 1).x
             #expect(abs(segment.gain * x + segment.offset - exact) < 1e-12, "ev \(ev) sample \(v)")
+        }
+        // The tone table holds the line's values from that sample on, within a few
+        // Float ulps of the scalar formula, and the formula below it.
+        let tables = ToneTables([Exposure(ev: ev)], maxval: maxval, eightBit: maxval == 255)
+        let line = try #require(tables.line)
+        #expect(line.from == first)
+        for v in [first - 1, first, first + 1, maxval] {
+            let x = Float(v) / Float(maxval)
+            let reference = Exposure(ev: ev).map(x, channel: 0)
+            #expect(tables.red[v] == (v >= first ? line.value(v) : reference), "ev \(ev) sample \(v)")
+            #expect(abs(tables.red[v] - reference) < 4e-7, "ev \(ev) sample \(v): \(tables.red[v]) vs \(reference)")
         }
         // Just below it the power and linear segments meet: the line no longer holds.
         let below = Double(first - 1) / Double(maxval) - 0.01
@@ -201,7 +212,7 @@ struct SamplePipelineTests {
         #expect(abs(segment.gain * below + segment.offset - exactBelow) > 1e-6, "ev \(ev): the line holds below the segment")
     }
 
-    @Test("groups of 8 pixels on both sides of the folded segment's first sample: SPEC §8 against Double, 8 and 16 bits",
+    @Test("groups of 8 pixels on both sides of the line's first sample: SPEC §8 against Double, 8 and 16 bits",
           arguments: [0.3, -2.5])
     func foldedGroups(_ ev: Double) throws {
         let vivid = Recipe(preset: .vivid).operationsInOrder
@@ -213,9 +224,9 @@ struct SamplePipelineTests {
         ]
         for maxval in [255, 65535] {
             let segment = try #require(Exposure(ev: ev).affineSegment)
-            let first = try #require(FusedBlock.firstSample(above: segment.lowerBound, maxval: maxval))
+            let first = try #require(ToneLine.firstSample(above: segment.lowerBound, maxval: maxval, eightBit: maxval == 255))
             // 32 groups of 8 pixels: samples first … first + 3, and in every odd group one
-            // colour sample at first − 1 (which sends the group to the tables).
+            // colour sample at first − 1 (which sends the group to the table loads).
             let (w, h) = (64, 4)
             var rng = SeededGenerator(seed: UInt64(maxval))
             var samples: [UInt16] = []
