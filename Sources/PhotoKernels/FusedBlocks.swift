@@ -23,11 +23,17 @@
 //
 // Why it is fast: 8 pixels of 8-bit samples are one 256-bit load, split into channels
 // with shifts and masks (structure of arrays without a shuffle); table entries are 24
-// scalar loads indexed by the bytes in memory; the matrix broadcasts stay in registers;
+// scalar loads indexed by the bytes in memory, or, where the tones are a line (exposure
+// above its dark band) and all 24 samples lie on it, the line's values computed in
+// registers — the same values the table holds there, so the path never changes a
+// result; the matrix broadcasts stay in registers;
 // the result is clamped with two lane selects (one `max`, one `min`), rounded by adding
 // 2²³, and repacked from the low mantissa bits with shifts and ORs. Every combination of
 // table, matrix form and gain is its own loop (`@inline(never)` entry, `@_transparent`
 // body), so no flag is tested per pixel.
+//
+// `FusedFloatBlock`, at the end, is the one-pass schedule of `Float` rows whose tones
+// are a line: exposure, one matrix and the gains.
 
 /// 2²³: adding it to a `Float` in [0, 2²³) rounds to an integer (half to even) and
 /// leaves that integer in the low mantissa bits.
