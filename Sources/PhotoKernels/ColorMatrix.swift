@@ -55,6 +55,19 @@ public struct ColorMatrix: Sendable, Hashable {
             && offset.x == offset.y && offset.y == offset.z
     }
 
+    /// The common sum `s` of the rows when every row sums to it and the offsets are
+    /// equal, each within 10⁻¹² (composing in `Double` leaves them a few ulps apart:
+    /// a hue rotation after a contrast), `nil` otherwise: then the transform maps every
+    /// grey `g` to the grey `s·g + t` (saturation and hue give s = 1, contrast its
+    /// factor).
+    var greyRowSum: Double? {
+        let sums = SIMD3((rows.0).sum(), (rows.1).sum(), (rows.2).sum())
+        let tolerance = 1e-12 * max(1, abs(sums.x)), offsetTolerance = 1e-12 * max(1, abs(offset.x))
+        guard abs(sums.y - sums.x) <= tolerance, abs(sums.z - sums.x) <= tolerance,
+              abs(offset.y - offset.x) <= offsetTolerance, abs(offset.z - offset.x) <= offsetTolerance else { return nil }
+        return sums.x
+    }
+
     /// Applies the transform to one colour in double precision (the reference the
     /// tests compare kernels against).
     public func applied(to c: SIMD3<Double>) -> SIMD3<Double> {
@@ -121,10 +134,10 @@ extension ColorMatrix {
 /// (bit-exact, even beside NaN).
 ///
 /// **Greys stay grey, exactly** (SPEC §8). When the matrix maps greys to greys
-/// (`ColorMatrix.preservesGrey`: rows summing to 1, equal offsets), both schedules use
-/// the same transform written relative to green,
-/// `C'ᵢ = mᵢ₀·(R − G) + mᵢ₂·(B − G) + (G + tᵢ)`: on a grey pixel both differences are 0,
-/// so every channel is `G + t` to the bit, where the plain sum rounds each row's three
+/// (rows with one common sum `s`, equal offsets), both schedules use the same transform
+/// written relative to green,
+/// `C'ᵢ = mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`: on a grey pixel both differences are 0,
+/// so every channel is `s·G + t` to the bit, where the plain sum rounds each row's three
 /// products differently (saturation 100 turned 16-bit grey 49869 into
 /// (49869, 49869, 49870)). It is the same real number with one product fewer, so it is
 /// as accurate as the plain form.
@@ -132,7 +145,8 @@ extension ColorMatrix {
 /// Complexity: 9 multiplies and 9 adds per pixel (6 and 9 in the grey-preserving
 /// form); no allocation.
 public struct ColorMatrixKernel: AffineStage {
-    /// The transform in double precision, as built.
+    /// The transform in double precision, as built (a grey-preserving one with its
+    /// three offsets made one).
     public let matrix: ColorMatrix
     /// A short name for reports, e.g. "adjustments".
     public let name: String
@@ -141,11 +155,22 @@ public struct ColorMatrixKernel: AffineStage {
     /// Whether the schedules use the form relative to green (see the type's comment);
     /// then `column1` is unused.
     let relativeToGreen: Bool
+    /// The rows' common sum `s` in the relative form (1 for saturation and hue), the
+    /// factor on green: `C'ᵢ = mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`.
+    let greenScale: Float
     // The alpha masks of the two-pixel schedule.
     let alpha = AlphaMasks()
 
     /// Rounds `matrix` to `Float` once.
     public init(_ matrix: ColorMatrix, name: String = "matrix") {
+        // A transform that maps greys to greys gets one offset for all three rows (their
+        // mean; they differ by a few `Double` ulps at most), so that no rounding can
+        // tell the rows apart on a grey.
+        var matrix = matrix
+        let t = matrix.offset
+        if matrix.greyRowSum != nil, !(t.x == t.y && t.y == t.z) {
+            matrix.offset = SIMD3(repeating: (t.x + t.y + t.z) / 3)
+        }
         self.matrix = matrix
         self.name = name
         let r = matrix.rows
@@ -156,7 +181,9 @@ public struct ColorMatrixKernel: AffineStage {
         // A diagonal grey-preserving matrix is the identity plus an offset: its plain sum
         // is already exact on greys, and exactly the identity on anything when t = 0.
         let diagonal = r.0.y == 0 && r.0.z == 0 && r.1.x == 0 && r.1.z == 0 && r.2.x == 0 && r.2.y == 0
-        relativeToGreen = matrix.preservesGrey && !diagonal
+        let rowSum = matrix.greyRowSum
+        relativeToGreen = rowSum != nil && !diagonal
+        greenScale = Float(rowSum ?? 1)
     }
 
     /// Applies `C' = M·C + t` in place to `row` (RGBA `Float` pixels, alpha untouched);
@@ -175,12 +202,13 @@ public struct ColorMatrixKernel: AffineStage {
         let (m02, m12, m22) = (column2.x, column2.y, column2.z)
         let (t0, t1, t2) = (translation.x, translation.y, translation.z)
         if relativeToGreen {
+            let s = greenScale
             for i in row.indices {
                 let r = row[i].x, g = row[i].y, b = row[i].z
-                let rg = r - g, bg = b - g
-                row[i].x = m00 * rg + m02 * bg + (g + t0)
-                row[i].y = m10 * rg + m12 * bg + (g + t1)
-                row[i].z = m20 * rg + m22 * bg + (g + t2)
+                let rg = r - g, bg = b - g, sg = s * g
+                row[i].x = m00 * rg + m02 * bg + (sg + t0)
+                row[i].y = m10 * rg + m12 * bg + (sg + t1)
+                row[i].z = m20 * rg + m22 * bg + (sg + t2)
             }
             return
         }
@@ -196,7 +224,8 @@ public struct ColorMatrixKernel: AffineStage {
     func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         guard let base = row.baseAddress else { return }
         if relativeToGreen {
-            applyGreyPreservingMatrixSIMD4(base, count: row.count, column0, column2, translation, alpha)
+            applyGreyPreservingMatrixSIMD4(base, count: row.count, column0, column2, translation,
+                                           SIMD4(repeating: greenScale), alpha)
         } else {
             applyMatrixSIMD4(base, count: row.count, column0, column1, column2, translation, alpha)
         }
@@ -267,16 +296,16 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 }
 
 
-/// `C' = col0·(R − G) + col2·(B − G) + (G + t)` on `count` pixels in place, alpha
+/// `C' = col0·(R − G) + col2·(B − G) + (s·G + t)` on `count` pixels in place, alpha
 /// kept: the grey-preserving form of `applyMatrixSIMD4`, with the same two-pixel
 /// layout and lane for lane the scalar reference's arithmetic.
 @inline(__always)
 func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                                    _ c0: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
+                                    _ c0: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>, _ s: SIMD4<Float>,
                                     _ alpha: AlphaMasks) {
     let raw = UnsafeMutableRawPointer(p)
     let d0 = SIMD8(lowHalf: c0, highHalf: c0), d2 = SIMD8(lowHalf: c2, highHalf: c2)
-    let dt = SIMD8(lowHalf: t, highHalf: t)
+    let dt = SIMD8(lowHalf: t, highHalf: t), ds = SIMD8(lowHalf: s, highHalf: s)
     let keep = alpha.pair
     var offset = 0
     for _ in 0..<(count &>> 1) {
@@ -284,7 +313,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
         let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
         let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
         let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
-        let out = d0 * (r - g) + d2 * (b - g) + (g + dt)
+        let out = d0 * (r - g) + d2 * (b - g) + (ds * g + dt)
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
         offset &+= 32
     }
@@ -292,7 +321,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
         let last = p + (count &- 1)
         let v = last.pointee
         let g = SIMD4<Float>(repeating: v.y)
-        let out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (g + t)
+        let out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (s * g + t)
         last.pointee = out.replacing(with: v, where: alpha.pixel)
     }
 }

@@ -56,11 +56,12 @@ struct ChannelPositions: Sendable, Hashable {
 struct BlockMatrix {
     let m00, m01, m02, m10, m11, m12, m20, m21, m22: SIMD8<Float>
     let t0, t1, t2: SIMD8<Float>
-    /// The factor on green in the relative form: 1 on samples, maxval on table entries.
+    /// The factor on green in the relative form: the rows' common sum, times maxval on
+    /// table entries.
     let greenGain: SIMD8<Float>
 
     /// `scale·M` and `offsetScale·t`, computed in `Double` and rounded once; the
-    /// relative form multiplies green by `greenGain`.
+    /// relative form multiplies green by `greenGain` (the rows' sum times `scale`).
     init(_ matrix: ColorMatrix, scale: Double, offsetScale: Double, greenGain: Double = 1) {
         let r = matrix.rows, t = matrix.offset
         func broadcast(_ x: Double) -> SIMD8<Float> { SIMD8(repeating: Float(x)) }
@@ -72,14 +73,14 @@ struct BlockMatrix {
     }
 
     /// The matrix on decoded channels, in the reference's form: the relative form
-    /// `m00·(R − G) + m02·(B − G) + (G + t0)` keeps greys grey exactly (with
-    /// `scaledGreen`, `G·greenGain` in the last term, computed once for all three rows).
+    /// `m00·(R − G) + m02·(B − G) + (s·G + t0)` keeps greys grey exactly (`G·greenGain`
+    /// computed once for all three rows).
     @_transparent
-    func apply(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, scaledGreen: Bool)
+    func apply(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool)
         -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
         if relative {
             let rg = r - g, bg = b - g
-            let green = scaledGreen ? g * greenGain : g
+            let green = g * greenGain
             return (m00 * rg + m02 * bg + (green + t0), m10 * rg + m12 * bg + (green + t1),
                     m20 * rg + m22 * bg + (green + t2))
         }
@@ -127,7 +128,7 @@ struct FusedBlock {
         // integer samples (v = m·x), and `m·t` in both.
         let m = Double(maxval)
         let scale = tables == nil ? 1 : m
-        matrix = BlockMatrix(k.matrix, scale: scale, offsetScale: m, greenGain: scale)
+        matrix = BlockMatrix(k.matrix, scale: scale, offsetScale: m, greenGain: scale * Double(k.greenScale))
         // On the segment the tones are the line `G·x + o`: a group whose samples all lie
         // on it computes it instead of loading 24 table entries. The tables hold the
         // same line values there (`ToneTables`), so a sample's value never depends on
@@ -181,7 +182,7 @@ struct FusedBlock {
     @_transparent
     func transform(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, gain: SIMD8<Float>?,
                    alpha: SIMD8<Float>? = nil, fromTable: Bool) -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
-        var (x, y, z) = matrix.apply(r, g, b, relative: relative, scaledGreen: fromTable)
+        var (x, y, z) = matrix.apply(r, g, b, relative: relative)
         if let gain {
             x = gain * x; y = gain * y; z = gain * z
         }
@@ -546,7 +547,10 @@ struct FusedFloatBlock: Sendable {
     let tones: [any ToneStage]
     let d0, d1, d2, dt: SIMD8<Float>
     let f0, f1, f2, ft: SIMD8<Float>
+    /// The factor on green of the folded relative form, `G·s`, and `s` alone (the rows'
+    /// common sum) for the reference's form.
     let greenGain: SIMD8<Float>
+    let greenScale: SIMD4<Float>
     let relative: Bool
     /// Whether a matrix follows the tones (else a NaN must stay in its channel, which
     /// the identity matrix's zeros would spread).
@@ -579,7 +583,8 @@ struct FusedFloatBlock: Sendable {
         let sums = SIMD3(r.0.x + r.0.y + r.0.z, r.1.x + r.1.y + r.1.z, r.2.x + r.2.y + r.2.z)
         let offset = t + o * sums
         ft = pair(SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0))
-        greenGain = SIMD8(repeating: Float(g))
+        greenGain = SIMD8(repeating: Float(g * Double(k.greenScale)))
+        greenScale = SIMD4(repeating: k.greenScale)
         let least = Float(segment.lowerBound + 1e-6 * max(1, abs(segment.lowerBound))).nextUp
         low = SIMD8(repeating: max(least, 0).bitPattern)
         span = SIMD8(repeating: Float(1e30).bitPattern &- max(least, 0).bitPattern)
@@ -695,7 +700,7 @@ struct FusedFloatBlock: Sendable {
                 out = v
             } else if relative {
                 let g = SIMD4<Float>(repeating: v.y)
-                out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (g + t)
+                out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (greenScale * g + t)
             } else {
                 out = c0 * v.x + c1 * v.y + c2 * v.z + t
             }

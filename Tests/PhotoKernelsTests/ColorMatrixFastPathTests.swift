@@ -24,7 +24,14 @@ private let specialValues: [Float] = [
 /// The straightforward one-pixel SIMD4 formula the fast path must reproduce:
 /// `c0·R + c1·G + c2·B + t`, left to right, alpha copied.
 private func formula(_ v: SIMD4<Float>, _ k: ColorMatrixKernel) -> SIMD4<Float> {
-    var out = k.column0 * v.x + k.column1 * v.y + k.column2 * v.z + k.translation
+    var out: SIMD4<Float>
+    if k.relativeToGreen {
+        let g = SIMD4<Float>(repeating: v.y)
+        out = k.column0 * (SIMD4(repeating: v.x) - g) + k.column2 * (SIMD4(repeating: v.z) - g)
+            + (SIMD4(repeating: k.greenScale) * g + k.translation)
+    } else {
+        out = k.column0 * v.x + k.column1 * v.y + k.column2 * v.z + k.translation
+    }
     out.w = v.w
     return out
 }
