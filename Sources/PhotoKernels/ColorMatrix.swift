@@ -45,15 +45,10 @@ public struct ColorMatrix: Sendable, Hashable {
     /// Whether this is exactly the identity (then a pipeline skips it).
     public var isIdentity: Bool { self == .identity }
 
-    /// Whether the transform maps every grey to a grey: each row of `M` sums to 1 and
-    /// the three offsets are equal (to within 1e-12, rounding in `Double`). The
+    /// Whether the transform maps every grey to a grey: the rows of `M` share one sum and
+    /// the three offsets are equal, each to within 10⁻¹² (rounding in `Double`). The
     /// saturation, contrast, brightness and hue matrices and their products do.
-    public var preservesGrey: Bool {
-        let sums = SIMD3((rows.0).sum(), (rows.1).sum(), (rows.2).sum())
-        let tolerance = 1e-12
-        return abs(sums.x - 1) <= tolerance && abs(sums.y - 1) <= tolerance && abs(sums.z - 1) <= tolerance
-            && offset.x == offset.y && offset.y == offset.z
-    }
+    public var preservesGrey: Bool { greyRowSum != nil }
 
     /// The common sum `s` of the rows when every row sums to it and the offsets are
     /// equal, each within 10⁻¹² (composing in `Double` leaves them a few ulps apart:

@@ -204,8 +204,8 @@ final class ToneTables: @unchecked Sendable {
         let m = Float(maxval)
         let line = ToneLine(tones, maxval: maxval, eightBit: eightBit)
         self.init(tones, count: eightBit ? 256 : maxval + 1, line: line) { i in
-            if let line, i >= line.from, i <= line.last { return line.value(i) }
-            return SampleCoding.decode(UInt16(truncatingIfNeeded: i), maxval: m)
+            if let line, i >= line.from, i <= line.last { return (line.value(i), true) }
+            return (SampleCoding.decode(UInt16(truncatingIfNeeded: i), maxval: m), false)
         }
     }
 
@@ -216,22 +216,22 @@ final class ToneTables: @unchecked Sendable {
         let line = ToneLine(tones, maxval: 255, eightBit: true)
         self.init(tones, count: 65_536, line: line) { index in
             let a = index >> 8, c = index & 0xFF
-            if a == 255, let line, c >= line.from { return line.value(c) }
-            return a == 0 ? 0 : Float(c) / Float(a)
+            if a == 255, let line, c >= line.from { return (line.value(c), true) }
+            return (a == 0 ? 0 : Float(c) / Float(a), false)
         }
     }
 
-    /// Entry `i` of channel `c` is the tones of `value(i)` on channel `c` (`value`
-    /// returns the finished entry for samples on the line); one table for all three
-    /// channels when every tone stage treats them alike.
-    private init(_ tones: [any ToneStage], count: Int, line: ToneLine?, value: (Int) -> Float) {
+    /// Entry `i` of channel `c` is the tones of `value(i).x` on channel `c`, or that value
+    /// itself where `value(i).onLine` (the line's value, already toned); one table for
+    /// all three channels when every tone stage treats them alike.
+    private init(_ tones: [any ToneStage], count: Int, line: ToneLine?, value: (Int) -> (x: Float, onLine: Bool)) {
         let uniform = tones.allSatisfy(\.isChannelUniform)
         let channels = uniform ? 1 : 3
         storage = .allocate(capacity: count * channels)
         for c in 0..<channels {
             for i in 0..<count {
-                var x = value(i)
-                if !(line?.covers(index: i, count: count) ?? false) {
+                var (x, onLine) = value(i)
+                if !onLine {
                     for t in tones { x = t.map(x, channel: c) }
                 }
                 storage[c * count + i] = x
@@ -270,12 +270,6 @@ struct ToneLine: Sendable {
     /// The line's value at sample `v`.
     @inline(__always)
     func value(_ v: Int) -> Float { Float(v) * gain + offset }
-
-    /// Whether entry `index` of a table of `count` entries holds the line: 1D tables
-    /// from `from` to `last`; the 2D premultiplied table (65 536 entries) in row 255.
-    func covers(index: Int, count: Int) -> Bool {
-        count == 65_536 && last == 255 ? index >> 8 == 255 && index & 0xFF >= from : index >= from && index <= last
-    }
 
     /// The least sample `v` whose value `v/maxval` lies above `bound` by a margin far
     /// wider than `Float` rounding (the line and the tones meet at the bound, so the

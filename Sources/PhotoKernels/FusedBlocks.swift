@@ -62,7 +62,7 @@ struct BlockMatrix {
 
     /// `scale·M` and `offsetScale·t`, computed in `Double` and rounded once; the
     /// relative form multiplies green by `greenGain` (the rows' sum times `scale`).
-    init(_ matrix: ColorMatrix, scale: Double, offsetScale: Double, greenGain: Double = 1) {
+    init(_ matrix: ColorMatrix, scale: Double, offsetScale: Double, greenGain: Double) {
         let r = matrix.rows, t = matrix.offset
         func broadcast(_ x: Double) -> SIMD8<Float> { SIMD8(repeating: Float(x)) }
         (m00, m01, m02) = (broadcast(scale * r.0.x), broadcast(scale * r.0.y), broadcast(scale * r.0.z))
@@ -227,13 +227,13 @@ struct FusedBlock {
     /// `mostlyOnLine8` for 16-bit samples.
     func mostlyOnLine16(_ s: UnsafePointer<UInt16>, blocks: Int) -> Bool {
         guard blocks > 0 else { return false }
-        let word = SIMD8<UInt32>(repeating: 0xFFFF), p = positions
+        let p = positions
         let sampled = min(blocks, 16)
         var on = 0
         for j in 0..<sampled {
             let v = UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 64 &* j, as: SIMD16<UInt32>.self)
-            func channel(_ w: Int) -> SIMD8<UInt32> { ((w < 2 ? v.evenHalf : v.oddHalf) &>> UInt32(16 * (w & 1))) & word }
-            if allOnLine(channel(p.red), channel(p.green), channel(p.blue)) { on += 1 }
+            let (even, odd) = (v.evenHalf, v.oddHalf)
+            if allOnLine(Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue)) { on += 1 }
         }
         return 8 * on >= 5 * sampled
     }
@@ -485,6 +485,13 @@ struct FusedBlock {
     @inline(never) func loop16SR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, line: true, relative: true) }
     @inline(never) func loop16SRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, line: true, relative: true) }
 
+    /// Word `w` (0…3) of eight 16-bit pixels held as their even and odd 32-bit lanes:
+    /// it sits in lane half `w / 2` at bit `16·(w % 2)`.
+    @_transparent
+    static func word(_ even: SIMD8<UInt32>, _ odd: SIMD8<UInt32>, _ w: Int) -> SIMD8<UInt32> {
+        ((w < 2 ? even : odd) &>> UInt32(16 * (w & 1))) & SIMD8(repeating: 0xFFFF)
+    }
+
     /// 8 pixels of 16-bit samples per block: two 32-bit lanes per pixel, words 0–1 in
     /// the even lane and 2–3 in the odd lane. `line` as in `body8`.
     @_transparent
@@ -492,9 +499,8 @@ struct FusedBlock {
                 _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool) {
         let word = SIMD8<UInt32>(repeating: 0xFFFF)
         let p = positions
-        // Word w of a pixel sits in lane half w / 2 at bit 16·(w % 2).
         @_transparent func channel(_ even: SIMD8<UInt32>, _ odd: SIMD8<UInt32>, _ w: Int) -> SIMD8<UInt32> {
-            ((w < 2 ? even : odd) &>> UInt32(16 * (w & 1))) & word
+            Self.word(even, odd, w)
         }
         @_transparent func place(_ x: SIMD8<UInt32>, _ w: Int) -> SIMD8<UInt32> { (x & word) &<< UInt32(16 * (w & 1)) }
         // A placed channel goes to the even lanes (words 0–1) or the odd ones (2–3).

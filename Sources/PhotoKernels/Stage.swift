@@ -60,7 +60,9 @@ extension ToneStage {
 }
 
 /// A part of a tone curve that is a straight line: `f(x) = gain·x + offset` for every
-/// `x > lowerBound`, in real arithmetic.
+/// `x > lowerBound`, in real arithmetic. `x` and `f(x)` are in the stage's own units,
+/// the encoded sample value with 1 the full scale (`v / maxval` for integer samples).
+/// The identity line is `gain` 1, `offset` 0 everywhere (`identity`).
 ///
 /// Exposure has one (SPEC §3): where sRGB decoding and encoding both use their power
 /// segments the two powers cancel, `f(x) = 2^(ev/2.4)·(x + 0.055) − 0.055`.

@@ -138,25 +138,7 @@ struct FamilyLawsTests {
             let samples = levels.flatMap { [UInt16($0), UInt16($0), UInt16($0), UInt16(maxval)] }
             let plan = try EditPlan(stages: c.stages).prepared(width: levels.count, height: 1, threads: 1)
             for variant in KernelVariant.allCases {
-                var out = [UInt16](repeating: 0, count: samples.count)
-                if maxval == 255 {
-                    let bytes = samples.map { UInt8($0) }
-                    var result = [UInt8](repeating: 0, count: bytes.count)
-                    try bytes.withUnsafeBufferPointer { i in
-                        try result.withUnsafeMutableBufferPointer { o in
-                            try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba,
-                                         outputMaxval: 255, variant: variant)
-                        }
-                    }
-                    out = result.map(UInt16.init)
-                } else {
-                    try samples.withUnsafeBufferPointer { i in
-                        try out.withUnsafeMutableBufferPointer { o in
-                            try plan.run(input: i, inputLayout: .rgba, inputMaxval: 65535, output: o, outputLayout: .rgba,
-                                         outputMaxval: 65535, variant: variant)
-                        }
-                    }
-                }
+                let out = try runRGBA(plan, samples, maxval: maxval, variant: variant)
                 var failures = 0
                 for p in levels.indices where !(out[4 * p] == out[4 * p + 1] && out[4 * p + 1] == out[4 * p + 2]) {
                     failures += 1
@@ -220,28 +202,8 @@ struct FamilyLawsTests {
             }
             let plan = try EditPlan(stages: c.stages).prepared(width: w, height: h, threads: 1)
             for variant in KernelVariant.allCases {
-                let out: [UInt16]
-                if maxval == 255 {
-                    // 8-bit samples travel as UInt8, the type of the 8-bit fused block.
-                    let bytes = samples.map { UInt8($0) }
-                    var result = [UInt8](repeating: 0, count: bytes.count)
-                    try bytes.withUnsafeBufferPointer { i in
-                        try result.withUnsafeMutableBufferPointer { o in
-                            try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba,
-                                         outputMaxval: 255, variant: variant)
-                        }
-                    }
-                    out = result.map(UInt16.init)
-                } else {
-                    var result = [UInt16](repeating: 0, count: samples.count)
-                    try samples.withUnsafeBufferPointer { i in
-                        try result.withUnsafeMutableBufferPointer { o in
-                            try plan.run(input: i, inputLayout: .rgba, inputMaxval: maxval, output: o, outputLayout: .rgba,
-                                         outputMaxval: maxval, variant: variant)
-                        }
-                    }
-                    out = result
-                }
+                // 8-bit samples travel as UInt8, the type of the 8-bit fused block.
+                let out = try runRGBA(plan, samples, maxval: maxval, variant: variant)
                 let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: maxval) {
                     c.evaluate($0, x: $1, y: $2, width: w, height: h)
                 }

@@ -237,26 +237,7 @@ struct SamplePipelineTests {
             }
             for (name, operations) in matrices {
                 let plan = try EditPlan(stages: operations.flatMap(\.stages)).prepared(width: w, height: h, threads: 1)
-                let out: [UInt16]
-                if maxval == 255 {
-                    let bytes = samples.map { UInt8($0) }
-                    var result = [UInt8](repeating: 0, count: bytes.count)
-                    try bytes.withUnsafeBufferPointer { i in
-                        try result.withUnsafeMutableBufferPointer { o in
-                            try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
-                        }
-                    }
-                    out = result.map(UInt16.init)
-                } else {
-                    var result = [UInt16](repeating: 0, count: samples.count)
-                    try samples.withUnsafeBufferPointer { i in
-                        try result.withUnsafeMutableBufferPointer { o in
-                            try plan.run(input: i, inputLayout: .rgba, inputMaxval: maxval, output: o, outputLayout: .rgba,
-                                         outputMaxval: maxval)
-                        }
-                    }
-                    out = result
-                }
+                let out = try runRGBA(plan, samples, maxval: maxval)
                 let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: maxval) { c, x, y in
                     operations.reduce(c) { $1.evaluate($0, x: x, y: y, width: w, height: h) }
                 }

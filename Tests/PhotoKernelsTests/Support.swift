@@ -186,3 +186,28 @@ func fastPathPixels(_ count: Int, seed: UInt64, specials: [Float]) -> [SIMD4<Flo
         return p
     }
 }
+
+/// `samples` (interleaved R G B A, each ≤ `maxval`) through `plan` at their real width:
+/// as `UInt8` for maxval 255, the type of the 8-bit fused block, else as `UInt16`; the
+/// result widened to `UInt16`.
+func runRGBA(_ plan: PreparedEditPlan, _ samples: [UInt16], maxval: Int, variant: KernelVariant = .simd4) throws -> [UInt16] {
+    if maxval == 255 {
+        let bytes = samples.map { UInt8($0) }
+        var result = [UInt8](repeating: 0, count: bytes.count)
+        try bytes.withUnsafeBufferPointer { i in
+            try result.withUnsafeMutableBufferPointer { o in
+                try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255,
+                             variant: variant)
+            }
+        }
+        return result.map(UInt16.init)
+    }
+    var result = [UInt16](repeating: 0, count: samples.count)
+    try samples.withUnsafeBufferPointer { i in
+        try result.withUnsafeMutableBufferPointer { o in
+            try plan.run(input: i, inputLayout: .rgba, inputMaxval: maxval, output: o, outputLayout: .rgba, outputMaxval: maxval,
+                         variant: variant)
+        }
+    }
+    return result
+}

@@ -181,4 +181,27 @@ struct VignetteFastPathTests {
         }
     }
 
+    @Test("a centred vignette's mirrored gains equal the ones computed pixel by pixel, to the bit")
+    func mirroredGains() {
+        let vignettes = [Vignette.vignette(intensity: 0.8, radius: 1.2),
+                         Vignette.vignetteEffect(radius: 300, intensity: 0.7, falloff: 0.4)]
+        for vignette in vignettes {
+            for (w, h) in [(4032, 3024), (1001, 800), (257, 9), (130, 7)] {
+                let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
+                for y in [0, h / 3, h / 2, h - 1] {
+                    let dy = (Float(y) + 0.5) - g.cy
+                    var row = [Float](repeating: .nan, count: w), single = row
+                    row.withUnsafeMutableBufferPointer {
+                        Vignette.scheduledGains($0.baseAddress!, x0: 0, count: w, imageWidth: w, dy: dy, g)
+                    }
+                    // One pixel at a time nothing can be mirrored.
+                    single.withUnsafeMutableBufferPointer { p in
+                        for x in 0..<w { Vignette.scheduledGains(p.baseAddress! + x, x0: x, count: 1, imageWidth: w, dy: dy, g) }
+                    }
+                    let differing = (0..<w).filter { row[$0].bitPattern != single[$0].bitPattern }
+                    #expect(differing.isEmpty, "\(w)×\(h) row \(y): \(differing.count) gains differ, first at x = \(differing.first ?? -1)")
+                }
+            }
+        }
+    }
 }
