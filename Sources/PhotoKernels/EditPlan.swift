@@ -766,9 +766,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
                 case .kernel(let k): k.apply(buffer, at: location, variant: .simd4)
                 }
             }
-            if let g = floatPieceGains(y: y, x0: x0, count: count, slot: slot) {
-                Vignette.scaleRow(row, count: count, by: UnsafeRawPointer(g), AlphaMasks())
-            }
+            gains?.scale(row, count: count, y: y, x0: x0, variant: .simd4)
         }
     }
 

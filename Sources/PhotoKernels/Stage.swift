@@ -131,6 +131,35 @@ public protocol PreparedGains: Sendable {
     ///   `.simd4` the vector schedule. They agree to the bit for the vignette.
     /// - Complexity: O(count); no allocation.
     func rowGains(y: Int, x0: Int, count: Int, variant: KernelVariant, into gains: UnsafeMutablePointer<Float>)
+
+    /// Multiplies R, G and B of the `Float` pixels `pixels[0 ..< count]`, pixels
+    /// `x0 ..< x0 + count` of row `y`, by their gains in place; alpha is kept bit for
+    /// bit. The products are those of `rowGains` times each sample, to the bit; a
+    /// stage may compute its gains inside the scaling loop, as the vignette does.
+    ///
+    /// The default implementation takes `rowGains` 256 pixels at a time.
+    /// - Complexity: O(count); no heap allocation.
+    func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant)
+}
+
+extension PreparedGains {
+    public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
+        let chunk = 256
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: chunk) { buffer in
+            let gains = buffer.baseAddress!
+            var done = 0
+            while done < count {
+                let n = min(chunk, count - done)
+                rowGains(y: y, x0: x0 + done, count: n, variant: variant, into: gains)
+                for i in 0..<n {
+                    pixels[done + i].x = gains[i] * pixels[done + i].x
+                    pixels[done + i].y = gains[i] * pixels[done + i].y
+                    pixels[done + i].z = gains[i] * pixels[done + i].z
+                }
+                done += n
+            }
+        }
+    }
 }
 
 extension PixelKernel {

@@ -409,11 +409,48 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             }
         }
 
-        /// Multiplies R, G, B of `count` pixels by their gains, a chunk at a time (the
-        /// row's spans of constant gain found once, not per chunk).
+        /// Multiplies R, G, B of `count` pixels by their gains: `.simd4` span by span of
+        /// the row (a constant gain, or the band's gains a chunk at a time), from 2^24 on
+        /// a chunk of scheduled gains at a time; `.scalar` a chunk of reference gains at
+        /// a time.
+        ///
+        /// Computing the band's gains inside the scaling loop instead was 5 % faster with
+        /// AVX2 but 11 % slower in the baseline (SSE2) build, where the loop is bound by
+        /// its instructions rather than by memory.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
             let dy = (Float(y) + 0.5) - resolved.cy
             let spans = Vignette.constantSpans(count: imageWidth, dy: dy, resolved)
+            if variant == .simd4, x0 &+ count <= 1 << 24 {
+                let keep = AlphaMasks(), g = resolved, end = x0 &+ count
+                // The row's five spans in order, each clipped to the piece.
+                @inline(__always) func span(_ lower: Int, _ upper: Int, _ gain: Float?) {
+                    let l = max(lower, x0), u = min(upper, end)
+                    guard l < u else { return }
+                    if let gain {
+                        // Inside r0 the gain is 1, which leaves every sample as it is (a
+                        // quiet NaN too): those pixels are not even read.
+                        if gain != 1 { Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep) }
+                        return
+                    }
+                    // A chunk of gains, then its pixels: the gains stay in L1.
+                    withUnsafeTemporaryAllocation(of: Float.self, capacity: Vignette.chunk) { buffer in
+                        let gains = buffer.baseAddress!
+                        var x = l
+                        while x < u {
+                            let m = min(Vignette.chunk, u &- x)
+                            Vignette.bandGains(UnsafeMutableRawPointer(gains), from: x, blocks: (m &+ 7) / 8, dy: dy, g)
+                            Vignette.scaleRow(p + (x &- x0), count: m, by: UnsafeRawPointer(gains), keep)
+                            x &+= m
+                        }
+                    }
+                }
+                span(0, spans.a, 1 - g.intensity * 1)
+                span(spans.a, spans.b, nil)
+                span(spans.b, spans.c, 1 - g.intensity * 0)
+                span(spans.c, spans.e, nil)
+                span(spans.e, imageWidth, 1 - g.intensity * 1)
+                return
+            }
             withUnsafeTemporaryAllocation(of: Float.self, capacity: Vignette.chunk) { buffer in
                 let gains = buffer.baseAddress!
                 var done = 0
@@ -524,6 +561,23 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             for j in 0..<blocks {
                 out.storeBytes(of: gains(laneOffsets + Float(x0 &+ 8 &* j)), toByteOffset: 32 &* j, as: SIMD8<Float>.self)
             }
+        }
+    }
+
+    /// `R, G, B ×= gain` in place for `count` pixels; alpha kept bit for bit.
+    @inline(never)
+    static func scaleSpan(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float, _ keep: AlphaMasks) {
+        let g = SIMD8<Float>(repeating: gain)
+        var x = 0
+        while x < count &- 1 {
+            let pixels = UnsafeMutableRawPointer(p + x)
+            let v = pixels.loadUnaligned(as: SIMD8<Float>.self)
+            pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.pair), as: SIMD8<Float>.self)
+            x &+= 2
+        }
+        if x < count {
+            let v = p[x]
+            p[x] = (v * g.lowHalf).replacing(with: v, where: keep.pixel)
         }
     }
 

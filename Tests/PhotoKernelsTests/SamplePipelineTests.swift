@@ -246,6 +246,56 @@ struct SamplePipelineTests {
         }
     }
 
+    @Test("Float rows on exposure's line with one pixel off it at each place of a block of 8 and in the tail: the reference within 1e-5, no other pixel changed")
+    func floatBlockOffLine() throws {
+        let vivid = Recipe(preset: .vivid).operationsInOrder
+        let edits: [(String, [any RecipeOperation])] = [
+            ("vivid (relative form)", [Exposure(ev: 0.3)] + vivid),
+            ("sepia (plain form)", [Exposure(ev: 0.3), Effect.sepia(intensity: 0.7)]),
+            ("vivid + vignette", [Exposure(ev: -1)] + vivid + [Vignette.vignette(intensity: 0.8, radius: 0.9)]),
+        ]
+        // 3 blocks of 8 pixels and 3 more: every pixel's channels on the line (0.1…0.9).
+        let w = 27
+        var rng = SeededGenerator(seed: 27)
+        let onLine = FloatImage(width: w, height: 1, pixels: (0..<w).map { _ in
+            SIMD4(Float.random(in: 0.1...0.9, using: &rng), Float.random(in: 0.1...0.9, using: &rng),
+                  Float.random(in: 0.1...0.9, using: &rng), Float.random(in: 0...1, using: &rng))
+        })
+        for (name, operations) in edits {
+            let plan = try EditPlan(stages: operations.flatMap(\.stages)).prepared(width: w, height: 1, threads: 1)
+            func run(_ image: FloatImage, _ variant: KernelVariant) throws -> FloatImage {
+                var out = image
+                try plan.run(&out, variant: variant)
+                return out
+            }
+            func expectNearReference(_ input: FloatImage, _ what: String) throws {
+                let (fused, reference) = (try run(input, .simd4), try run(input, .scalar))
+                // SPEC §8 compares pixels whose inputs lie in [−1, 2].
+                for i in 0..<w where (0..<3).allSatisfy({ (-1...2).contains(input.pixels[i][$0]) }) {
+                    for c in 0..<3 {
+                        #expect(abs(fused.pixels[i][c] - reference.pixels[i][c]) <= 1e-5,
+                                "\(name) \(what): pixel \(i) channel \(c): \(fused.pixels[i][c]) vs \(reference.pixels[i][c])")
+                    }
+                    #expect(fused.pixels[i].w.bitPattern == input.pixels[i].w.bitPattern, "\(name) \(what): alpha at \(i)")
+                }
+            }
+            try expectNearReference(onLine, "on the line")
+            let clean = try run(onLine, .simd4)
+            // Below the segment (a shadow), negative, beyond 1e30, NaN and ∞.
+            for off: Float in [0.01, -0.2, 1e31, .nan, .infinity] {
+                for k in 0..<w {
+                    var input = onLine
+                    input[k, 0][k % 3] = off
+                    try expectNearReference(input, "\(off) at \(k)")
+                    let out = try run(input, .simd4)
+                    for i in 0..<w where i != k {
+                        #expect(sameBits(out.pixels[i], clean.pixels[i]), "\(name): \(off) at \(k) changed pixel \(i)")
+                    }
+                }
+            }
+        }
+    }
+
     /// One row of `count` 8-bit RGBA pixels through the fused plan of `kernel`.
     static func plan8(_ kernel: some PixelKernel, _ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>,
                       count: Int) {
