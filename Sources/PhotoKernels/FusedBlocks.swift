@@ -635,6 +635,40 @@ struct FusedFloatBlock: Sendable {
     @inline(never) func loopFG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, relative: false) }
     @inline(never) func loopRG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, relative: true) }
 
+    /// The constants of the loops as one local value, so that they are read into
+    /// registers once (a load through `self` in the loop could alias the stores).
+    struct Constants {
+        let c0, c1, c2, ct, green: SIMD8<Float>
+        let least, width, colour: SIMD8<UInt32>
+        let keep: SIMDMask<SIMD8<Int32>>
+
+        /// All ones in the colour lanes of the pair `v` that lie outside the segment.
+        @inline(__always)
+        func outside(_ v: SIMD8<Float>) -> SIMD8<UInt32> {
+            SIMD8(repeating: 0).replacing(with: colour, where: (unsafeBitCast(v, to: SIMD8<UInt32>.self) &- least) .> width)
+        }
+
+        /// The pair `v` through the folded matrix and its two gains at `gains`; alpha kept.
+        @inline(__always)
+        func transform(_ v: SIMD8<Float>, _ gains: UnsafePointer<Float>?, relative: Bool) -> SIMD8<Float> {
+            let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
+            let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
+            let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
+            var out = relative ? c0 * (r - g) + c2 * (b - g) + (g * green + ct) : c0 * r + c1 * g + c2 * b + ct
+            if let gains {
+                let gain = UnsafeRawPointer(gains)
+                out = out * SIMD8(lowHalf: SIMD4(repeating: gain.load(as: Float.self)),
+                                  highHalf: SIMD4(repeating: gain.load(fromByteOffset: 4, as: Float.self)))
+            }
+            return out.replacing(with: v, where: keep)
+        }
+    }
+
+    @inline(__always)
+    func constants(_ alpha: AlphaMasks) -> Constants {
+        Constants(c0: f0, c1: f1, c2: f2, ct: ft, green: greenGain, least: low, width: span, colour: colour, keep: alpha.pair)
+    }
+
     /// The pairs of `count` pixels from pixel `first` on, up to the first pair with a
     /// pixel outside the segment, whose index, input and halves outside it are returned
     /// (`nil`: all done); the alpha masks come in as a value (see `AlphaMasks`), the
@@ -643,26 +677,13 @@ struct FusedFloatBlock: Sendable {
     func body(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ gains: UnsafePointer<Float>?, _ alpha: AlphaMasks,
               relative: Bool, from first: Int) -> (Int, SIMD8<Float>, Bool, Bool)? {
         let raw = UnsafeMutableRawPointer(p)
-        let (c0, c1, c2, ct, green) = (f0, f1, f2, ft, greenGain)
-        let (least, width, colourLanes) = (low, span, colour)
-        let keep = alpha.pair
+        let k = constants(alpha)
         var offset = 16 &* first
         var i = first
         while i &+ 1 < count {
             let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-            let outside = ((unsafeBitCast(v, to: SIMD8<UInt32>.self) &- least) .> width)
-            let flags = SIMD8<UInt32>(repeating: 0).replacing(with: colourLanes, where: outside)
-            let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
-            let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
-            let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
-            var out = relative ? c0 * (r - g) + c2 * (b - g) + (g * green + ct) : c0 * r + c1 * g + c2 * b + ct
-            if let gains {
-                let gain = UnsafeRawPointer(gains + i)
-                out = out * SIMD8(lowHalf: SIMD4(repeating: gain.load(as: Float.self)),
-                                  highHalf: SIMD4(repeating: gain.load(fromByteOffset: 4, as: Float.self)))
-            }
-            raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
-            let q = unsafeBitCast(flags, to: SIMD4<UInt64>.self)
+            raw.storeBytes(of: k.transform(v, gains == nil ? nil : gains! + i, relative: relative), toByteOffset: offset, as: SIMD8<Float>.self)
+            let q = unsafeBitCast(k.outside(v), to: SIMD4<UInt64>.self)
             // Rare: a pixel outside the segment ends the run; `redo` takes it from its input.
             if q[0] | q[1] | q[2] | q[3] != 0 { return (i, v, q[0] | q[1] != 0, q[2] | q[3] != 0) }
             offset &+= 32
@@ -703,23 +724,9 @@ struct FusedFloatBlock: Sendable {
     func blocks(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ gains: UnsafePointer<Float>?, _ alpha: AlphaMasks,
                 relative: Bool, from first: Int) -> Int? {
         let raw = UnsafeMutableRawPointer(p)
-        let (c0, c1, c2, ct, green) = (f0, f1, f2, ft, greenGain)
-        let (least, width, colourLanes) = (low, span, colour)
-        let keep = alpha.pair
-        @inline(__always) func outside(_ v: SIMD8<Float>) -> SIMD8<UInt32> {
-            SIMD8<UInt32>(repeating: 0).replacing(with: colourLanes, where: (unsafeBitCast(v, to: SIMD8<UInt32>.self) &- least) .> width)
-        }
+        let k = constants(alpha)
         @inline(__always) func transform(_ v: SIMD8<Float>, _ i: Int) -> SIMD8<Float> {
-            let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
-            let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
-            let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
-            var out = relative ? c0 * (r - g) + c2 * (b - g) + (g * green + ct) : c0 * r + c1 * g + c2 * b + ct
-            if let gains {
-                let gain = UnsafeRawPointer(gains + i)
-                out = out * SIMD8(lowHalf: SIMD4(repeating: gain.load(as: Float.self)),
-                                  highHalf: SIMD4(repeating: gain.load(fromByteOffset: 4, as: Float.self)))
-            }
-            return out.replacing(with: v, where: keep)
+            k.transform(v, gains == nil ? nil : gains! + i, relative: relative)
         }
         var i = first
         while i &+ 8 <= count {
@@ -728,7 +735,7 @@ struct FusedFloatBlock: Sendable {
             let v1 = raw.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD8<Float>.self)
             let v2 = raw.loadUnaligned(fromByteOffset: offset &+ 64, as: SIMD8<Float>.self)
             let v3 = raw.loadUnaligned(fromByteOffset: offset &+ 96, as: SIMD8<Float>.self)
-            let flags = unsafeBitCast(outside(v0) | outside(v1) | outside(v2) | outside(v3), to: SIMD4<UInt64>.self)
+            let flags = unsafeBitCast(k.outside(v0) | k.outside(v1) | k.outside(v2) | k.outside(v3), to: SIMD4<UInt64>.self)
             // Rare: a pixel outside the segment; the caller takes the block pair by pair.
             if flags[0] | flags[1] | flags[2] | flags[3] != 0 { return i }
             raw.storeBytes(of: transform(v0, i), toByteOffset: offset, as: SIMD8<Float>.self)

@@ -49,8 +49,9 @@ public protocol ToneStage: PixelKernel {
     /// one table instead of three).
     var isChannelUniform: Bool { get }
     /// Where `map` is exactly affine on every channel, or `nil` if it is nowhere (the
-    /// default). The fused integer blocks fold such a segment into their colour matrix
-    /// for every group of pixels whose samples all lie in it.
+    /// default). The fused blocks use it: the integer ones compute the line in
+    /// registers, instead of loading table entries, for every group of pixels whose
+    /// samples all lie in it; the `Float` one folds it into its colour matrix.
     var affineSegment: AffineToneSegment? { get }
 }
 
@@ -132,17 +133,20 @@ public protocol PreparedGains: Sendable {
     /// - Complexity: O(count); no allocation.
     func rowGains(y: Int, x0: Int, count: Int, variant: KernelVariant, into gains: UnsafeMutablePointer<Float>)
 
-    /// Multiplies R, G and B of the `Float` pixels `pixels[0 ..< count]`, pixels
-    /// `x0 ..< x0 + count` of row `y`, by their gains in place; alpha is kept bit for
-    /// bit. The products are those of `rowGains` times each sample, to the bit; a
-    /// stage may compute its gains inside the scaling loop, as the vignette does.
+    /// Multiplies R, G and B of the straight-alpha `Float` RGBA pixels
+    /// `pixels[0 ..< count]`, pixels `x0 ..< x0 + count` of row `y` (whole-image
+    /// coordinates), by their gains in place; alpha is kept bit for bit. Each product
+    /// is the gain of `rowGains(variant:)` times the sample, to the bit, except that
+    /// a pixel whose gain is exactly 1 may be left unread (then a signalling NaN stays
+    /// signalling). The vignette computes its band's gains in chunks between the
+    /// constant spans.
     ///
-    /// The default implementation takes `rowGains` 256 pixels at a time.
     /// - Complexity: O(count); no heap allocation.
     func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant)
 }
 
 extension PreparedGains {
+    /// `rowGains` 256 pixels at a time into a stack buffer, then the products.
     public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
         let chunk = 256
         withUnsafeTemporaryAllocation(of: Float.self, capacity: chunk) { buffer in
