@@ -61,7 +61,7 @@ extension PreparedEditPlan {
         // The row path (any translucent premultiplied run, or no block) works on the
         // Float scratch, one ordinary piece at a time; the blocks take longer pieces.
         let blocksOnly = premultipliedBlock != nil || (block != nil && !premultiplied)
-        forEachPiece(region, piece: blocksOnly ? Self.blockPiece : Self.piece) { y, x0, count, slot in
+        forEachPiece(region, piece: blocksOnly ? Self.blockPiece : Self.piece, pairingRows: true) { y, x0, count, slot in
             let s = source.address(x: x0 - origin.x, y: y - origin.y)
             let d = destination.address(x: x0 - origin.x, y: y - origin.y)
             let pixelBytes = source.format.bytesPerPixel

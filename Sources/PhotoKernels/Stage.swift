@@ -143,9 +143,20 @@ public protocol PreparedGains: Sendable {
     ///
     /// - Complexity: O(count); no heap allocation.
     func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant)
+
+    /// A row whose gains equal row `y`'s to the bit in every column, such as its mirror
+    /// image about a centre line, or `y` itself (the result may lie outside the image).
+    /// A plan's integer blocks visit such a pair of rows one after the other and
+    /// compute their gains once.
+    ///
+    /// - Complexity: O(1).
+    func rowWithSameGains(as y: Int) -> Int
 }
 
 extension PreparedGains {
+    /// `y`: no other row is known to share its gains.
+    public func rowWithSameGains(as y: Int) -> Int { y }
+
     /// `rowGains` 256 pixels at a time into a stack buffer, then the products.
     public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
         let chunk = 256

@@ -409,6 +409,15 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             }
         }
 
+        /// Row `m − y` when `m = 2·cy − 1` is an integer (below 2^22, as is `y`): then
+        /// `dy = (y + 0.5) − cy` is exact for both rows and only its sign differs, and
+        /// every gain depends on `dy²` alone.
+        func rowWithSameGains(as y: Int) -> Int {
+            let twice = 2 * resolved.cy
+            guard twice.rounded() == twice, abs(twice) < 0x1p22, abs(y) < 1 << 22 else { return y }
+            return Int(twice) - 1 - y
+        }
+
         /// Multiplies R, G, B of `count` pixels by their gains: `.simd4` span by span of
         /// the row (a constant gain, or the band's gains a chunk at a time), from 2^24 on
         /// a chunk of scheduled gains at a time; `.scalar` a chunk of reference gains at

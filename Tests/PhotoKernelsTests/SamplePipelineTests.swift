@@ -246,6 +246,43 @@ struct SamplePipelineTests {
         }
     }
 
+    @Test("a centred vignette's rows in mirrored pairs: every row once, SPEC §8 against Double at any height and thread count; a band within the image gives the same rows to the bit")
+    func mirroredRowOrder() throws {
+        let operations: [any RecipeOperation] = [Exposure(ev: 0.3)] + Recipe(preset: .vivid).operationsInOrder
+            + [Vignette.vignette(intensity: 0.8, radius: 0.9)]
+        let stages = operations.flatMap(\.stages)
+        // 5 columns: groups of 8 rows; heights below, at and between whole pairs of groups.
+        let w = 5
+        for h in [1, 2, 3, 8, 15, 16, 17, 31, 33, 40] {
+            var rng = SeededGenerator(seed: UInt64(h))
+            let samples = (0..<(w * h)).flatMap { _ in (0..<3).map { _ in UInt16.random(in: 0...255, using: &rng) } + [255] }
+            var whole: [UInt16] = []
+            for threads in [1, 2, 3] {
+                let plan = try EditPlan(stages: stages).prepared(width: w, height: h, threads: threads, minimumBandPixels: 1)
+                let out = try runRGBA(plan, samples, maxval: 255)
+                let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: 255) { c, x, y in
+                    operations.reduce(c) { $1.evaluate($0, x: x, y: y, width: w, height: h) }
+                }
+                #expect(report.failures == 0, "height \(h), \(threads) threads: \(report)")
+                if threads == 1 { whole = out } else { #expect(out == whole, "height \(h), \(threads) threads") }
+            }
+            // Bands: centred in the image (paired) and not (top to bottom).
+            let plan = try EditPlan(stages: stages).prepared(width: w, height: h, threads: 1)
+            for (top, rows) in [(1, h - 2), (0, h - 1), (2, h / 2)] where rows >= 1 && top + rows <= h {
+                let range = (4 * w * top)..<(4 * w * (top + rows))
+                let input = samples[range].map { UInt8($0) }
+                var band = [UInt8](repeating: 0, count: input.count)
+                try input.withUnsafeBufferPointer { i in
+                    try band.withUnsafeMutableBufferPointer { o in
+                        try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba,
+                                     outputMaxval: 255, region: ImageRegion(x: 0, y: top, width: w, height: rows))
+                    }
+                }
+                #expect(band.map(UInt16.init) == Array(whole[range]), "height \(h), rows \(top) ..< \(top + rows)")
+            }
+        }
+    }
+
     @Test("Float rows on exposure's line with one pixel off it at each place of a block of 8 and in the tail: the reference within 1e-5, no other pixel changed")
     func floatBlockOffLine() throws {
         let vivid = Recipe(preset: .vivid).operationsInOrder

@@ -181,6 +181,29 @@ struct VignetteFastPathTests {
         }
     }
 
+    @Test("rowWithSameGains: the row it names has the same gains to the bit; without an integer 2·cy it names the row itself")
+    func rowsWithSameGains() {
+        let cases: [(Vignette, Int, Int)] = [
+            (.vignette(intensity: 0.8, radius: 1.2), 4032, 3024),
+            (.vignette(intensity: 0.8, radius: 1.2), 257, 9),
+            (.vignetteEffect(center: SIMD2(40, 10), radius: 30, intensity: 0.7, falloff: 0.4), 64, 64),
+            (.vignetteEffect(center: SIMD2(40, 10.5), radius: 30, intensity: 0.7, falloff: 0.4), 64, 64),
+            (.vignetteEffect(center: SIMD2(40, 10.25), radius: 30, intensity: 0.7, falloff: 0.4), 64, 64),
+        ]
+        for (vignette, w, h) in cases {
+            let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
+            let twice = 2 * Vignette.Resolved(vignette.geometry(width: w, height: h)).cy
+            for y in [0, 1, h / 3, h / 2, h - 1] {
+                let other = prepared.rowWithSameGains(as: y)
+                #expect(other == (twice.rounded() == twice ? Int(twice) - 1 - y : y), "\(w)×\(h) row \(y)")
+                var a = [Float](repeating: .nan, count: w), b = a
+                a.withUnsafeMutableBufferPointer { prepared.rowGains(y: y, x0: 0, count: w, variant: .scalar, into: $0.baseAddress!) }
+                b.withUnsafeMutableBufferPointer { prepared.rowGains(y: other, x0: 0, count: w, variant: .scalar, into: $0.baseAddress!) }
+                #expect(a.map(\.bitPattern) == b.map(\.bitPattern), "\(w)×\(h) rows \(y) and \(other)")
+            }
+        }
+    }
+
     @Test("a centred vignette's mirrored gains equal the ones computed pixel by pixel, to the bit")
     func mirroredGains() {
         let vignettes = [Vignette.vignette(intensity: 0.8, radius: 1.2),
