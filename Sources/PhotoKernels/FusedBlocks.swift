@@ -75,12 +75,15 @@ struct BlockMatrix {
     /// The matrix on decoded channels, in the reference's form: the relative form
     /// `m00·(R − G) + m02·(B − G) + (s·G + t0)` keeps greys grey exactly (`G·greenGain`
     /// computed once for all three rows).
+    ///
+    /// `greenBias`: the relative form's channels arrive as `bias + c` (exact), whose
+    /// differences are the channels' differences; green alone is unbiased.
     @_transparent
-    func apply(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool)
-        -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+    func apply(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool,
+               greenBias: SIMD8<Float>? = nil) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
         if relative {
             let rg = r - g, bg = b - g
-            let green = g * greenGain
+            let green = (greenBias.map { g - $0 } ?? g) * greenGain
             return (m00 * rg + m02 * bg + (green + t0), m10 * rg + m12 * bg + (green + t1),
                     m20 * rg + m22 * bg + (green + t2))
         }
@@ -162,18 +165,36 @@ struct FusedBlock {
         SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v))
     }
 
+    /// Bytes as `2²³ + v`, exactly: their bits with 2²³'s exponent.
+    @_transparent
+    func biased(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
+        unsafeBitCast(v | SIMD8(repeating: 0x4B00_0000), to: SIMD8<Float>.self)
+    }
+
     /// A value already scaled by maxval, clamped to [0, m] (NaN → 0), times `alpha`
     /// (`A/m`) when premultiplied, and rounded half to even; the integer is left in the
     /// low mantissa bits.
+    ///
+    /// Without `alpha` the value is rounded first and clamped to [2²³, 2²³ + m] after,
+    /// which gives the same integer for every input (below 2²³ every value clamps to
+    /// 0, and rounding is monotone), and the lower bound is then not 0: the
+    /// baseline (SSE2) build emits `maxps` for it, where a select against 0 becomes a
+    /// compare and a mask.
     @_transparent
     func encode(_ y: SIMD8<Float>, _ alpha: SIMD8<Float>?) -> SIMD8<UInt32> {
-        let zero = SIMD8<Float>(repeating: 0)
         // The comparison and the replacement use the same operands: the shape the
         // compiler emits as one `max` / `min` instruction.
+        guard let alpha else {
+            let low = SIMD8<Float>(repeating: magic), high = maxval + magic
+            var c = y + magic
+            c = low.replacing(with: c, where: c .> low)
+            c = c.replacing(with: high, where: c .> high)
+            return unsafeBitCast(c, to: SIMD8<UInt32>.self)
+        }
+        let zero = SIMD8<Float>(repeating: 0)
         var c = zero.replacing(with: y, where: y .> zero)
         c = c.replacing(with: maxval, where: c .> maxval)
-        if let alpha { c = c * alpha }
-        return unsafeBitCast(c + magic, to: SIMD8<UInt32>.self)
+        return unsafeBitCast(c * alpha + magic, to: SIMD8<UInt32>.self)
     }
 
     /// `matrix` on decoded samples (`fromTable` false) or on table entries and line
@@ -181,8 +202,9 @@ struct FusedBlock {
     /// encoded.
     @_transparent
     func transform(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, gain: SIMD8<Float>?,
-                   alpha: SIMD8<Float>? = nil, fromTable: Bool) -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
-        var (x, y, z) = matrix.apply(r, g, b, relative: relative)
+                   alpha: SIMD8<Float>? = nil, fromTable: Bool, greenBias: SIMD8<Float>? = nil)
+        -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
+        var (x, y, z) = matrix.apply(r, g, b, relative: relative, greenBias: greenBias)
         if let gain {
             x = gain * x; y = gain * y; z = gain * z
         }
@@ -387,7 +409,7 @@ struct FusedBlock {
             // Premultiplied: A/m for the result. A group of 8 opaque pixels (the common
             // case, tested with one OR-reduction) is its own straight colour: the 1D
             // decoding, or the 2D table's row A = 255, and A/m = 1 exactly.
-            var alpha: SIMD8<Float>? = nil
+            var alpha: SIMD8<Float>? = nil, bias: SIMD8<Float>? = nil
             let opaque = premultiplied && Self.isOpaque(v, fourthMask)
             if premultiplied { alpha = SIMD8(repeating: 1) }
             if line && (!premultiplied || opaque) && allOnLine(v, fourthMask) {
@@ -403,6 +425,10 @@ struct FusedBlock {
                 r = lookup(red + row, at, p.red, clampIndex: false)
                 g = lookup(green + row, at, p.green, clampIndex: false)
                 b = lookup(blue + row, at, p.blue, clampIndex: false)
+            } else if relative && !premultiplied {
+                // 2²³ + c from the bits (exact): the differences need no conversion.
+                r = biased((v &>> rs) & byte); g = biased((v &>> gs) & byte); b = biased((v &>> bs) & byte)
+                bias = SIMD8(repeating: magic)
             } else {
                 r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
                 if premultiplied && !opaque {
@@ -415,7 +441,8 @@ struct FusedBlock {
                 }
             }
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
-            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: table)
+            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: table,
+                                      greenBias: bias)
             // Shifting left pushes the exponent bits of 2²³ out of each byte.
             let out = ((x & byte) &<< rs) | ((y & byte) &<< gs) | ((z & byte) &<< bs) | (v & fourthMask)
             output.storeBytes(of: out, toByteOffset: offset, as: SIMD8<UInt32>.self)
