@@ -14,12 +14,20 @@ public struct ValueParser: Sendable {
         self.command = command
     }
 
-    /// A finite number.
+    /// A finite number; with `finiteAsFloat`, also finite once rounded to `Float` (a
+    /// value for single-precision kernels, where `1e39` is as infinite as `1e999`).
     ///
-    /// - Throws: a usage error if `text` is not a number or not finite.
-    public func number(_ text: String, for option: String) throws(CommandLineError) -> Double {
+    /// - Throws: a usage error if `text` is not a number or not finite, naming the
+    ///   `Float` bound with `finiteAsFloat`.
+    public func number(_ text: String, for option: String, finiteAsFloat: Bool = false) throws(CommandLineError) -> Double {
         guard let value = Double(trimmed(text)) else {
             throw .usage("'--\(option)' needs a number, got '\(text)'", command: command)
+        }
+        if finiteAsFloat {
+            guard value.isFinite, Float(value).isFinite else {
+                throw .usage("'--\(option)' must be a finite number of at most 3.4e38 in magnitude, got '\(text)'",
+                             command: command)
+            }
         }
         guard value.isFinite else {
             throw .usage("'--\(option)' must be a finite number, got '\(text)'", command: command)
@@ -28,17 +36,18 @@ public struct ValueParser: Sendable {
     }
 
     /// A comma-separated list of finite numbers whose length is in `counts`; `shape`
-    /// describes the expected list in the error (`"three numbers R,G,B"`).
+    /// describes the expected list in the error (`"three numbers R,G,B"`);
+    /// `finiteAsFloat` as for `number`.
     ///
     /// - Throws: a usage error for a wrong count or any element `number` rejects.
     public func numbers(_ text: String, for option: String, counts: ClosedRange<Int>,
-                        shape: String) throws(CommandLineError) -> [Double] {
+                        shape: String, finiteAsFloat: Bool = false) throws(CommandLineError) -> [Double] {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard counts.contains(parts.count) else {
             throw .usage("'--\(option)' needs \(shape), got '\(text)'", command: command)
         }
         var values: [Double] = []
-        for part in parts { values.append(try number(String(part), for: option)) }
+        for part in parts { values.append(try number(String(part), for: option, finiteAsFloat: finiteAsFloat)) }
         return values
     }
 

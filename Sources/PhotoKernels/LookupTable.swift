@@ -116,8 +116,9 @@ public struct LookupTable: RecipeOperation {
             },
             FamilyOption("lut-intensity", valueName: "x", help: "The lookup table's mix with the input, clamped to 0…1 (default 1).") {
                 recipe, text throws(RecipeError) in
-                guard let x = Double(text), x.isFinite else {
-                    throw .invalidValue(field: "--lut-intensity", value: text, reason: "must be a finite number")
+                guard let x = Double(text), x.isFinite, Float(x).isFinite else {
+                    throw .invalidValue(field: "--lut-intensity", value: text,
+                                        reason: "must be a finite number of at most 3.4e38 in magnitude")
                 }
                 guard let lut = recipe[LookupTable.self] else {
                     throw .invalidValue(field: "--lut-intensity", value: text, reason: "refines a table: give --lut FILE first")

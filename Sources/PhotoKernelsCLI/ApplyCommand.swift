@@ -71,14 +71,16 @@ struct ApplyCommand {
                 RecipeSetting.intensity),
         RecipeOption("color", value: "r,g,b", help: "Monochrome's tint, three numbers 0…1 (default 0.6,0.45,0.3).") {
             text, values throws(CLIError) in
-            let c = try values.numbers(text, for: "color", counts: 3...3, shape: "three numbers R,G,B")
+            let c = try values.numbers(text, for: "color", counts: 3...3, shape: "three numbers R,G,B",
+                                   finiteAsFloat: true)
             return .color(SIMD3(c[0], c[1], c[2]))
         },
         RecipeOption("vignette", value: "intensity[,radius]",
                      help: "Darken towards the corners (CIVignette): radius is a fraction of the "
                          + "half-diagonal (default 1); a negative intensity brightens.") {
             text, values throws(CLIError) in
-            let v = try values.numbers(text, for: "vignette", counts: 1...2, shape: "INTENSITY or INTENSITY,RADIUS")
+            let v = try values.numbers(text, for: "vignette", counts: 1...2, shape: "INTENSITY or INTENSITY,RADIUS",
+                                   finiteAsFloat: true)
             return .vignette(intensity: v[0], radius: v.count > 1 ? v[1] : nil)
         },
         RecipeOption("vignette-effect", value: "x,y,radius,intensity[,falloff]",
@@ -86,7 +88,7 @@ struct ApplyCommand {
                          + "(CIVignetteEffect); falloff default 0.5. Not with --vignette.") {
             text, values throws(CLIError) in
             let v = try values.numbers(text, for: "vignette-effect", counts: 4...5,
-                                       shape: "X,Y,RADIUS,INTENSITY[,FALLOFF]")
+                                       shape: "X,Y,RADIUS,INTENSITY[,FALLOFF]", finiteAsFloat: true)
             return .vignetteEffect(x: v[0], y: v[1], radius: v[2], intensity: v[3], falloff: v.count > 4 ? v[4] : nil)
         },
         RecipeOption("recipe", value: "file.json",
@@ -106,8 +108,8 @@ struct ApplyCommand {
         OptionSpec("save-recipe", value: "file.json", help: "Also write the recipe actually applied, as JSON."),
         OptionSpec("kernel", value: "variant", help: "The inner loop: simd4 (default) or scalar (the reference)."),
         OptionSpec("threads", value: "n",
-                   help: "Threads per image (default: every core, divided among --jobs). The result never depends on it."),
-        OptionSpec("jobs", value: "n", help: "Files processed at once in a batch (default: every core)."),
+                   help: "Threads per image, 1…1024 (default: every core, divided among --jobs). The result never depends on it."),
+        OptionSpec("jobs", value: "n", help: "Files processed at once in a batch, 1…1024 (default: every core)."),
         OptionSpec("format", value: "format",
                    help: "pgm, ppm, pam, plain-pgm or plain-ppm; overrides the extension (in a batch, "
                        + "each output takes the format's extension)."),
@@ -488,7 +490,7 @@ struct RecipeOption: Sendable {
     static func number(_ name: String, value: String, help: String,
                        _ make: @escaping @Sendable (Double) -> RecipeSetting) -> RecipeOption {
         RecipeOption(name, value: value, help: help) { text, values throws(CLIError) in
-            make(try values.number(text, for: name))
+            make(try values.number(text, for: name, finiteAsFloat: true))
         }
     }
 }

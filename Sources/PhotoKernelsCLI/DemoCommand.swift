@@ -28,7 +28,7 @@ struct DemoCommand {
         OptionSpec("strip", help: "Write a contact sheet instead: the photo, then every effect, B&W and every "
                        + "preset, as 250×200 thumbnails; the grid order is printed."),
         OptionSpec("kernel", value: "variant", help: "The inner loop: simd4 (default) or scalar."),
-        OptionSpec("threads", value: "n", help: "Threads to use (default: every core)."),
+        OptionSpec("threads", value: "n", help: "Threads to use, 1…1024 (default: every core)."),
         .help,
     ]
 

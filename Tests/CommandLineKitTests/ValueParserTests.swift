@@ -30,6 +30,19 @@ struct ValueParserTests {
                 == "'--hue' must be a finite number, got '\(text)'")
     }
 
+    @Test("finiteAsFloat: also finite as a Float, up to Float's largest magnitude", arguments: [
+        ("nan", false), ("1e999", false), ("1e39", false), ("-3.5e38", false), ("3.4e38", true), ("-3.4028234e38", true), ("0.5", true),
+    ])
+    func finiteAsFloat(text: String, accepted: Bool) throws {
+        let error = message { () throws(CommandLineError) in
+            _ = try Self.values.number(text, for: "hue", finiteAsFloat: true)
+        }
+        #expect(error == (accepted ? nil : "'--hue' must be a finite number of at most 3.4e38 in magnitude, got '\(text)'"))
+        if accepted { #expect(try Self.values.number(text, for: "hue", finiteAsFloat: true) == Double(text)) }
+        // Without it, only Double's finiteness counts.
+        if text == "1e39" { #expect(try Self.values.number(text, for: "hue") == 1e39) }
+    }
+
     @Test("anything else is not a number", arguments: ["", "1,5", "0x", "one", "1.2.3", "--"])
     func notNumbers(text: String) {
         #expect(message { () throws(CommandLineError) in try Self.values.number(text, for: "hue") }

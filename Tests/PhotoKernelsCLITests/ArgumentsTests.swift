@@ -63,7 +63,15 @@ struct ArgumentsTests {
     func applyErrors() throws {
         let cases: [([String], String)] = [
             (["in.ppm", "-o", "out.ppm", "--saturaton", "2"], "unknown option '--saturaton'; did you mean '--saturation'?"),
-            (["in.ppm", "-o", "out.ppm", "--hue", "nan"], "'--hue' must be a finite number, got 'nan'"),
+            (["in.ppm", "-o", "out.ppm", "--hue", "nan"], "'--hue' must be a finite number of at most 3.4e38 in magnitude, got 'nan'"),
+            // Finite in Double but not in Float: the same error, echoing what was typed.
+            (["in.ppm", "-o", "out.ppm", "--hue", "1e39"], "'--hue' must be a finite number of at most 3.4e38 in magnitude, got '1e39'"),
+            (["in.ppm", "-o", "out.ppm", "--color", "0,-4e38,0"],
+             "'--color' must be a finite number of at most 3.4e38 in magnitude, got '-4e38'"),
+            (["in.ppm", "-o", "out.ppm", "--vignette", "1,1e39"],
+             "'--vignette' must be a finite number of at most 3.4e38 in magnitude, got '1e39'"),
+            (["in.ppm", "-o", "out.ppm", "--vignette-effect", "1,1,inf,1"],
+             "'--vignette-effect' must be a finite number of at most 3.4e38 in magnitude, got 'inf'"),
             (["in.ppm", "-o"], "missing value for '-o, --output <output>'"),
             (["in.ppm", "-o", "out.ppm", "--force=1"], "'--force' does not take a value"),
             (["in.ppm", "-o", "out.ppm", "--effect", "polaroid"],

@@ -102,6 +102,13 @@ struct LookupTableTests {
         try parse("lut-interpolation", "trilinear", &recipe)
         #expect(recipe[LookupTable.self]?.intensity == 0.25 && recipe[LookupTable.self]?.interpolation == .trilinear)
         #expect(throws: RecipeError.self) { try parse("lut-interpolation", "cubic", &recipe) }
+        // Not finite, or not finite as a Float: one error, naming what was typed.
+        for text in ["nan", "inf", "1e39"] {
+            #expect(throws: RecipeError.invalidValue(field: "--lut-intensity", value: text,
+                                                     reason: "must be a finite number of at most 3.4e38 in magnitude")) {
+                try parse("lut-intensity", text, &recipe)
+            }
+        }
     }
 
     @Test("the Double evaluation matches the kernel on the grid and inside cells (the family's SPEC §8 oracle)")
