@@ -844,7 +844,8 @@ struct ScratchSlot {
     /// `gains` (`Int.min`: none).
     let state: UnsafeMutablePointer<Int>
 
-    /// The row of `pieceGains`' key each row of `gains` holds, `Int.min` for none.
+    /// For each row of `gains`, the key (`pieceGains`) of the row it holds, `Int.min`
+    /// for none.
     var heldRows: UnsafeMutablePointer<Int> { state + 2 }
     /// The columns of the run.
     var span: (x: Int, width: Int) { (state[0], state[1]) }

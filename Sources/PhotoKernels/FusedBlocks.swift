@@ -83,7 +83,7 @@ struct BlockMatrix {
                greenBias: SIMD8<Float>? = nil) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
         if relative {
             let rg = r - g, bg = b - g
-            let green = (greenBias.map { g - $0 } ?? g) * greenGain
+            let green = (greenBias == nil ? g : g - greenBias.unsafelyUnwrapped) * greenGain
             return (m00 * rg + m02 * bg + (green + t0), m10 * rg + m12 * bg + (green + t1),
                     m20 * rg + m22 * bg + (green + t2))
         }
