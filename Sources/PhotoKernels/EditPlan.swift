@@ -559,10 +559,12 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let tables = variant == .simd4 ? toneTables(maxval: inputMaxval, eightBit: eightBit) : nil
         let block = fusedBlock(in: In.self, out: Out.self, inputLayout, outputLayout, inputMaxval, outputMaxval,
                                tables: tables, variant: variant)
-        forEachPiece(region, piece: block == nil ? Self.piece : Self.blockPiece, pairingRows: block != nil) { y, x0, count, slot in
-            let offset = (y - region.y) * region.width + (x0 - region.x)
-            let s = source.value + offset * inChannels, d = destination.base + offset * outChannels
-            if let block {
+        // The block is unwrapped once per run: unwrapped in the piece closure, its
+        // constants (about 1 KiB) were copied for every piece.
+        if let block {
+            forEachPiece(region, piece: Self.blockPiece, pairingRows: true) { y, x0, count, slot in
+                let offset = (y - region.y) * region.width + (x0 - region.x)
+                let s = source.value + offset * inChannels, d = destination.base + offset * outChannels
                 let g = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
                 if In.self == UInt8.self && inChannels == 3 {
                     // R G B pieces run through the four-channel block in the slot's scratch.
@@ -578,8 +580,12 @@ public final class PreparedEditPlan: @unchecked Sendable {
                     block.run16(UnsafeRawPointer(s).assumingMemoryBound(to: UInt16.self),
                                 UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt16.self), count: count, gains: g)
                 }
-                return
             }
+            return
+        }
+        forEachPiece(region, piece: Self.piece) { y, x0, count, slot in
+            let offset = (y - region.y) * region.width + (x0 - region.x)
+            let s = source.value + offset * inChannels, d = destination.base + offset * outChannels
             let row = slot.pixels
             if let tables {
                 SampleConversion.decode(s, layout: inputLayout, maxval: inputMaxval, tables: tables, into: row, count: count)
