@@ -344,7 +344,7 @@ enum SampleConversion {
             // `SIMDMask` construction is not constant-folded. Each load reads eight
             // samples, so the loop stops while a third pixel follows the pair; the
             // last one or two pixels take the scalar formula.
-            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
+            let mv = SIMD8<Float>(repeating: m)
             let colour = SIMD8<UInt32>(~0, ~0, ~0, 0, ~0, ~0, ~0, 0)
             let opaque = SIMD8<UInt32>(0, 0, 0, Float(1).bitPattern, 0, 0, 0, Float(1).bitPattern)
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
@@ -353,7 +353,7 @@ enum SampleConversion {
             while i &+ 3 <= count {
                 let s = from.loadUnaligned(fromByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
                 let v = SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Sample>(s[0], s[1], s[2], s[2], s[3], s[4], s[5], s[5]))
-                let x = (unsafeBitCast(v | 0x4B00_0000, to: SIMD8<Float>.self) - magic) / mv
+                let x = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v)) / mv
                 to.storeBytes(of: unsafeBitCast(unsafeBitCast(x, to: SIMD8<UInt32>.self) & colour | opaque,
                                                 to: SIMD8<Float>.self),
                               toByteOffset: i &* 16, as: SIMD8<Float>.self)
@@ -368,15 +368,16 @@ enum SampleConversion {
         case .rgba:
             // Four pixels are sixteen samples in order, so a block widens straight into
             // sixteen floats: the same correctly rounded division as
-            // `SampleCoding.decode`, with the integer turned into a Float by the
-            // mantissa trick. The block is two eight-sample halves because
+            // `SampleCoding.decode`, the integer converted through `Int32` (one
+            // `cvtdq2ps`, exact below 2²⁴; the mantissa trick, an OR and a subtraction,
+            // cost the baseline build 8 % of this loop). The block is two eight-sample halves because
             // `SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Sample>)` inlines as one
             // `vpmovzxbd`/`vpmovzxwd` while the SIMD16 widening is an out-of-line
             // call (docs/performance.md §4). The offsets use `&*`: `i < count`, and
             // the caller's buffers already hold `count` pixels, so they cannot
             // overflow. The tail takes the scalar formula.
             let whole = count - count % 4
-            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
+            let mv = SIMD8<Float>(repeating: m)
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
             let pixelBytes = 4 * MemoryLayout<Sample>.stride
             // For bytes, the division's result by two multiplies and an add where that
@@ -392,8 +393,8 @@ enum SampleConversion {
                         fromByteOffset: offset, as: SIMD8<Sample>.self))
                     let high = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
                         fromByteOffset: offset &+ 2 &* pixelBytes, as: SIMD8<Sample>.self))
-                    let v0 = unsafeBitCast(low | 0x4B00_0000, to: SIMD8<Float>.self) - magic
-                    let v1 = unsafeBitCast(high | 0x4B00_0000, to: SIMD8<Float>.self) - magic
+                    let v0 = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: low))
+                    let v1 = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: high))
                     let x0 = split ? v0 * h + v0 * l : v0 / mv
                     let x1 = split ? v1 * h + v1 * l : v1 / mv
                     if streaming {
