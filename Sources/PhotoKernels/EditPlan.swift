@@ -797,15 +797,6 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// (row by row, alternating top and bottom rows ran 15 % slower than top to bottom).
     func forEachPiece(_ region: ImageRegion, piece: Int = PreparedEditPlan.piece, pairingRows: Bool = false,
                       _ body: (Int, Int, Int, ScratchSlot) -> Void) {
-        let h = region.height, g = Scratch.groupRows(rowWidth: width)
-        let paired = pairingRows && h > 1 && gains.map { $0.rowWithSameGains(as: region.y) == region.y + h - 1 } == true
-        // Rows 0 ..< 2·g·pairs go group by group from both ends; the middle in order.
-        let pairs = paired ? h / (2 * g) : 0
-        @inline(__always) func rowAt(_ k: Int) -> Int {
-            guard k < 2 * g * pairs else { return k - g * pairs }
-            let (t, r) = k.quotientAndRemainder(dividingBy: 2 * g)
-            return r < g ? t * g + r : h - (t + 1) * g + (r - g)
-        }
         let perRow = (region.width + piece - 1) / piece
         let (units, overflow) = region.height.multipliedReportingOverflow(by: perRow)
         precondition(!overflow)  // height × ⌈width / piece⌉ ≤ width × height
@@ -817,6 +808,15 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let scratchForRun = owned ? scratch : Scratch(slots: bands, piece: Self.piece, rowWidth: width)
         defer { if owned { scratchInUse.withLock { $0 = false } } }
         for band in 0..<bands { scratchForRun.slot(band).begin(span: region) }
+        let h = region.height, g = scratchForRun.groupRows
+        let paired = pairingRows && h > 1 && gains.map { $0.rowWithSameGains(as: region.y) == region.y + h - 1 } == true
+        // Rows 0 ..< 2·g·pairs go group by group from both ends; the middle in order.
+        let pairs = paired ? h / (2 * g) : 0
+        @inline(__always) func rowAt(_ k: Int) -> Int {
+            guard k < 2 * g * pairs else { return k - g * pairs }
+            let (t, r) = k.quotientAndRemainder(dividingBy: 2 * g)
+            return r < g ? t * g + r : h - (t + 1) * g + (r - g)
+        }
         withoutActuallyEscaping(body) { body in
             let run: (Int) -> Void = { band in
                 let start = units * band / bands, end = units * (band + 1) / bands
@@ -869,7 +869,9 @@ final class Scratch: @unchecked Sendable {
     private let pixelStorage: UnsafeMutablePointer<SIMD4<Float>>
     private let gainStorage: UnsafeMutablePointer<Float>
     private let stateStorage: UnsafeMutablePointer<Int>
-    private let piece: Int, rowStride: Int, groupRows: Int, gainsPerSlot: Int
+    private let piece: Int, rowStride: Int, gainsPerSlot: Int
+    /// Rows of gains each slot holds (`groupRows(rowWidth:)`).
+    let groupRows: Int
 
     /// Rows of gains a slot holds: up to 8, about 128 KiB of them (in L2).
     static func groupRows(rowWidth: Int) -> Int { min(8, max(1, 32_768 / max(1, rowWidth))) }

@@ -162,7 +162,7 @@ struct FusedBlock {
     /// plain matrix takes them as they are.
     @_transparent
     func decode(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
-        SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v))
+        exactFloats(v)
     }
 
     /// Bytes as `2²³ + v`, exactly: their bits with 2²³'s exponent.
@@ -236,28 +236,30 @@ struct FusedBlock {
     /// loop reads next: groups spread over the piece cost a cache miss each, 10 % of
     /// the recipe row.
     func mostlyOnLine8(_ s: UnsafePointer<UInt8>, blocks: Int) -> Bool {
-        guard blocks > 0 else { return false }
         let fourthMask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * positions.fourth))
-        let sampled = min(blocks, 16)
-        var on = 0
-        for j in 0..<sampled {
-            if allOnLine(UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<UInt32>.self), fourthMask) { on += 1 }
+        return Self.mostly(blocks) { j in
+            allOnLine(UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<UInt32>.self), fourthMask)
         }
-        return 8 * on >= 5 * sampled
     }
 
     /// `mostlyOnLine8` for 16-bit samples.
     func mostlyOnLine16(_ s: UnsafePointer<UInt16>, blocks: Int) -> Bool {
-        guard blocks > 0 else { return false }
         let p = positions
-        let sampled = min(blocks, 16)
-        var on = 0
-        for j in 0..<sampled {
+        return Self.mostly(blocks) { j in
             let v = UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 64 &* j, as: SIMD16<UInt32>.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
-            if allOnLine(Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue)) { on += 1 }
+            return allOnLine(Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))
         }
-        return 8 * on >= 5 * sampled
+    }
+
+    /// Whether `onLine(j)` holds for at least 5 in 8 of the first 16 groups `j` of
+    /// `blocks` (false for none).
+    @inline(__always)
+    private static func mostly(_ blocks: Int, _ onLine: (Int) -> Bool) -> Bool {
+        let sampled = min(blocks, 16)
+        var on = 0
+        for j in 0..<sampled where onLine(j) { on += 1 }
+        return sampled > 0 && 8 * on >= 5 * sampled
     }
 
     /// Whether the 16-bit colour samples `r`, `g`, `b` all lie on the line: one wrapping
@@ -526,9 +528,6 @@ struct FusedBlock {
                 _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool) {
         let word = SIMD8<UInt32>(repeating: 0xFFFF)
         let p = positions
-        @_transparent func channel(_ even: SIMD8<UInt32>, _ odd: SIMD8<UInt32>, _ w: Int) -> SIMD8<UInt32> {
-            Self.word(even, odd, w)
-        }
         @_transparent func place(_ x: SIMD8<UInt32>, _ w: Int) -> SIMD8<UInt32> { (x & word) &<< UInt32(16 * (w & 1)) }
         // A placed channel goes to the even lanes (words 0–1) or the odd ones (2–3).
         @_transparent func split(_ x: SIMD8<UInt32>, _ w: Int) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
@@ -539,7 +538,7 @@ struct FusedBlock {
         for j in 0..<blocks {
             let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
-            let (ri, gi, bi) = (channel(even, odd, p.red), channel(even, odd, p.green), channel(even, odd, p.blue))
+            let (ri, gi, bi) = (Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))
             var r, g, b: SIMD8<Float>
             if line && allOnLine(ri, gi, bi) {
                 (r, g, b) = (self.line(ri), self.line(gi), self.line(bi))
@@ -553,7 +552,7 @@ struct FusedBlock {
             }
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
             let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, fromTable: table)
-            let fourth = channel(even, odd, p.fourth)
+            let fourth = Self.word(even, odd, p.fourth)
             let (r0, r1) = split(place(x, p.red), p.red), (g0, g1) = split(place(y, p.green), p.green)
             let (b0, b1) = split(place(z, p.blue), p.blue), (a0, a1) = split(place(fourth, p.fourth), p.fourth)
             var out = SIMD16<UInt32>()

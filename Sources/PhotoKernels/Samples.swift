@@ -316,6 +316,17 @@ extension FloatImage {
     }
 }
 
+/// The lanes of `v` as `Float`s, exact for values below 2²⁴: lane by lane through
+/// `Float(Int32)`, which the optimiser joins into one `cvtdq2ps`. The generic
+/// `SIMD8<Float>(SIMD8<Int32>)` is one specialisation for the whole module, and once
+/// several loops used it the optimiser called it out of line, once per block (the full
+/// 8-bit edit ran 1.6× slower).
+@inline(__always)
+func exactFloats(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
+    let x = SIMD8<Int32>(truncatingIfNeeded: v)
+    return SIMD8(Float(x[0]), Float(x[1]), Float(x[2]), Float(x[3]), Float(x[4]), Float(x[5]), Float(x[6]), Float(x[7]))
+}
+
 /// The conversion loops behind `FloatImage`'s sample initialisers and encoders, over raw
 /// pointers so the row-band pipeline can call them on one row at a time.
 enum SampleConversion {
@@ -353,7 +364,7 @@ enum SampleConversion {
             while i &+ 3 <= count {
                 let s = from.loadUnaligned(fromByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
                 let v = SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Sample>(s[0], s[1], s[2], s[2], s[3], s[4], s[5], s[5]))
-                let x = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: v)) / mv
+                let x = exactFloats(v) / mv
                 to.storeBytes(of: unsafeBitCast(unsafeBitCast(x, to: SIMD8<UInt32>.self) & colour | opaque,
                                                 to: SIMD8<Float>.self),
                               toByteOffset: i &* 16, as: SIMD8<Float>.self)
@@ -393,8 +404,8 @@ enum SampleConversion {
                         fromByteOffset: offset, as: SIMD8<Sample>.self))
                     let high = SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(
                         fromByteOffset: offset &+ 2 &* pixelBytes, as: SIMD8<Sample>.self))
-                    let v0 = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: low))
-                    let v1 = SIMD8<Float>(SIMD8<Int32>(truncatingIfNeeded: high))
+                    let v0 = exactFloats(low)
+                    let v1 = exactFloats(high)
                     let x0 = split ? v0 * h + v0 * l : v0 / mv
                     let x1 = split ? v1 * h + v1 * l : v1 / mv
                     if streaming {

@@ -453,6 +453,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
                         }
                     }
                 }
+                // The reference's `1 − i·t` at t = 1 and t = 0, to the bit: an infinite
+                // intensity makes the gain inside r0 NaN there too.
                 span(0, spans.a, 1 - g.intensity * 1)
                 span(spans.a, spans.b, nil)
                 span(spans.b, spans.c, 1 - g.intensity * 0)

@@ -149,14 +149,13 @@ struct FamilyLawsTests {
                 #expect(failures == 0, "\(operations) maxval \(maxval) \(variant): \(failures) greys changed hue")
             }
             // Float pixels: the fused schedule and the reference.
-            var image = FloatImage(width: levels.count, height: 1,
+            let image = FloatImage(width: levels.count, height: 1,
                                    pixels: levels.map { SIMD4(repeating: Float($0) / Float(maxval)) })
             for variant in KernelVariant.allCases {
                 var run = image
                 try plan.run(&run, variant: variant)
                 #expect(run.pixels.allSatisfy { $0.x == $0.y && $0.y == $0.z }, "\(operations) Float \(variant): a grey changed hue")
             }
-            image = FloatImage(width: 1, height: 1)
         }
     }
 
@@ -202,7 +201,6 @@ struct FamilyLawsTests {
             }
             let plan = try EditPlan(stages: c.stages).prepared(width: w, height: h, threads: 1)
             for variant in KernelVariant.allCases {
-                // 8-bit samples travel as UInt8, the type of the 8-bit fused block.
                 let out = try runRGBA(plan, samples, maxval: maxval, variant: variant)
                 let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: maxval) {
                     c.evaluate($0, x: $1, y: $2, width: w, height: h)

@@ -121,7 +121,7 @@ struct PixelBufferTests {
         }
         let count = pixels.count / 4
         var exposedVivid = Recipe(preset: .vivid)
-        exposedVivid.exposure = 0.3  // tone tables before the relative form, the line folded
+        exposedVivid.exposure = 0.3  // tone tables before the relative form, and their line
         for recipe in [Recipe(preset: .vivid), KernelCatalog.sampleRecipe, Self.recipe, exposedVivid] {
             let stages = recipe.stages, operations = recipe.operationsInOrder
             // The reference, the fused block with the row path for translucent pixels

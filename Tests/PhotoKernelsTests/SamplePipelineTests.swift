@@ -186,7 +186,7 @@ struct SamplePipelineTests {
 
     @Test("the first sample of exposure's line: above 0.04045 and above the encoded switch point; the tables hold the line there",
           arguments: [(0.3, 255, 11), (0.3, 65535, 2651), (-2.5, 255, 37), (-2.5, 65535, 9273), (3.0, 255, 11)])
-    func firstFoldedSample(_ ev: Double, _ maxval: Int, _ first: Int) throws {
+    func firstLineSample(_ ev: Double, _ maxval: Int, _ first: Int) throws {
         let segment = try #require(Exposure(ev: ev).affineSegment)
         #expect(ToneLine.firstSample(above: segment.lowerBound, maxval: maxval, eightBit: maxval == 255) == first)
         // On the segment the line is the scalar formula (within Float rounding).
@@ -214,7 +214,7 @@ struct SamplePipelineTests {
 
     @Test("groups of 8 pixels on both sides of the line's first sample: SPEC §8 against Double, 8 and 16 bits",
           arguments: [0.3, -2.5])
-    func foldedGroups(_ ev: Double) throws {
+    func groupsAroundLineStart(_ ev: Double) throws {
         let vivid = Recipe(preset: .vivid).operationsInOrder
         let matrices: [(String, [any RecipeOperation])] = [
             ("vivid (relative form)", [Exposure(ev: ev)] + vivid),
