@@ -69,12 +69,17 @@ struct BlockMatrix {
         (m10, m11, m12) = (broadcast(scale * r.1.x), broadcast(scale * r.1.y), broadcast(scale * r.1.z))
         (m20, m21, m22) = (broadcast(scale * r.2.x), broadcast(scale * r.2.y), broadcast(scale * r.2.z))
         (t0, t1, t2) = (broadcast(offsetScale * t.x), broadcast(offsetScale * t.y), broadcast(offsetScale * t.z))
+        assert(matrix.greyRowSum == nil || (t.x == t.y && t.y == t.z), "a grey-preserving matrix has one offset")
         self.greenGain = broadcast(greenGain)
     }
 
     /// The matrix on decoded channels, in the reference's form: the relative form
     /// `m00·(R − G) + m02·(B − G) + (s·G + t0)` keeps greys grey exactly (`G·greenGain`
     /// computed once for all three rows).
+    ///
+    /// The relative form's three offsets are one value (`ColorMatrixKernel` makes
+    /// them so for every grey-preserving matrix), so `s·G + t` is computed once for
+    /// the three rows: the same sum, two additions fewer per block.
     ///
     /// `greenBias`: the relative form's channels arrive as `bias + c` (exact), whose
     /// differences are the channels' differences; green alone is unbiased.
@@ -83,9 +88,8 @@ struct BlockMatrix {
                greenBias: SIMD8<Float>? = nil) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
         if relative {
             let rg = r - g, bg = b - g
-            let green = (greenBias == nil ? g : g - greenBias.unsafelyUnwrapped) * greenGain
-            return (m00 * rg + m02 * bg + (green + t0), m10 * rg + m12 * bg + (green + t1),
-                    m20 * rg + m22 * bg + (green + t2))
+            let green = (greenBias == nil ? g : g - greenBias.unsafelyUnwrapped) * greenGain + t0
+            return (m00 * rg + m02 * bg + green, m10 * rg + m12 * bg + green, m20 * rg + m22 * bg + green)
         }
         return (m00 * r + m01 * g + m02 * b + t0, m10 * r + m11 * g + m12 * b + t1, m20 * r + m21 * g + m22 * b + t2)
     }
