@@ -63,6 +63,13 @@ public struct ColorMatrix: Sendable, Hashable {
         return sums.x
     }
 
+    /// The same transform on `(B, G, R)`: rows and columns 0 and 2 exchanged, and the
+    /// offsets with them.
+    var exchangingRedAndBlue: ColorMatrix {
+        func exchanged(_ row: SIMD3<Double>) -> SIMD3<Double> { SIMD3(row.z, row.y, row.x) }
+        return ColorMatrix(exchanged(rows.2), exchanged(rows.1), exchanged(rows.0), offset: exchanged(offset))
+    }
+
     /// Applies the transform to one colour in double precision (the reference the
     /// tests compare kernels against).
     public func applied(to c: SIMD3<Double>) -> SIMD3<Double> {

@@ -49,6 +49,30 @@ struct ChannelPositions: Sendable, Hashable {
 
     /// `R G B A` in memory order.
     static let rgba = ChannelPositions(red: 0, green: 1, blue: 2, fourth: 3)
+
+    /// The same positions with red and blue exchanged.
+    var exchangingRedAndBlue: ChannelPositions { ChannelPositions(red: blue, green: green, blue: red, fourth: fourth) }
+}
+
+/// Where the 8-bit loops take the channel positions from: compile-time constants, so
+/// that the shifts, masks and table offsets that split and repack a pixel are
+/// immediates and the channel in byte 0 needs no shift at all (8–10 % faster), or the
+/// block's positions, read at run time (`nil`).
+protocol BlockLayout {
+    static var positions: ChannelPositions? { get }
+}
+
+/// `R G B` then the fourth sample: RGBA and RGBX, and BGRA and BGRX once red and blue
+/// are exchanged (`FusedBlock.init`).
+enum FourthSampleLast: BlockLayout {
+    static var positions: ChannelPositions? { .rgba }
+}
+
+/// The block's own positions: ARGB, ABGR, XRGB and XBGR. With their positions as
+/// constants the baseline (SSE2) build turns the clamps into compares and shuffles,
+/// 1.7× the instructions.
+enum PositionsOfTheBlock: BlockLayout {
+    static var positions: ChannelPositions? { nil }
 }
 
 /// One colour matrix of a block schedule on the samples' scale, broadcast across 8
@@ -73,9 +97,11 @@ struct BlockMatrix {
         self.greenGain = broadcast(greenGain)
     }
 
-    /// The matrix on decoded channels, in the reference's form: the relative form
+    /// The matrix on decoded channels: the relative form
     /// `m00·(R − G) + m02·(B − G) + (s·G + t0)` keeps greys grey exactly (`G·greenGain`
-    /// computed once for all three rows).
+    /// computed once for all three rows); the plain form sums `(m00·R + m02·B) + m01·G
+    /// + t0`. Both are symmetric in R and B (the first sum commutes), so a block with
+    /// red and blue exchanged, matrix included, gives the same results to the bit.
     ///
     /// The relative form's three offsets are one value (`ColorMatrixKernel` makes
     /// them so for every grey-preserving matrix), so `s·G + t` is computed once for
@@ -91,7 +117,7 @@ struct BlockMatrix {
             let green = (greenBias == nil ? g : g - greenBias.unsafelyUnwrapped) * greenGain + t0
             return (m00 * rg + m02 * bg + green, m10 * rg + m12 * bg + green, m20 * rg + m22 * bg + green)
         }
-        return (m00 * r + m01 * g + m02 * b + t0, m10 * r + m11 * g + m12 * b + t1, m20 * r + m21 * g + m22 * b + t2)
+        return (m00 * r + m02 * b + m01 * g + t0, m10 * r + m12 * b + m11 * g + t1, m20 * r + m22 * b + m21 * g + t2)
     }
 }
 
@@ -118,7 +144,11 @@ struct FusedBlock {
     let red, green, blue: UnsafePointer<Float>
     /// The largest valid table index (`maxval`; 255 for 8-bit tables, which cover every byte).
     let lastIndex: Int
+    /// The channels' positions as the block sees them: red before blue in memory
+    /// (`init` exchanges them, with the matrix and the tables, where red follows blue).
     let positions: ChannelPositions
+    /// Whether the positions are RGBA's (`FourthSampleLast`).
+    let fourthLast: Bool
     /// Whether the pixels are premultiplied (8-bit only; tables are then 2D, `(A, c)`).
     let premultiplied: Bool
     /// 1/m, for the premultiplied result's `A/m`.
@@ -131,11 +161,19 @@ struct FusedBlock {
     ///     tables (`ToneTables(premultiplied:)`).
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
          premultiplied: Bool = false) {
+        // Red after blue in memory (BGRA, ABGR): the block runs as RGBA or ARGB with red
+        // and blue exchanged in the matrix and the tables, which gives the same results
+        // to the bit (`BlockMatrix.apply`), so that BGRA takes RGBA's loops, whose
+        // positions are constants.
+        let exchange = positions.red > positions.blue
+        let positions = exchange ? positions.exchangingRedAndBlue : positions
+        fourthLast = positions == .rgba
         // Built in Double, rounded once: `m·M` on decoded table entries, `M` itself on
         // integer samples (v = m·x), and `m·t` in both.
         let m = Double(maxval)
         let scale = tables == nil ? 1 : m
-        matrix = BlockMatrix(k.matrix, scale: scale, offsetScale: m, greenGain: scale * Double(k.greenScale))
+        matrix = BlockMatrix(exchange ? k.matrix.exchangingRedAndBlue : k.matrix, scale: scale, offsetScale: m,
+                             greenGain: scale * Double(k.greenScale))
         // On the segment the tones are the line `G·x + o`: a group whose samples all lie
         // on it computes it instead of loading 24 table entries. The tables hold the
         // same line values there (`ToneTables`), so a sample's value never depends on
@@ -155,7 +193,8 @@ struct FusedBlock {
         self.maxval = .init(repeating: Float(maxval))
         relativeToGreen = k.relativeToGreen
         hasTables = tables != nil
-        (red, green, blue) = tables.map { ($0.red, $0.green, $0.blue) } ?? (noTable, noTable, noTable)
+        (red, green, blue) = tables.map { exchange ? ($0.blue, $0.green, $0.red) : ($0.red, $0.green, $0.blue) }
+            ?? (noTable, noTable, noTable)
         lastIndex = tables.map { $0.count - 1 } ?? 0
         self.positions = positions
         self.premultiplied = premultiplied
@@ -312,7 +351,7 @@ struct FusedBlock {
     func run8(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, count: Int,
               gains: UnsafePointer<Float>?) {
         let whole = count / 8
-        dispatch8(source, destination, blocks: whole, gains: gains)
+        dispatch8(source, destination, blocks: whole, gains: gains, fourthLast)
         let rest = count - whole * 8
         guard rest > 0 else { return }
         var pixels = SIMD8<UInt32>(), tailGains = SIMD8<Float>()
@@ -323,88 +362,98 @@ struct FusedBlock {
         withUnsafeMutableBytes(of: &pixels) { p in
             withUnsafeBytes(of: tailGains) { g in
                 let bytes = p.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                dispatch8(bytes, bytes, blocks: 1, gains: gains == nil ? nil : g.baseAddress!.assumingMemoryBound(to: Float.self))
+                dispatch8(bytes, bytes, blocks: 1, gains: gains == nil ? nil : g.baseAddress!.assumingMemoryBound(to: Float.self),
+                          fourthLast)
             }
         }
         withUnsafeBytes(of: pixels) { (destination + whole * 32).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: rest * 4) }
     }
 
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
-                           gains: UnsafePointer<Float>?) {
-        if premultiplied { return dispatch8Premultiplied(s, d, blocks: blocks, gains: gains) }
+                           gains: UnsafePointer<Float>?, _ fourthLast: Bool) {
+        if fourthLast {
+            dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self)
+        } else {
+            dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self)
+        }
+    }
+
+    private func dispatch8<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
+                                           gains: UnsafePointer<Float>?, _ l: L.Type) {
+        if premultiplied { return dispatch8Premultiplied(s, d, blocks: blocks, gains: gains, l) }
         switch (hasTables, hasLine && mostlyOnLine8(s, blocks: blocks), relativeToGreen, gains) {
-        case (false, _, false, nil): loop8TF(s, d, blocks)
-        case (false, _, true, nil): loop8TR(s, d, blocks)
-        case (true, false, false, nil): loop8LF(s, d, blocks)
-        case (true, false, true, nil): loop8LR(s, d, blocks)
-        case (true, true, false, nil): loop8SF(s, d, blocks)
-        case (true, true, true, nil): loop8SR(s, d, blocks)
-        case (false, _, false, let g?): loop8TFG(s, d, blocks, g)
-        case (false, _, true, let g?): loop8TRG(s, d, blocks, g)
-        case (true, false, false, let g?): loop8LFG(s, d, blocks, g)
-        case (true, false, true, let g?): loop8LRG(s, d, blocks, g)
-        case (true, true, false, let g?): loop8SFG(s, d, blocks, g)
-        case (true, true, true, let g?): loop8SRG(s, d, blocks, g)
+        case (false, _, false, nil): loop8TF(s, d, blocks, l)
+        case (false, _, true, nil): loop8TR(s, d, blocks, l)
+        case (true, false, false, nil): loop8LF(s, d, blocks, l)
+        case (true, false, true, nil): loop8LR(s, d, blocks, l)
+        case (true, true, false, nil): loop8SF(s, d, blocks, l)
+        case (true, true, true, nil): loop8SR(s, d, blocks, l)
+        case (false, _, false, let g?): loop8TFG(s, d, blocks, g, l)
+        case (false, _, true, let g?): loop8TRG(s, d, blocks, g, l)
+        case (true, false, false, let g?): loop8LFG(s, d, blocks, g, l)
+        case (true, false, true, let g?): loop8LRG(s, d, blocks, g, l)
+        case (true, true, false, let g?): loop8SFG(s, d, blocks, g, l)
+        case (true, true, true, let g?): loop8SRG(s, d, blocks, g, l)
         }
     }
 
     // One loop per combination: T plain decoding / L table / S table and the tones'
     // line, F plain / R relative form, G with gains.
-    @inline(never) func loop8TF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: false) }
-    @inline(never) func loop8TFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false) }
-    @inline(never) func loop8TR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true) }
-    @inline(never) func loop8TRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true) }
-    @inline(never) func loop8LF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false) }
-    @inline(never) func loop8LFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false) }
-    @inline(never) func loop8LR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true) }
-    @inline(never) func loop8LRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true) }
-    @inline(never) func loop8SF(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, line: true, relative: false) }
-    @inline(never) func loop8SFG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, line: true, relative: false) }
-    @inline(never) func loop8SR(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, line: true, relative: true) }
-    @inline(never) func loop8SRG(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, line: true, relative: true) }
+    @inline(never) func loop8TF<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: false, relative: false, l) }
+    @inline(never) func loop8TFG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: false, relative: false, l) }
+    @inline(never) func loop8TR<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: false, relative: true, l) }
+    @inline(never) func loop8TRG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: false, relative: true, l) }
+    @inline(never) func loop8LF<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, relative: false, l) }
+    @inline(never) func loop8LFG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, relative: false, l) }
+    @inline(never) func loop8LR<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, relative: true, l) }
+    @inline(never) func loop8LRG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, relative: true, l) }
+    @inline(never) func loop8SF<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: false, l) }
+    @inline(never) func loop8SFG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: false, l) }
+    @inline(never) func loop8SR<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: true, l) }
+    @inline(never) func loop8SRG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: true, l) }
 
-    private func dispatch8Premultiplied(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
-                                        gains: UnsafePointer<Float>?) {
+    private func dispatch8Premultiplied<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>,
+                                                        blocks: Int, gains: UnsafePointer<Float>?, _ l: L.Type) {
         switch (hasTables, hasLine && mostlyOnLine8(s, blocks: blocks), relativeToGreen, gains) {
-        case (false, _, false, nil): loop8TFP(s, d, blocks)
-        case (false, _, true, nil): loop8TRP(s, d, blocks)
-        case (true, false, false, nil): loop8LFP(s, d, blocks)
-        case (true, false, true, nil): loop8LRP(s, d, blocks)
-        case (true, true, false, nil): loop8SFP(s, d, blocks)
-        case (true, true, true, nil): loop8SRP(s, d, blocks)
-        case (false, _, false, let g?): loop8TFGP(s, d, blocks, g)
-        case (false, _, true, let g?): loop8TRGP(s, d, blocks, g)
-        case (true, false, false, let g?): loop8LFGP(s, d, blocks, g)
-        case (true, false, true, let g?): loop8LRGP(s, d, blocks, g)
-        case (true, true, false, let g?): loop8SFGP(s, d, blocks, g)
-        case (true, true, true, let g?): loop8SRGP(s, d, blocks, g)
+        case (false, _, false, nil): loop8TFP(s, d, blocks, l)
+        case (false, _, true, nil): loop8TRP(s, d, blocks, l)
+        case (true, false, false, nil): loop8LFP(s, d, blocks, l)
+        case (true, false, true, nil): loop8LRP(s, d, blocks, l)
+        case (true, true, false, nil): loop8SFP(s, d, blocks, l)
+        case (true, true, true, nil): loop8SRP(s, d, blocks, l)
+        case (false, _, false, let g?): loop8TFGP(s, d, blocks, g, l)
+        case (false, _, true, let g?): loop8TRGP(s, d, blocks, g, l)
+        case (true, false, false, let g?): loop8LFGP(s, d, blocks, g, l)
+        case (true, false, true, let g?): loop8LRGP(s, d, blocks, g, l)
+        case (true, true, false, let g?): loop8SFGP(s, d, blocks, g, l)
+        case (true, true, true, let g?): loop8SRGP(s, d, blocks, g, l)
         }
     }
 
     // The same, P premultiplied.
-    @inline(never) func loop8TFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: false, premultiplied: true) }
-    @inline(never) func loop8TFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: false, premultiplied: true) }
-    @inline(never) func loop8TRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: false, relative: true, premultiplied: true) }
-    @inline(never) func loop8TRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: false, relative: true, premultiplied: true) }
-    @inline(never) func loop8LFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: false, premultiplied: true) }
-    @inline(never) func loop8LFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: false, premultiplied: true) }
-    @inline(never) func loop8LRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, relative: true, premultiplied: true) }
-    @inline(never) func loop8LRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, relative: true, premultiplied: true) }
-    @inline(never) func loop8SFP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, line: true, relative: false, premultiplied: true) }
-    @inline(never) func loop8SFGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, line: true, relative: false, premultiplied: true) }
-    @inline(never) func loop8SRP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int) { body8(s, d, n, nil, table: true, line: true, relative: true, premultiplied: true) }
-    @inline(never) func loop8SRGP(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>) { body8(s, d, n, g, table: true, line: true, relative: true, premultiplied: true) }
+    @inline(never) func loop8TFP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: false, relative: false, premultiplied: true, l) }
+    @inline(never) func loop8TFGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: false, relative: false, premultiplied: true, l) }
+    @inline(never) func loop8TRP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: false, relative: true, premultiplied: true, l) }
+    @inline(never) func loop8TRGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: false, relative: true, premultiplied: true, l) }
+    @inline(never) func loop8LFP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, relative: false, premultiplied: true, l) }
+    @inline(never) func loop8LFGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, relative: false, premultiplied: true, l) }
+    @inline(never) func loop8LRP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, relative: true, premultiplied: true, l) }
+    @inline(never) func loop8LRGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, relative: true, premultiplied: true, l) }
+    @inline(never) func loop8SFP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: false, premultiplied: true, l) }
+    @inline(never) func loop8SFGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: false, premultiplied: true, l) }
+    @inline(never) func loop8SRP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: true, premultiplied: true, l) }
+    @inline(never) func loop8SRGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: true, premultiplied: true, l) }
 
     /// `blocks` blocks of 8 pixels; every block loads its pixels before storing, so
     /// the source and destination may be the same memory. With `line`, a group whose
     /// colour samples all lie on the tones' line (straight or opaque) computes it
     /// instead of loading its table entries, which hold the same values.
     @_transparent
-    func body8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
-               _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
-               premultiplied: Bool = false) {
+    func body8<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
+                               _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
+                               premultiplied: Bool = false, _ layout: L.Type) {
         let byte = SIMD8<UInt32>(repeating: 0xFF)
-        let p = positions
+        let p = L.positions ?? positions
         let (rs, gs, bs, fs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue), UInt32(8 * p.fourth))
         let fourthMask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * p.fourth))
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
@@ -531,6 +580,9 @@ struct FusedBlock {
     func body16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
                 _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool) {
         let word = SIMD8<UInt32>(repeating: 0xFFFF)
+        // Positions read at run time, unlike the 8-bit loops': with constants the
+        // optimiser merges the even and odd lanes' channels into 16-lane vectors and
+        // shuffles them apart again, 1.7× slower.
         let p = positions
         @_transparent func place(_ x: SIMD8<UInt32>, _ w: Int) -> SIMD8<UInt32> { (x & word) &<< UInt32(16 * (w & 1)) }
         // A placed channel goes to the even lanes (words 0–1) or the odd ones (2–3).

@@ -78,6 +78,70 @@ struct PixelBufferTests {
         #expect(try run(.abgr, [3, 2, 1, 0]) == reference)
     }
 
+    /// Plans that take the fused block: the relative form with tone tables, its line and
+    /// gains (the sample recipe), and the plain form without and with tables (sepia).
+    static let blockRecipes: [(String, Recipe)] = [
+        ("sample recipe", KernelCatalog.sampleRecipe),
+        ("sepia", Recipe(effect: .sepia(intensity: 0.8))),
+        ("exposure and sepia", Recipe(exposure: -0.4, effect: .sepia(intensity: 1))),
+    ]
+
+    @Test("the fused block gives the RGBA result to the bit in every channel order, 8- and 16-bit, straight and premultiplied",
+          arguments: 0..<3)
+    func blockChannelOrders(_ index: Int) throws {
+        let (name, recipe) = Self.blockRecipes[index]
+        // Enough samples that a sum whose rounding depends on the order shows (16-bit).
+        let (w, h) = (61, 17)
+        var rng = SeededGenerator(seed: UInt64(10 + index))
+        let rgba = (0..<(w * h * 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
+        let plan = try EditPlan(stages: recipe.stages).prepared(width: w, height: h, threads: 1)
+        let orders: [(ChannelOrder, [Int])] = [(.rgba, [0, 1, 2, 3]), (.bgra, [2, 1, 0, 3]), (.argb, [1, 2, 3, 0]),
+                                               (.abgr, [3, 2, 1, 0]), (.rgbx, [0, 1, 2, 3]), (.xbgr, [3, 2, 1, 0])]
+        for sample in [SampleType.uint8, .uint16] {
+            let eightBit = sample == .uint8, maxval = eightBit ? 255 : 65535
+            let tables = plan.toneTables(maxval: maxval, eightBit: eightBit)
+            for alpha in [AlphaMode.straight, .premultiplied] where eightBit || alpha == .straight {
+                // 8-bit premultiplied pixels keep colour ≤ alpha.
+                let pixels = eightBit ? rgba.enumerated().map { i, v in
+                    alpha == .premultiplied && i % 4 != 3 ? min(v >> 8, rgba[i | 3] >> 8) : v >> 8 } : rgba
+                func run(_ order: ChannelOrder, _ permutation: [Int]) throws -> [UInt16] {
+                    let format = try PixelFormat(order, alpha: order.hasAlpha ? alpha : .none, sample: sample)
+                    let (r, g, b) = order.colorIndices
+                    let positions = ChannelPositions(red: r, green: g, blue: b, fourth: order.fourthIndex!)
+                    if alpha == .straight {
+                        guard case .matrix? = plan.fusedRows(maxval: maxval, eightBit: eightBit, tables: tables,
+                                                             positions: positions) else {
+                            Issue.record("\(name), \(order): the fused block is not taken")
+                            return []
+                        }
+                    }
+                    let size = eightBit ? 1 : 2
+                    let storage = Storage(count: pixels.count * size)
+                    for i in 0..<(w * h) {
+                        for c in 0..<4 {
+                            let at = 4 * i + permutation[c], v = pixels[4 * i + c]
+                            if eightBit { storage.bytes.storeBytes(of: UInt8(v), toByteOffset: at, as: UInt8.self) }
+                            else { storage.bytes.storeBytes(of: v, toByteOffset: 2 * at, as: UInt16.self) }
+                        }
+                    }
+                    try plan.run(try Self.buffer(storage, width: w, height: h, bytesPerRow: w * 4 * size, format))
+                    return (0..<(w * h)).flatMap { i in
+                        (0..<4).map { c -> UInt16 in
+                            let at = 4 * i + permutation[c]
+                            return eightBit ? UInt16(storage.bytes.load(fromByteOffset: at, as: UInt8.self))
+                                : storage.bytes.load(fromByteOffset: 2 * at, as: UInt16.self)
+                        }
+                    }
+                }
+                let reference = try run(.rgba, [0, 1, 2, 3])
+                #expect(reference != pixels, "\(name): the plan changes the pixels")
+                for (order, permutation) in orders.dropFirst() where order.hasAlpha || alpha == .straight {
+                    #expect(try run(order, permutation) == reference, "\(name), \(order), \(sample), \(alpha)")
+                }
+            }
+        }
+    }
+
     @Test("premultiplied 8-bit: every (colour ≤ alpha) pair survives a conversion exactly; A = 0 stays all zero")
     func premultipliedRoundTrip() throws {
         // Every pair (c, a) with c ≤ a, as pixel (c, c/2, c, a) in BGRA, converted to RGBA
