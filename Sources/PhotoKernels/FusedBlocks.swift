@@ -30,7 +30,9 @@
 // the result is clamped with two lane selects (one `max`, one `min`), rounded by adding
 // 2²³, and repacked from the low mantissa bits with shifts and ORs. Every combination of
 // table, matrix form and gain is its own loop (`@inline(never)` entry, `@_transparent`
-// body), so no flag is tested per pixel.
+// body), so no flag is tested per pixel; the 8-bit loops come twice, with RGBA's
+// channel positions as constants (BGRA too, red and blue exchanged) and with the
+// block's positions read at run time (`BlockLayout`).
 //
 // `FusedFloatBlock`, at the end, is the one-pass schedule of `Float` rows whose tones
 // are a line: exposure, one matrix and the gains.
