@@ -149,8 +149,8 @@ struct FusedBlock {
     /// The channels' positions as the block sees them: red before blue in memory
     /// (`init` exchanges them, with the matrix and the tables, where red follows blue).
     let positions: ChannelPositions
-    /// Whether the positions are RGBA's (`FourthSampleLast`).
-    let fourthLast: Bool
+    /// Whether the positions are RGBA's, so the 8-bit loops take `FourthSampleLast`.
+    let rgbaPositions: Bool
     /// Whether the pixels are premultiplied (8-bit only; tables are then 2D, `(A, c)`).
     let premultiplied: Bool
     /// 1/m, for the premultiplied result's `A/m`.
@@ -169,7 +169,7 @@ struct FusedBlock {
         // positions are constants.
         let exchange = positions.red > positions.blue
         let positions = exchange ? positions.exchangingRedAndBlue : positions
-        fourthLast = positions == .rgba
+        rgbaPositions = positions == .rgba
         // Built in Double, rounded once: `m·M` on decoded table entries, `M` itself on
         // integer samples (v = m·x), and `m·t` in both.
         let m = Double(maxval)
@@ -353,7 +353,7 @@ struct FusedBlock {
     func run8(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, count: Int,
               gains: UnsafePointer<Float>?) {
         let whole = count / 8
-        dispatch8(source, destination, blocks: whole, gains: gains, fourthLast)
+        dispatch8(source, destination, blocks: whole, gains: gains)
         let rest = count - whole * 8
         guard rest > 0 else { return }
         var pixels = SIMD8<UInt32>(), tailGains = SIMD8<Float>()
@@ -364,16 +364,15 @@ struct FusedBlock {
         withUnsafeMutableBytes(of: &pixels) { p in
             withUnsafeBytes(of: tailGains) { g in
                 let bytes = p.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                dispatch8(bytes, bytes, blocks: 1, gains: gains == nil ? nil : g.baseAddress!.assumingMemoryBound(to: Float.self),
-                          fourthLast)
+                dispatch8(bytes, bytes, blocks: 1, gains: gains == nil ? nil : g.baseAddress!.assumingMemoryBound(to: Float.self))
             }
         }
         withUnsafeBytes(of: pixels) { (destination + whole * 32).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: rest * 4) }
     }
 
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
-                           gains: UnsafePointer<Float>?, _ fourthLast: Bool) {
-        if fourthLast {
+                           gains: UnsafePointer<Float>?) {
+        if rgbaPositions {
             dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self)
         } else {
             dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self)
