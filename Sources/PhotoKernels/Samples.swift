@@ -501,20 +501,19 @@ enum SampleConversion {
             let pixelBytes = 3 * MemoryLayout<Sample>.stride
             while i &+ 2 <= count {
                 let x = from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self)
-                let positive = zero.replacing(with: x, where: x .> zero)
-                let c = one.replacing(with: positive, where: positive .< one)
-                let bits = unsafeBitCast(c * mv + magic, to: SIMD8<UInt32>.self) & sampleMask
-                let samples = SIMD8<Sample>(truncatingIfNeeded: bits)
                 let offset = i &* pixelBytes
                 if MemoryLayout<Sample>.stride == 1 {
                     // Bytes R0 G0 B0 A0 R1 G1 B1 A1 → R0 G0 B0 R1 | G1 B1.
-                    let u = unsafeBitCast(samples, to: UInt64.self)
+                    let u = BytePacking.bytes(x, maxval: mv)
                     to.storeBytes(of: UInt32(truncatingIfNeeded: (u & 0xFF_FFFF) | ((u &>> 8) & 0xFF00_0000)),
                                   toByteOffset: offset, as: UInt32.self)
                     to.storeBytes(of: UInt16(truncatingIfNeeded: u &>> 40), toByteOffset: offset &+ 4, as: UInt16.self)
                 } else {
                     // Words R0 G0 B0 A0 | R1 G1 B1 A1 → R0 G0 B0 R1 | G1 B1.
-                    let w = unsafeBitCast(samples, to: SIMD2<UInt64>.self)
+                    let positive = zero.replacing(with: x, where: x .> zero)
+                    let c = one.replacing(with: positive, where: positive .< one)
+                    let bits = unsafeBitCast(c * mv + magic, to: SIMD8<UInt32>.self) & sampleMask
+                    let w = unsafeBitCast(SIMD8<Sample>(truncatingIfNeeded: bits), to: SIMD2<UInt64>.self)
                     to.storeBytes(of: (w[0] & 0xFFFF_FFFF_FFFF) | (w[1] &<< 48), toByteOffset: offset, as: UInt64.self)
                     to.storeBytes(of: UInt32(truncatingIfNeeded: w[1] &>> 16), toByteOffset: offset &+ 8, as: UInt32.self)
                 }
@@ -528,7 +527,9 @@ enum SampleConversion {
                 (d + 2).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.z, maxval: m)))
             }
         case .rgba:
-            // `SampleCoding.encode` on two pixels at once. `zero.replacing(with: c, where:
+            // `SampleCoding.encode` on two pixels at once: bytes through `BytePacking`
+            // (SSE2's conversion and saturating packs), 16-bit samples as follows.
+            // `zero.replacing(with: c, where:
             // c .> zero)` is `c > 0 ? c : 0`, so NaN fails the test and lands on 0 as in
             // the scalar function (one `vmaxps` in the native build, and the clamp to 1
             // one `vminps`); `c · m + 2²³` rounds half to even and leaves the integer in
@@ -550,13 +551,23 @@ enum SampleConversion {
                 return SIMD8<Sample>(truncatingIfNeeded: bits)
             }
             var i = 0
-            if streaming && MemoryLayout<Sample>.stride == 1 {
-                // A large 8-bit destination: two pixels per 8-byte streaming store.
+            if MemoryLayout<Sample>.stride == 1 {
+                // Bytes: SSE2's conversion and saturating packs where available.
+                @inline(__always) func bytes(_ i: Int) -> UInt64 {
+                    BytePacking.bytes(from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self), maxval: mv)
+                }
+                if streaming {
+                    // A large destination: two pixels per 8-byte streaming store.
+                    while i < whole {
+                        StreamingStores.store(bytes(i), to: to + i &* 4)
+                        i &+= 2
+                    }
+                    StreamingStores.fence()
+                }
                 while i < whole {
-                    StreamingStores.store(unsafeBitCast(pair(i), to: UInt64.self), to: to + i &* 4)
+                    to.storeBytes(of: bytes(i), toByteOffset: i &* 4, as: UInt64.self)
                     i &+= 2
                 }
-                StreamingStores.fence()
             }
             while i < whole {
                 to.storeBytes(of: pair(i), toByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
