@@ -1,7 +1,7 @@
 // Float samples to bytes with SSE2's own conversion and saturating packs: the
 // conversion rounds half to even (the default MXCSR mode, the same mode the portable
 // `+ 2²³` rounding relies on) and the packs clamp to [0, 255] for free, so a block of
-// two pixels needs a clamp to 1, a multiply and four instructions, where the portable
+// two pixels needs a multiply, a clamp to maxval and four instructions, where the portable
 // form clamps twice, adds, masks and narrows. Reached through the toolchain's Clang
 // module of Intel intrinsics, like the streaming stores; elsewhere the portable form,
 // which gives the same bytes, is used.
