@@ -28,10 +28,7 @@ enum BytePacking {
         let words = _mm_packs_epi32(_mm_cvtps_epi32(low), _mm_cvtps_epi32(high))
         return UInt64(bitPattern: _mm_cvtsi128_si64(_mm_packus_epi16(words, words)))
         #else
-        let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1), magic = SIMD8<Float>(repeating: 8_388_608)
-        let positive = zero.replacing(with: x, where: x .> zero)
-        let c = one.replacing(with: positive, where: positive .< one)
-        let bits = unsafeBitCast(c * maxval + magic, to: SIMD8<UInt32>.self) & SIMD8(repeating: 0xFF)
+        let bits = encodedSamples(x, maxval: maxval) & SIMD8(repeating: 0xFF)
         return unsafeBitCast(SIMD8<UInt8>(truncatingIfNeeded: bits), to: UInt64.self)
         #endif
     }

@@ -327,6 +327,21 @@ func exactFloats(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
     return SIMD8(Float(x[0]), Float(x[1]), Float(x[2]), Float(x[3]), Float(x[4]), Float(x[5]), Float(x[6]), Float(x[7]))
 }
 
+/// `SampleCoding.encode` on eight lanes, the integer left in the low mantissa bits of
+/// `2²³ + round_half_even(clamp(x, 0, 1)·m)` (the caller masks them off); `maxval` holds
+/// m ≤ 65535 in every lane.
+///
+/// `zero.replacing(with: x, where: x .> zero)` is `x > 0 ? x : 0`, so NaN fails the
+/// test and lands on 0 as in the scalar function (one `vmaxps` in the native build, and
+/// the clamp to 1 one `vminps`); adding 2²³ rounds half to even, no `rintf` call.
+@inline(__always)
+func encodedSamples(_ x: SIMD8<Float>, maxval: SIMD8<Float>) -> SIMD8<UInt32> {
+    let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+    let positive = zero.replacing(with: x, where: x .> zero)
+    let c = one.replacing(with: positive, where: positive .< one)
+    return unsafeBitCast(c * maxval + SIMD8(repeating: 8_388_608), to: SIMD8<UInt32>.self)
+}
+
 /// The conversion loops behind `FloatImage`'s sample initialisers and encoders, over raw
 /// pointers so the row-band pipeline can call them on one row at a time.
 enum SampleConversion {
@@ -494,8 +509,7 @@ enum SampleConversion {
             // last pixel.
             var i = 0
             #if _endian(little)
-            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
-            let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+            let mv = SIMD8<Float>(repeating: m)
             let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
             let pixelBytes = 3 * MemoryLayout<Sample>.stride
@@ -510,9 +524,7 @@ enum SampleConversion {
                     to.storeBytes(of: UInt16(truncatingIfNeeded: u &>> 40), toByteOffset: offset &+ 4, as: UInt16.self)
                 } else {
                     // Words R0 G0 B0 A0 | R1 G1 B1 A1 → R0 G0 B0 R1 | G1 B1.
-                    let positive = zero.replacing(with: x, where: x .> zero)
-                    let c = one.replacing(with: positive, where: positive .< one)
-                    let bits = unsafeBitCast(c * mv + magic, to: SIMD8<UInt32>.self) & sampleMask
+                    let bits = encodedSamples(x, maxval: mv) & sampleMask
                     let w = unsafeBitCast(SIMD8<Sample>(truncatingIfNeeded: bits), to: SIMD2<UInt64>.self)
                     to.storeBytes(of: (w[0] & 0xFFFF_FFFF_FFFF) | (w[1] &<< 48), toByteOffset: offset, as: UInt64.self)
                     to.storeBytes(of: UInt32(truncatingIfNeeded: w[1] &>> 16), toByteOffset: offset &+ 8, as: UInt32.self)
@@ -528,27 +540,19 @@ enum SampleConversion {
             }
         case .rgba:
             // `SampleCoding.encode` on two pixels at once: bytes through `BytePacking`
-            // (SSE2's conversion and saturating packs), 16-bit samples as follows.
-            // `zero.replacing(with: c, where:
-            // c .> zero)` is `c > 0 ? c : 0`, so NaN fails the test and lands on 0 as in
-            // the scalar function (one `vmaxps` in the native build, and the clamp to 1
-            // one `vminps`); `c · m + 2²³` rounds half to even and leaves the integer in
-            // the low bits, which the mask bounds so the narrowing is a plain pack.
-            // Two pixels per iteration, not four: with two SIMD8 halves (or one SIMD16)
-            // the optimiser splits the whole block into SIMD4 pieces around the
-            // narrowing and doubles the instruction count.
+            // (SSE2's conversion and saturating packs), 16-bit samples through
+            // `encodedSamples`, whose low bits the mask bounds so the narrowing is a
+            // plain pack. Two pixels per iteration, not four: with two SIMD8 halves (or
+            // one SIMD16) the optimiser splits the whole block into SIMD4 pieces around
+            // the narrowing and doubles the instruction count.
             let whole = count - count % 2
-            let mv = SIMD8<Float>(repeating: m), magic = SIMD8<Float>(repeating: 8_388_608)
-            let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
+            let mv = SIMD8<Float>(repeating: m)
             let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
             let pixelBytes = 4 * MemoryLayout<Sample>.stride
             @inline(__always) func pair(_ i: Int) -> SIMD8<Sample> {
                 let x = from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self)
-                let positive = zero.replacing(with: x, where: x .> zero)
-                let c = one.replacing(with: positive, where: positive .< one)
-                let bits = unsafeBitCast(c * mv + magic, to: SIMD8<UInt32>.self) & sampleMask
-                return SIMD8<Sample>(truncatingIfNeeded: bits)
+                return SIMD8<Sample>(truncatingIfNeeded: encodedSamples(x, maxval: mv) & sampleMask)
             }
             var i = 0
             if MemoryLayout<Sample>.stride == 1 {
