@@ -32,4 +32,48 @@ enum BytePacking {
         return unsafeBitCast(SIMD8<UInt8>(truncatingIfNeeded: bits), to: UInt64.self)
         #endif
     }
+
+    /// Whether `rgba8` encodes eight pixels per step: in builds that target AVX2.
+    static var encodesEightPixels: Bool {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
+        true
+        #else
+        false
+        #endif
+    }
+
+    /// RGBA `Float` pixels from `source` as bytes into `destination`, eight pixels (32
+    /// samples) per step, each sample as `bytes` computes it (`SampleCoding.encode` for
+    /// m ≤ 255, to the bit), with ordinary stores; returns how many pixels it encoded, a
+    /// multiple of 8 (0 where `encodesEightPixels` is false). The caller encodes the rest.
+    ///
+    /// The same operations as `bytes` on 256-bit registers, four loads (folded into the
+    /// multiplies) and one 32-byte store per 8 pixels: 21 instructions where the
+    /// two-pixel loop takes 48. The encoder is bound by reading its 16 B/px, and with
+    /// fewer instructions per byte more of the image is in flight in the core's
+    /// reorder window. The packs work within each 128-bit half, which leaves the pixels
+    /// in the order 0, 2, 4, 6, 1, 3, 5, 7; one `vpermd` puts them back.
+    @inline(__always)
+    static func rgba8(_ source: UnsafeRawPointer, count: Int, maxval: Float,
+                      into destination: UnsafeMutableRawPointer) -> Int {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
+        let m = SIMD8<Float>(repeating: maxval)
+        let order = unsafeBitCast(SIMD8<Int32>(0, 4, 1, 5, 2, 6, 3, 7), to: __m256i.self)
+        var i = 0
+        while i &+ 8 <= count {
+            // Pixels i + 2k and i + 2k + 1 as eight Int32s, clamped to maxval (NaN kept,
+            // converted to Int32.min, which the packs take to 0).
+            @inline(__always) func pair(_ k: Int) -> __m256i {
+                let x = source.loadUnaligned(fromByteOffset: (i &+ 2 &* k) &* 16, as: SIMD8<Float>.self)
+                return _mm256_cvtps_epi32(_mm256_min_ps(m, x * m))
+            }
+            let words = _mm256_packus_epi16(_mm256_packs_epi32(pair(0), pair(1)), _mm256_packs_epi32(pair(2), pair(3)))
+            destination.storeBytes(of: _mm256_permutevar8x32_epi32(words, order), toByteOffset: i &* 4, as: __m256i.self)
+            i &+= 8
+        }
+        return i
+        #else
+        return 0
+        #endif
+    }
 }

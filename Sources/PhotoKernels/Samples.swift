@@ -556,7 +556,13 @@ enum SampleConversion {
             }
             var i = 0
             if MemoryLayout<Sample>.stride == 1 {
-                // Bytes: SSE2's conversion and saturating packs where available.
+                // Bytes: eight pixels per step where the build targets AVX2, with
+                // ordinary stores (streaming ones made no difference to the two-pixel
+                // loop there), then SSE2's conversion and saturating packs where
+                // available.
+                if BytePacking.encodesEightPixels {
+                    i = BytePacking.rgba8(from, count: whole, maxval: m, into: to)
+                }
                 @inline(__always) func bytes(_ i: Int) -> UInt64 {
                     BytePacking.bytes(from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self), maxval: mv)
                 }

@@ -1,5 +1,6 @@
 // In-process tests of the benchmark's parts: statistics, options, verification,
-// comparison verdicts, the code-generation probe and the git reader.
+// comparison verdicts, the code-generation probe (and the compile-time target features
+// it must agree with) and the git reader.
 
 import CommandLineKit
 import Foundation
@@ -330,6 +331,25 @@ struct ContextTests {
         let baseline: [UInt8] = [0x66, 0x0F, 0xFE, 0x4F, 0x10, 0x66, 0x0F, 0xFE, 0x07, 0xC3, 0xE9, 0x1B, 0xFC, 0xFF, 0xFF]
         #expect(!CodegenProbe.containsAVX2(baseline) && !CodegenProbe.containsFMA(baseline))
         #expect(CodegenProbe.targetCPU.hasPrefix("x86-64") || CodegenProbe.targetCPU == "arm64")
+    }
+
+    @Test("the library's compile-time target features agree with the instructions the compiler emitted")
+    func targetFeatures() {
+        #if arch(x86_64)
+        #if canImport(TargetFeatures.AVX2)
+        let avx2 = true
+        #else
+        let avx2 = false
+        #endif
+        #if canImport(TargetFeatures.FMA)
+        let fma = true
+        #else
+        let fma = false
+        #endif
+        let emitted = CodegenProbe.targetCPU
+        #expect(emitted.contains("avx2") == avx2, "TargetFeatures.AVX2: \(avx2); the code: \(emitted)")
+        #expect(emitted.contains("fma") == fma, "TargetFeatures.FMA: \(fma); the code: \(emitted)")
+        #endif
     }
 
     @Test("git_commit follows HEAD to a loose ref, packed-refs, or says unknown")

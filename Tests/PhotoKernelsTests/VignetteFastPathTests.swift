@@ -2,9 +2,10 @@ import Foundation
 import Testing
 @testable import PhotoKernels
 
-// The vignette's SIMD4 schedule computes a row's gains first (eight lanes at a time,
-// with constant spans where the row is entirely inside r0 or beyond r1), then scales
-// the pixels; the scalar reference is its oracle.
+// The vignette's SIMD4 schedule computes a row's gains eight lanes at a time (with
+// constant spans where the row is entirely inside r0 or beyond r1) and scales the
+// pixels by them, in one pass where the build targets AVX2 and in two elsewhere; the
+// scalar reference is its oracle, and the two-pass form the one-pass form's, to the bit.
 
 /// Geometries beyond `vignetteSamples`: off-centre rings with a non-integer centre and
 /// r0 > 0 that cross the row several ways, hard edges (falloff 0 and a negative
@@ -46,7 +47,7 @@ private func applied(_ vignette: Vignette, _ row: [SIMD4<Float>], y: Int, width:
     return out
 }
 
-@Suite("Vignette SIMD4 fast path: the two-pass schedule keeps the old bits")
+@Suite("Vignette SIMD4 fast path: spans, gains and the one- and two-pass schedules")
 struct VignetteFastPathTests {
     @Test("SIMD4 within SPEC §8 of the scalar reference, and the same inside/outside decisions to the bit")
     func decisionsMatchScalar() {
@@ -226,5 +227,42 @@ struct VignetteFastPathTests {
                 }
             }
         }
+    }
+
+    @Test("one pass over the band gives the two passes' bits, on pieces of widths 1…33 and whole rows")
+    func onePassMatchesTwoPasses() {
+        let finite = fastPathSamples.filter { v in v.parameters.allSatisfy { $0.value.isFinite && abs($0.value) < 1e6 } }
+        var compared = 0
+        for (n, vignette) in finite.enumerated() {
+            for (w, h) in [(33, 5), (257, 9)] {
+                let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
+                for y in [0, h / 2, h - 1] {
+                    let dy = (Float(y) + 0.5) - g.cy
+                    let row = randomRow(w, seed: UInt64(9000 + 100 * n + y))
+                    // Pieces [x0, x0 + count) of widths 1…33 from 17 starts (every phase of
+                    // a block of 8, twice), and the whole row.
+                    let pieces = (0..<min(17, w)).flatMap { x0 in (1...min(33, w - x0)).map { (x0, $0) } } + [(0, w)]
+                    for (x0, count) in pieces {
+                        var twoPasses = Array(row[x0..<(x0 + count)]), onePass = twoPasses
+                        var gains = [Float](repeating: .nan, count: (count + 7) / 8 * 8)
+                        gains.withUnsafeMutableBytes {
+                            Vignette.bandGains($0.baseAddress!, from: x0, blocks: (count + 7) / 8, dy: dy, g)
+                        }
+                        twoPasses.withUnsafeMutableBufferPointer { p in
+                            gains.withUnsafeBytes { Vignette.scaleRow(p.baseAddress!, count: count, by: $0.baseAddress!, AlphaMasks()) }
+                        }
+                        onePass.withUnsafeMutableBufferPointer {
+                            Vignette.scaleBand($0.baseAddress!, from: x0, count: count, dy: dy, g, AlphaMasks(),
+                                               Vignette.PairSpread())
+                        }
+                        let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
+                        let differing = (0..<count).filter { bits(onePass[$0]) != bits(twoPasses[$0]) }
+                        #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): \(differing.count) differ")
+                        compared += count
+                    }
+                }
+            }
+        }
+        #expect(compared > 50_000, "\(compared)")
     }
 }
