@@ -545,7 +545,6 @@ enum SampleConversion {
             // plain pack. Two pixels per iteration, not four: with two SIMD8 halves (or
             // one SIMD16) the optimiser splits the whole block into SIMD4 pieces around
             // the narrowing and doubles the instruction count.
-            let whole = count - count % 2
             let mv = SIMD8<Float>(repeating: m)
             let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
@@ -554,42 +553,50 @@ enum SampleConversion {
                 let x = from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self)
                 return SIMD8<Sample>(truncatingIfNeeded: encodedSamples(x, maxval: mv) & sampleMask)
             }
-            var i = 0
-            if MemoryLayout<Sample>.stride == 1 {
-                // Bytes: eight pixels per step where the build targets AVX2, with
-                // ordinary stores (streaming ones made no difference to the two-pixel
-                // loop there), then SSE2's conversion and saturating packs where
-                // available.
-                if BytePacking.encodesEightPixels {
-                    i = BytePacking.rgba8(from, count: whole, maxval: m, into: to)
-                }
-                @inline(__always) func bytes(_ i: Int) -> UInt64 {
-                    BytePacking.bytes(from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self), maxval: mv)
-                }
-                if streaming {
-                    // A large destination: two pixels per 8-byte streaming store.
-                    while i < whole {
-                        StreamingStores.store(bytes(i), to: to + i &* 4)
-                        i &+= 2
-                    }
-                    StreamingStores.fence()
-                }
-                while i < whole {
-                    to.storeBytes(of: bytes(i), toByteOffset: i &* 4, as: UInt64.self)
-                    i &+= 2
-                }
-            }
-            while i < whole {
-                to.storeBytes(of: pair(i), toByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
-                i &+= 2
-            }
-            for i in whole..<count {
+            @inline(__always) func onePixel(_ i: Int) {
                 let p = source[i], d = destination + 4 * i
                 d.initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.x, maxval: m)))
                 (d + 1).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.y, maxval: m)))
                 (d + 2).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.z, maxval: m)))
                 (d + 3).initialize(to: Sample(truncatingIfNeeded: SampleCoding.encode(p.w, maxval: m)))
             }
+            var i = 0
+            if MemoryLayout<Sample>.stride == 1 {
+                // Bytes: eight pixels per step where the build targets AVX2, with
+                // ordinary stores (streaming ones made no difference to the two-pixel
+                // loop there), from a 32-byte boundary of the source: a row that starts
+                // halfway into 32 bytes (a large array's elements start 48 bytes into a
+                // page) takes its first pixel alone, so that no load of the blocks
+                // spans two cache lines. Then SSE2's conversion and saturating packs
+                // where available.
+                if BytePacking.encodesEightPixels && count >= 16 {
+                    if Int(bitPattern: source) & 31 != 0 {
+                        onePixel(0)
+                        i = 1
+                    }
+                    i &+= BytePacking.rgba8(from + 16 &* i, count: count &- i, maxval: m, into: to + 4 &* i)
+                }
+                @inline(__always) func bytes(_ i: Int) -> UInt64 {
+                    BytePacking.bytes(from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self), maxval: mv)
+                }
+                if streaming && !BytePacking.encodesEightPixels {
+                    // A large destination: two pixels per 8-byte streaming store.
+                    while i &+ 2 <= count {
+                        StreamingStores.store(bytes(i), to: to + i &* 4)
+                        i &+= 2
+                    }
+                    StreamingStores.fence()
+                }
+                while i &+ 2 <= count {
+                    to.storeBytes(of: bytes(i), toByteOffset: i &* 4, as: UInt64.self)
+                    i &+= 2
+                }
+            }
+            while i &+ 2 <= count {
+                to.storeBytes(of: pair(i), toByteOffset: i &* pixelBytes, as: SIMD8<Sample>.self)
+                i &+= 2
+            }
+            for i in i..<count { onePixel(i) }
         }
     }
 }
