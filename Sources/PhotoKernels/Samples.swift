@@ -544,7 +544,9 @@ enum SampleConversion {
             // `encodedSamples`, whose low bits the mask bounds so the narrowing is a
             // plain pack. Two pixels per iteration, not four: with two SIMD8 halves (or
             // one SIMD16) the optimiser splits the whole block into SIMD4 pieces around
-            // the narrowing and doubles the instruction count.
+            // the narrowing and doubles the instruction count. Bytes go eight pixels a
+            // step where the build targets AVX2, written with the 256-bit intrinsics
+            // themselves (`BytePacking.rgba8`), which the optimiser cannot split.
             let mv = SIMD8<Float>(repeating: m)
             let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
