@@ -15,8 +15,8 @@ let package = Package(
     targets: [
         // The Float image type, colour matrices, kernels (scalar + SIMD4), recipe and the row-band driver.
         .target(name: "PhotoKernels", dependencies: ["TargetFeatures"]),
-        // A module map only, no code: `#if canImport(TargetFeatures.AVX)` tells whether
-        // this build targets a CPU with AVX (`-target-cpu native`) or baseline x86-64.
+        // A module map only, no code: `#if canImport(TargetFeatures.AVX2)` tells whether
+        // this build targets a CPU with AVX2 (`-target-cpu native`) or baseline x86-64.
         .systemLibrary(name: "TargetFeatures"),
         // Netpbm reader and writer; knows nothing of kernels.
         .target(name: "Netpbm"),

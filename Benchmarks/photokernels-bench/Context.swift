@@ -285,9 +285,10 @@ enum GitInfo {
 /// Tells how the compiler generated vector code for this binary, by reading the
 /// machine code of two probe functions compiled into it.
 ///
-/// Swift has no `#if` for target features (`-target-cpu native` is invisible to
-/// `#if`), the flags are not recorded in the binary, and the host's `/proc/cpuinfo`
-/// says what the *machine* can do, not what the *binary* uses. So we look at our own
+/// The flags are not recorded in the binary, `#if canImport(TargetFeatures.AVX2)`
+/// says what the build targets rather than what the compiler emitted (a test holds
+/// the two to agree), and the host's `/proc/cpuinfo` says what the *machine* can do,
+/// not what the *binary* uses. So we look at our own
 /// code: two `@convention(c)` closures — the closure body itself in optimised builds,
 /// a thunk that calls it in debug builds (followed) — are scanned for
 ///

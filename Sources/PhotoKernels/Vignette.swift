@@ -545,8 +545,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     ///
     /// Lane `k` of block `j` is at `Float(x0 + 8j) + k` (stepped by 8 while exact),
     /// which rounds like the four-lane schedule's `Float(x + 4) + (k − 4)` while
-    /// `x + 4` is a `Float` (every multiple of 4 below 2^26). `dy²` is computed here, not passed in: the compiler then knows
-    /// `d² ≥ 0` (or NaN) and emits `vsqrtps` instead of a `sqrtf` call per lane.
+    /// `x + 4` is a `Float` (every multiple of 4 below 2^26). The formula is
+    /// `BandFormula.gains`, shared with `scaleBand`.
     @inline(never)
     static func bandGains(_ out: UnsafeMutableRawPointer, from x0: Int, blocks: Int, dy: Float, _ g: Resolved) {
         let band = BandFormula(g)
