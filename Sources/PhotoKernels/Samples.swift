@@ -569,8 +569,8 @@ enum SampleConversion {
                 // loop there), from a 32-byte boundary of the source: a row that starts
                 // halfway into 32 bytes (a large array's elements start 48 bytes into a
                 // page) takes its first pixel alone, so that no load of the blocks
-                // spans two cache lines. Then SSE2's conversion and saturating packs
-                // where available.
+                // spans two cache lines (rows shorter than two blocks skip the blocks).
+                // Then SSE2's conversion and saturating packs where available.
                 if BytePacking.encodesEightPixels && count >= 16 {
                     if Int(bitPattern: source) & 31 != 0 {
                         onePixel(0)

@@ -1,5 +1,5 @@
 import Foundation
-#if canImport(TargetFeatures.AVX2) && canImport(_Builtin_intrinsics.intel)
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
 import _Builtin_intrinsics.intel
 #endif
 
@@ -606,7 +606,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// there one pass took 1.34× the time of two (1.8× in cache). Both give the same
     /// bits.
     static var scalesBandInOnePass: Bool {
-        #if canImport(TargetFeatures.AVX2) && canImport(_Builtin_intrinsics.intel)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
         true
         #else
         false
@@ -636,7 +636,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// `index` is `indices.k`.
         @_transparent
         func spread(_ f: SIMD8<Float>, _ k: Int, _ index: SIMD8<Int32>) -> SIMD8<Float> {
-            #if canImport(TargetFeatures.AVX2) && canImport(_Builtin_intrinsics.intel)
+            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
             _mm256_permutevar8x32_ps(f, unsafeBitCast(index, to: SIMD4<Int64>.self))
             #else
             SIMD8(lowHalf: SIMD4(repeating: f[2 &* k]), highHalf: SIMD4(repeating: f[2 &* k &+ 1]))
