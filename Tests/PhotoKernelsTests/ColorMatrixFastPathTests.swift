@@ -36,8 +36,50 @@ private func formula(_ v: SIMD4<Float>, _ k: ColorMatrixKernel) -> SIMD4<Float> 
     return out
 }
 
-@Suite("Colour matrix fast path (two pixels per SIMD8)")
+/// The two schedules a build can choose between, run directly so that every build tests
+/// both: two pixels per `SIMD8` (AVX2 builds) and one pixel per `SIMD4` (the others).
+private enum Schedule: CaseIterable {
+    case twoPixels, onePixel
+
+    func run(_ k: ColorMatrixKernel, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        switch (self, k.relativeToGreen) {
+        case (.twoPixels, true):
+            applyGreyPreservingMatrixSIMD4(p, count: count, k.column0, k.column2, k.translation,
+                                           SIMD4(repeating: k.greenScale), k.alpha)
+        case (.twoPixels, false):
+            applyMatrixSIMD4(p, count: count, k.column0, k.column1, k.column2, k.translation, k.alpha)
+        case (.onePixel, true):
+            applyGreyPreservingMatrixPixels(p, count: count, k.greyFirst, k.greySecond, k.translation,
+                                            k.greenScales, k.alpha)
+        case (.onePixel, false):
+            applyMatrixPixels(p, count: count, k.column0, k.column1, k.column2, k.translation, k.alpha)
+        }
+    }
+}
+
+@Suite("Colour matrix fast path (two pixels per SIMD8 with AVX2, one per SIMD4 otherwise)")
 struct ColorMatrixFastPathTests {
+    @Test("both schedules, whichever the build runs, equal the one-pixel formula to the bit: counts 1…33, 64, 65, alpha kept")
+    func bothSchedulesEqualFormula() {
+        for (name, matrix) in fastPathMatrices {
+            let kernel = ColorMatrixKernel(matrix, name: name)
+            for schedule in Schedule.allCases {
+                for count in Array(1...33) + [64, 65] {
+                    let input = fastPathPixels(count, seed: UInt64(count) &* 31 &+ UInt64(name.utf8.count), specials: specialValues)
+                    // A guard pixel on each side catches a write past either end.
+                    let guardPixel = SIMD4<Float>(-12345.5, 6789.25, -0.0, 4242.125)
+                    var buffer = [guardPixel] + input + [guardPixel]
+                    buffer.withUnsafeMutableBufferPointer { schedule.run(kernel, $0.baseAddress! + 1, count: count) }
+                    #expect(sameBits(buffer[0], guardPixel) && sameBits(buffer[count + 1], guardPixel),
+                            "\(name) \(schedule) count \(count): wrote outside the row")
+                    for i in 0..<count where !sameBits(buffer[i + 1], formula(input[i], kernel)) {
+                        Issue.record("\(name) \(schedule) count \(count) pixel \(i): input \(input[i]), expected \(formula(input[i], kernel)), observed \(buffer[i + 1])")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("SIMD4 schedule equals the one-pixel formula to the bit: counts 1…33 and 63, 64, odd tails, any alignment")
     func equalsFormulaBitForBit() {
         for (name, matrix) in fastPathMatrices {
@@ -99,7 +141,7 @@ struct ColorMatrixFastPathTests {
         }
     }
 
-    @Test("the kernel runs the two-pixel path: an image's every row equals the formula, widths 1…33, odd heights")
+    @Test("the kernel runs its build's schedule: an image's every row equals the formula, widths 1…33, odd heights")
     func imagesEqualFormula() {
         let kernel = ColorMatrixKernel(Adjustments.dream.matrix, name: "adjustments")
         for (w, h) in testShapes {
