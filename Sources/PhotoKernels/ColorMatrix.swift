@@ -356,36 +356,18 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one
 /// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane the
-/// reference's arithmetic.
-///
-/// Each pixel is loaded as `SIMD4<UInt32>` and used as integers (for the alpha blend)
-/// as well as `Float`s: a value used only as `Float` is shuffled by `shufps`, which in
-/// SSE2 overwrites its source and needs a register copy per broadcast; the integer
-/// value's broadcasts stay `pshufd`, one instruction each. The blend is
-/// `out & colourBits | v & alphaBits` (see `AlphaMasks.colourBits`). 15.5 SSE2
-/// instructions per pixel with the loop's share, against 20.5 for the two-pixel form.
+/// reference's arithmetic. 15.5 SSE2 instructions per pixel with the loop's share,
+/// against 20.5 for the two-pixel form (see `forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                        _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
                        _ alpha: AlphaMasks) {
-    let raw = UnsafeMutableRawPointer(p), colour = alpha.colourBits, kept = alpha.alphaBits
-    @inline(__always) func pixel(_ offset: Int) {
-        let w = raw.load(fromByteOffset: offset, as: SIMD4<UInt32>.self)
+    forEachPixelInPlace(p, count: count, alpha) { w in
         let r = unsafeBitCast(SIMD4(w.x, w.x, w.x, w.w), to: SIMD4<Float>.self)
         let g = unsafeBitCast(SIMD4(w.y, w.y, w.y, w.w), to: SIMD4<Float>.self)
         let b = unsafeBitCast(SIMD4(w.z, w.z, w.z, w.w), to: SIMD4<Float>.self)
-        let out = c0 * r + c1 * g + c2 * b + t
-        raw.storeBytes(of: unsafeBitCast(out, to: SIMD4<UInt32>.self) & colour | w & kept,
-                       toByteOffset: offset, as: SIMD4<UInt32>.self)
+        return c0 * r + c1 * g + c2 * b + t
     }
-    // Two pixels per iteration halves the loop's share.
-    var offset = 0
-    for _ in 0..<(count &>> 1) {
-        pixel(offset)
-        pixel(offset &+ 16)
-        offset &+= 32
-    }
-    if count & 1 != 0 { pixel(offset) }
 }
 
 /// The grey-preserving form on `count` pixels in place, alpha kept, one pixel per
@@ -393,21 +375,36 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 /// with `first = (m₀₀, m₁₀, m₂₂)` and `second = (m₀₂, m₁₂, m₂₀)`. Lane for lane this is
 /// the reference's `mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`: the third lane adds its
 /// two products in the other order, which gives the same number. Two broadcasts fewer
-/// than `applyGreyPreservingMatrixSIMD4`'s three per pixel; loaded as integers for the
-/// reason `applyMatrixPixels` gives. 17.5 SSE2 instructions per pixel with the loop's
-/// share, against 23.
+/// than `applyGreyPreservingMatrixSIMD4`'s three per pixel: 17.5 SSE2 instructions per
+/// pixel with the loop's share, against 23.
 @inline(__always)
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                                      _ first: SIMD4<Float>, _ second: SIMD4<Float>, _ t: SIMD4<Float>,
                                      _ s: SIMD4<Float>, _ alpha: AlphaMasks) {
-    let raw = UnsafeMutableRawPointer(p), colour = alpha.colourBits, kept = alpha.alphaBits
-    @inline(__always) func pixel(_ offset: Int) {
-        let w = raw.load(fromByteOffset: offset, as: SIMD4<UInt32>.self)
+    forEachPixelInPlace(p, count: count, alpha) { w in
         let g = unsafeBitCast(SIMD4(w.y, w.y, w.y, w.y), to: SIMD4<Float>.self)
         let rrb = unsafeBitCast(SIMD4(w.x, w.x, w.z, w.w), to: SIMD4<Float>.self)
         let bbr = unsafeBitCast(SIMD4(w.z, w.z, w.x, w.w), to: SIMD4<Float>.self)
-        let out = first * (rrb - g) + second * (bbr - g) + (s * g + t)
-        raw.storeBytes(of: unsafeBitCast(out, to: SIMD4<UInt32>.self) & colour | w & kept,
+        return first * (rrb - g) + second * (bbr - g) + (s * g + t)
+    }
+}
+
+/// Replaces R, G, B of each of `count` pixels with lanes 0–2 of `colour(w)`, where `w`
+/// is the pixel's bits; alpha keeps its bits. Two pixels per iteration, which halves
+/// the loop's share.
+///
+/// The pixel is loaded as `SIMD4<UInt32>` and used as integers (for the blend) as well
+/// as `Float`s: a value used only as `Float` is shuffled by `shufps`, which in SSE2
+/// overwrites its source and needs a register copy per broadcast, while the integer
+/// value's broadcasts stay `pshufd`, one instruction each. The blend is
+/// `out & colourBits | w & alphaBits` (see `AlphaMasks.colourBits`).
+@inline(__always)
+func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ alpha: AlphaMasks,
+                         _ colour: (SIMD4<UInt32>) -> SIMD4<Float>) {
+    let raw = UnsafeMutableRawPointer(p), colourBits = alpha.colourBits, alphaBits = alpha.alphaBits
+    @inline(__always) func pixel(_ offset: Int) {
+        let w = raw.load(fromByteOffset: offset, as: SIMD4<UInt32>.self)
+        raw.storeBytes(of: unsafeBitCast(colour(w), to: SIMD4<UInt32>.self) & colourBits | w & alphaBits,
                        toByteOffset: offset, as: SIMD4<UInt32>.self)
     }
     var offset = 0
