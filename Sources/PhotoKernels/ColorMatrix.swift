@@ -131,9 +131,10 @@ extension ColorMatrix {
 /// left to right. SIMD4 schedule: `M`'s columns and `t` as `SIMD4<Float>` with a zero
 /// alpha lane, `C' = col0·R + col1·G + col2·B + t` with `R`, `G`, `B` broadcast —
 /// the same products and sums in the same order per channel, so the two agree to
-/// the bit. The schedule runs two pixels per `SIMD8<Float>` (the columns in both halves),
-/// lane for lane the same arithmetic. Alpha is restored from the input by a lane mask
-/// (bit-exact, even beside NaN).
+/// the bit. Where the build targets AVX2 the schedule runs two pixels per
+/// `SIMD8<Float>` (the columns in both halves), otherwise one pixel per `SIMD4<Float>`,
+/// lane for lane the same arithmetic either way. Alpha is restored from the input by a
+/// lane mask (bit-exact, even beside NaN).
 ///
 /// **Greys stay grey, exactly** (SPEC §8). When the matrix maps greys to greys
 /// (rows with one common sum `s`, equal offsets), both schedules use the same transform
@@ -257,7 +258,7 @@ public struct ColorMatrixKernel: AffineStage {
 }
 
 /// The alpha-lane masks of every SIMD4 schedule: lanes 3 and 7 of a `SIMD8` (two
-/// pixels), and lane 3 of a `SIMD4` (one pixel).
+/// pixels), lane 3 of a `SIMD4` (one pixel), and the one-pixel schedules' bit masks.
 ///
 /// Every pixel loop receives them as a value (stored in the kernel, or passed to a
 /// non-inlined loop function), never as literals in the loop, on purpose.
@@ -275,7 +276,7 @@ struct AlphaMasks: Sendable {
     var colour: SIMDMask<SIMD4<Int32>> { .!pixel }
     /// Lanes 0–2 and lane 3 of one pixel as bit masks, for the 128-bit schedules'
     /// blend `out & colourBits | v & alphaBits`: two masks rather than one and its
-    /// complement, so that SSE2 needs no register copy for `andnps`.
+    /// complement, so that SSE2 needs no register copy for `pandn`.
     let colourBits = SIMD4<UInt32>(~0, ~0, ~0, 0), alphaBits = SIMD4<UInt32>(0, 0, 0, ~0)
 
     init() {
@@ -357,7 +358,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one
 /// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane the
 /// reference's arithmetic. 15.5 SSE2 instructions per pixel with the loop's share,
-/// against 20.5 for the two-pixel form (see `forEachPixelInPlace`).
+/// against 19.5 for the two-pixel form (see `forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                        _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
@@ -374,9 +375,10 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 /// `SIMD4<Float>`: `first·(R − G, R − G, B − G) + second·(B − G, B − G, R − G) + (s·G + t)`
 /// with `first = (m₀₀, m₁₀, m₂₂)` and `second = (m₀₂, m₁₂, m₂₀)`. Lane for lane this is
 /// the reference's `mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`: the third lane adds its
-/// two products in the other order, which gives the same number. Two broadcasts fewer
-/// than `applyGreyPreservingMatrixSIMD4`'s three per pixel: 17.5 SSE2 instructions per
-/// pixel with the loop's share, against 23.
+/// two products in the other order, which gives the same number (a NaN's payload
+/// aside). One subtraction: `(B − G, B − G, R − G)` is a shuffle of `(R − G, R − G, B − G)`.
+/// 17.5 SSE2 instructions per pixel with the loop's share, against 22 for the
+/// two-pixel form.
 @inline(__always)
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                                      _ first: SIMD4<Float>, _ second: SIMD4<Float>, _ t: SIMD4<Float>,
