@@ -233,27 +233,38 @@ public struct ColorMatrixKernel: AffineStage {
     }
 
     /// The SIMD4 schedule. Where the build targets AVX2, two pixels per `SIMD8<Float>`
-    /// (one 256-bit register), an odd last pixel alone; otherwise (the baseline x86-64
-    /// build, 128-bit vectors) one pixel per `SIMD4<Float>`, whose shuffles and blend
-    /// take fewer SSE2 instructions than the two-pixel form split in halves. Both give
-    /// the reference's numbers to the bit.
+    /// (one 256-bit register, `applyPairs`); otherwise (the baseline x86-64 build,
+    /// arm64: 128-bit vectors) one pixel per `SIMD4<Float>` (`applyPixels`), whose
+    /// shuffles and blend take fewer SSE2 instructions than the two-pixel form split in
+    /// halves. Both give the reference's numbers to the bit.
     func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         guard let base = row.baseAddress else { return }
         #if canImport(TargetFeatures.AVX2)
+        applyPairs(base, count: row.count)
+        #else
+        applyPixels(base, count: row.count)
+        #endif
+    }
+
+    /// The two-pixel schedule on `count` pixels in place; an odd last pixel alone.
+    @inline(__always)
+    func applyPairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         if relativeToGreen {
-            applyGreyPreservingMatrixSIMD4(base, count: row.count, column0, column2, translation,
+            applyGreyPreservingMatrixSIMD4(p, count: count, column0, column2, translation,
                                            SIMD4(repeating: greenScale), alpha)
         } else {
-            applyMatrixSIMD4(base, count: row.count, column0, column1, column2, translation, alpha)
+            applyMatrixSIMD4(p, count: count, column0, column1, column2, translation, alpha)
         }
-        #else
+    }
+
+    /// The one-pixel schedule on `count` pixels in place.
+    @inline(__always)
+    func applyPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         if relativeToGreen {
-            applyGreyPreservingMatrixPixels(base, count: row.count, greyFirst, greySecond, translation,
-                                            greenScales, alpha)
+            applyGreyPreservingMatrixPixels(p, count: count, greyFirst, greySecond, translation, greenScales, alpha)
         } else {
-            applyMatrixPixels(base, count: row.count, column0, column1, column2, translation, alpha)
+            applyMatrixPixels(p, count: count, column0, column1, column2, translation, alpha)
         }
-        #endif
     }
 }
 

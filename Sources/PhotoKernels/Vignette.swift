@@ -66,8 +66,8 @@ import _Builtin_intrinsics.intel
 /// scalar does), takes a vector square root, multiplies by `w`, clamps `u` to 1 as the
 /// scalar does (a `d` just below `r1` can round `u` an ulp above 1). Where the build
 /// targets AVX2 it scales the eight pixels by them in the same loop, a `vpermps` per
-/// pixel pair spreading the gains over the lanes; the baseline (SSE2) build stores the
-/// gains to a small stack buffer and a second pass scales the pixels by them. Both
+/// pixel pair spreading the gains over the lanes; other builds (baseline x86-64, arm64)
+/// store the gains to a small stack buffer and a second pass scales the pixels by them. Both
 /// give the same bits.
 ///
 /// Complexity: O(n) per row of n pixels plus O(1) to resolve the geometry; no heap

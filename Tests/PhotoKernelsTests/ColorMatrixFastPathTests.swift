@@ -42,17 +42,9 @@ private enum Schedule: CaseIterable {
     case twoPixels, onePixel
 
     func run(_ k: ColorMatrixKernel, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        switch (self, k.relativeToGreen) {
-        case (.twoPixels, true):
-            applyGreyPreservingMatrixSIMD4(p, count: count, k.column0, k.column2, k.translation,
-                                           SIMD4(repeating: k.greenScale), k.alpha)
-        case (.twoPixels, false):
-            applyMatrixSIMD4(p, count: count, k.column0, k.column1, k.column2, k.translation, k.alpha)
-        case (.onePixel, true):
-            applyGreyPreservingMatrixPixels(p, count: count, k.greyFirst, k.greySecond, k.translation,
-                                            k.greenScales, k.alpha)
-        case (.onePixel, false):
-            applyMatrixPixels(p, count: count, k.column0, k.column1, k.column2, k.translation, k.alpha)
+        switch self {
+        case .twoPixels: k.applyPairs(p, count: count)
+        case .onePixel: k.applyPixels(p, count: count)
         }
     }
 }
