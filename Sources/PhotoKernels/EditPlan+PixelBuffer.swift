@@ -61,6 +61,7 @@ extension PreparedEditPlan {
         // The row path (any translucent premultiplied run, or no block) works on the
         // Float scratch, one ordinary piece at a time; the blocks take longer pieces.
         let blocksOnly = premultipliedBlock != nil || (block != nil && !premultiplied)
+        let holding = holdsRowGains(variant, in: region)
         forEachPiece(region, piece: blocksOnly ? Self.blockPiece : Self.piece, pairingRows: true) { y, x0, count, slot in
             let s = source.address(x: x0 - origin.x, y: y - origin.y)
             let d = destination.address(x: x0 - origin.x, y: y - origin.y)
@@ -72,7 +73,7 @@ extension PreparedEditPlan {
             }
             func general(_ start: Int, _ n: Int) {
                 decoder.decode(UnsafeRawPointer(s + start * pixelBytes), count: n, into: slot.pixels)
-                self.runFloat(slot.pixels, count: n, y: y, x0: x0 + start, slot: slot, variant: variant)
+                self.runFloat(slot.pixels, count: n, y: y, x0: x0 + start, slot: slot, variant: variant, holdingGains: holding)
                 encoder.encode(slot.pixels, count: n, into: d + start * pixelBytes)
             }
             guard let block else { return general(0, count) }

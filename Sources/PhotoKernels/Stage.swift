@@ -144,6 +144,24 @@ public protocol PreparedGains: Sendable {
     /// - Complexity: O(count); no heap allocation.
     func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant)
 
+    /// Multiplies R, G and B of the straight-alpha `Float` RGBA pixels
+    /// `pixels[0 ..< count]`, pixels `x0 ..< x0 + count` of row `y`, by
+    /// `gains[0 ..< count]` in place, where `gains` holds what `rowGains(variant: .simd4)`
+    /// writes for those pixels; alpha is kept bit for bit. The products are those of
+    /// `scale(variant: .simd4)`, to the bit, with the same licence for gains of exactly 1.
+    ///
+    /// A plan calls this when `scalesInOnePass` is `false` and the rows of its run pair
+    /// up (`rowWithSameGains`): it computes each row's gains once, for every piece of
+    /// the row and for the row's mirror, and scales each piece by them.
+    ///
+    /// - Complexity: O(count); no allocation.
+    func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, by gains: UnsafePointer<Float>)
+
+    /// Whether `scale(variant: .simd4)` computes each gain in the loop that applies it,
+    /// so that the gains' arithmetic overlaps the pixels' memory traffic. When it does
+    /// not, a plan may hold each row's gains instead (see `scale(_:count:y:x0:by:)`).
+    var scalesInOnePass: Bool { get }
+
     /// A row whose gains equal row `y`'s to the bit in every column, such as its mirror
     /// image about a centre line, or `y` itself (the result may lie outside the image).
     /// A plan's integer blocks visit such a pair of rows one after the other and
@@ -156,6 +174,19 @@ public protocol PreparedGains: Sendable {
 extension PreparedGains {
     /// `y`: no other row is known to share its gains.
     public func rowWithSameGains(as y: Int) -> Int { y }
+
+    /// `false`: the default `scale` takes two passes.
+    public var scalesInOnePass: Bool { false }
+
+    /// The products one pixel at a time.
+    public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int,
+                      by gains: UnsafePointer<Float>) {
+        for i in 0..<count {
+            pixels[i].x = gains[i] * pixels[i].x
+            pixels[i].y = gains[i] * pixels[i].y
+            pixels[i].z = gains[i] * pixels[i].z
+        }
+    }
 
     /// `rowGains` 256 pixels at a time into a stack buffer, then the products.
     public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {

@@ -265,4 +265,96 @@ struct VignetteFastPathTests {
         }
         #expect(compared > 50_000, "\(compared)")
     }
+
+    @Test("scaling by held gains gives scale(.simd4)'s bits, on pieces of widths 1…33 and whole rows")
+    func scaleByHeldGains() {
+        var compared = 0
+        for (n, vignette) in fastPathSamples.enumerated() where !vignette.isIdentity {
+            for (w, h) in [(33, 5), (257, 9)] {
+                let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
+                for y in [0, h / 2, h - 1] {
+                    let row = randomRow(w, seed: UInt64(12_000 + 100 * n + y))
+                    let pieces = (0..<min(17, w)).flatMap { x0 in (1...min(33, w - x0)).map { (x0, $0) } } + [(0, w)]
+                    for (x0, count) in pieces {
+                        var gains = [Float](repeating: .nan, count: count)
+                        gains.withUnsafeMutableBufferPointer {
+                            prepared.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: $0.baseAddress!)
+                        }
+                        var scheduled = Array(row[x0..<(x0 + count)]), held = scheduled
+                        scheduled.withUnsafeMutableBufferPointer {
+                            prepared.scale($0.baseAddress!, count: count, y: y, x0: x0, variant: .simd4)
+                        }
+                        held.withUnsafeMutableBufferPointer { p in
+                            gains.withUnsafeBufferPointer { prepared.scale(p.baseAddress!, count: count, y: y, x0: x0, by: $0.baseAddress!) }
+                        }
+                        let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
+                        let differing = (0..<count).filter { bits(held[$0]) != bits(scheduled[$0]) }
+                        #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): \(differing.count) differ")
+                        compared += count
+                    }
+                }
+            }
+        }
+        #expect(compared > 50_000, "\(compared)")
+    }
+
+    @Test("scaleRow's two schedules (two pixels per SIMD8, one per SIMD4) multiply by each gain, alpha kept, counts 1…33")
+    func scaleRowSchedules() {
+        var rng = SeededGenerator(seed: 4711)
+        for count in Array(1...33) + [64, 65] {
+            // Guard pixels on both sides catch a store past either end.
+            let guardPixel = SIMD4<Float>(-7, -7, -7, -7)
+            let row = [guardPixel] + randomRow(count, seed: UInt64(count)) + [guardPixel]
+            var gains = (0..<count).map { _ in Float.random(in: -1.5...1.5, using: &rng) }
+            gains[count / 2] = 1
+            if count > 3 { gains[3] = .nan }
+            let expected = (0..<row.count).map { i -> SIMD4<Float> in
+                guard i > 0, i <= count else { return row[i] }
+                let g = gains[i - 1], v = row[i]
+                return SIMD4(g * v.x, g * v.y, g * v.z, v.w)
+            }
+            for (name, schedule) in [("pairs", Vignette.scaleRowPairs), ("pixels", Vignette.scaleRowPixels)] {
+                var out = row
+                out.withUnsafeMutableBufferPointer { p in
+                    gains.withUnsafeBytes { schedule(p.baseAddress! + 1, count, $0.baseAddress!, AlphaMasks()) }
+                }
+                let differing = (0..<row.count).filter { i in
+                    (0..<4).contains { c in
+                        let (a, b) = (out[i][c], expected[i][c])
+                        return a.isNaN ? !b.isNaN : a.bitPattern != b.bitPattern
+                    }
+                }
+                #expect(differing.isEmpty, "\(name), \(count) pixels: \(differing.count) differ, first at \(differing.first ?? -1)")
+                #expect((1...count).allSatisfy { out[$0].w.bitPattern == row[$0].w.bitPattern }, "\(name), \(count): alpha changed")
+            }
+        }
+    }
+
+    @Test("a plan's Float run equals the scalar reference to the bit, its row gains held and shared with mirror rows and pieces")
+    func planHoldsRowGains() throws {
+        let cases: [(Vignette, Int, Int)] = [
+            (.vignette(intensity: 0.8, radius: 1.2), 2100, 6),
+            (.vignette(intensity: 1, radius: 0.7), 2049, 7),
+            (.vignetteEffect(center: SIMD2(700, 2), radius: 900, intensity: 0.7, falloff: 0.4), 2100, 5),
+            (.relativeVignetteEffect(center: SIMD2(0.5, 0.5), radius: 0.8), 37, 29),
+            (.vignetteEffect(center: SIMD2(10.25, 3.75), radius: 8, intensity: 0.6, falloff: 0.5), 33, 9),
+        ]
+        for (vignette, w, h) in cases {
+            var rng = SeededGenerator(seed: UInt64(w * h))
+            let input = FloatImage(width: w, height: h, pixels: (0..<(w * h)).map { _ in
+                SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
+                             Float.random(in: -1...2, using: &rng), Float.random(in: 0...1, using: &rng))
+            })
+            for threads in [1, 2] {
+                let plan = try EditPlan(stages: [vignette.stage]).prepared(width: w, height: h, threads: threads, minimumBandPixels: 1)
+                var reference = input, fused = input
+                try plan.run(&reference, variant: .scalar)
+                try plan.run(&fused, variant: .simd4)
+                let differing = reference.withUnsafePixels { r in fused.withUnsafePixels { f in
+                    (0..<(w * h)).filter { i in (0..<4).contains { r[i][$0].bitPattern != f[i][$0].bitPattern } }
+                } }
+                #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h), \(threads) threads: \(differing.count) pixels differ, first at \(differing.first ?? -1)")
+            }
+        }
+    }
 }
