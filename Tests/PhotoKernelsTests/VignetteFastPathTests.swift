@@ -47,6 +47,34 @@ private func applied(_ vignette: Vignette, _ row: [SIMD4<Float>], y: Int, width:
     return out
 }
 
+/// Runs `schedules` on pieces `[x0, x0 + count)` of widths 1…33 from 17 starts (every
+/// phase of a block of 8, twice) and on the whole row, for rows 0, h/2 and h − 1 of
+/// 33×5 and 257×9 images and each of `vignettes`, with the piece's pixels of a random
+/// row; expects its two results to agree to the bit. Returns how many pixels it
+/// compared.
+private func comparePieces(
+    _ vignettes: [Vignette], seed: UInt64,
+    _ schedules: (Vignette, Int, Int, Int, Int, Int, [SIMD4<Float>]) -> ([SIMD4<Float>], [SIMD4<Float>])
+) -> Int {
+    var compared = 0
+    for (n, vignette) in vignettes.enumerated() {
+        for (w, h) in [(33, 5), (257, 9)] {
+            for y in [0, h / 2, h - 1] {
+                let row = randomRow(w, seed: seed + UInt64(100 * n + y))
+                let pieces = (0..<min(17, w)).flatMap { x0 in (1...min(33, w - x0)).map { (x0, $0) } } + [(0, w)]
+                for (x0, count) in pieces {
+                    let (a, b) = schedules(vignette, w, h, y, x0, count, Array(row[x0..<(x0 + count)]))
+                    let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
+                    let differing = (0..<count).filter { bits(a[$0]) != bits(b[$0]) }
+                    #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): \(differing.count) differ")
+                    compared += count
+                }
+            }
+        }
+    }
+    return compared
+}
+
 @Suite("Vignette SIMD4 fast path: spans, gains and the one- and two-pass schedules")
 struct VignetteFastPathTests {
     @Test("SIMD4 within SPEC §8 of the scalar reference, and the same inside/outside decisions to the bit")
@@ -232,68 +260,42 @@ struct VignetteFastPathTests {
     @Test("one pass over the band gives the two passes' bits, on pieces of widths 1…33 and whole rows")
     func onePassMatchesTwoPasses() {
         let finite = fastPathSamples.filter { v in v.parameters.allSatisfy { $0.value.isFinite && abs($0.value) < 1e6 } }
-        var compared = 0
-        for (n, vignette) in finite.enumerated() {
-            for (w, h) in [(33, 5), (257, 9)] {
-                let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
-                for y in [0, h / 2, h - 1] {
-                    let dy = (Float(y) + 0.5) - g.cy
-                    let row = randomRow(w, seed: UInt64(9000 + 100 * n + y))
-                    // Pieces [x0, x0 + count) of widths 1…33 from 17 starts (every phase of
-                    // a block of 8, twice), and the whole row.
-                    let pieces = (0..<min(17, w)).flatMap { x0 in (1...min(33, w - x0)).map { (x0, $0) } } + [(0, w)]
-                    for (x0, count) in pieces {
-                        var twoPasses = Array(row[x0..<(x0 + count)]), onePass = twoPasses
-                        var gains = [Float](repeating: .nan, count: (count + 7) / 8 * 8)
-                        gains.withUnsafeMutableBytes {
-                            Vignette.bandGains($0.baseAddress!, from: x0, blocks: (count + 7) / 8, dy: dy, g)
-                        }
-                        twoPasses.withUnsafeMutableBufferPointer { p in
-                            gains.withUnsafeBytes { Vignette.scaleRow(p.baseAddress!, count: count, by: $0.baseAddress!, AlphaMasks()) }
-                        }
-                        onePass.withUnsafeMutableBufferPointer {
-                            Vignette.scaleBand($0.baseAddress!, from: x0, count: count, dy: dy, g, AlphaMasks(),
-                                               Vignette.PairSpread())
-                        }
-                        let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
-                        let differing = (0..<count).filter { bits(onePass[$0]) != bits(twoPasses[$0]) }
-                        #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): \(differing.count) differ")
-                        compared += count
-                    }
-                }
+        let compared = comparePieces(finite, seed: 9000) { vignette, w, h, y, x0, count, pixels in
+            let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
+            let dy = (Float(y) + 0.5) - g.cy
+            var twoPasses = pixels, onePass = pixels
+            var gains = [Float](repeating: .nan, count: (count + 7) / 8 * 8)
+            gains.withUnsafeMutableBytes {
+                Vignette.bandGains($0.baseAddress!, from: x0, blocks: (count + 7) / 8, dy: dy, g)
             }
+            twoPasses.withUnsafeMutableBufferPointer { p in
+                gains.withUnsafeBytes { Vignette.scaleRow(p.baseAddress!, count: count, by: $0.baseAddress!, AlphaMasks()) }
+            }
+            onePass.withUnsafeMutableBufferPointer {
+                Vignette.scaleBand($0.baseAddress!, from: x0, count: count, dy: dy, g, AlphaMasks(), Vignette.PairSpread())
+            }
+            return (onePass, twoPasses)
         }
         #expect(compared > 50_000, "\(compared)")
     }
 
     @Test("scaling by held gains gives scale(.simd4)'s bits, on pieces of widths 1…33 and whole rows")
     func scaleByHeldGains() {
-        var compared = 0
-        for (n, vignette) in fastPathSamples.enumerated() where !vignette.isIdentity {
-            for (w, h) in [(33, 5), (257, 9)] {
-                let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
-                for y in [0, h / 2, h - 1] {
-                    let row = randomRow(w, seed: UInt64(12_000 + 100 * n + y))
-                    let pieces = (0..<min(17, w)).flatMap { x0 in (1...min(33, w - x0)).map { (x0, $0) } } + [(0, w)]
-                    for (x0, count) in pieces {
-                        var gains = [Float](repeating: .nan, count: count)
-                        gains.withUnsafeMutableBufferPointer {
-                            prepared.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: $0.baseAddress!)
-                        }
-                        var scheduled = Array(row[x0..<(x0 + count)]), held = scheduled
-                        scheduled.withUnsafeMutableBufferPointer {
-                            prepared.scale($0.baseAddress!, count: count, y: y, x0: x0, variant: .simd4)
-                        }
-                        held.withUnsafeMutableBufferPointer { p in
-                            gains.withUnsafeBufferPointer { prepared.scale(p.baseAddress!, count: count, y: y, x0: x0, by: $0.baseAddress!) }
-                        }
-                        let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
-                        let differing = (0..<count).filter { bits(held[$0]) != bits(scheduled[$0]) }
-                        #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): \(differing.count) differ")
-                        compared += count
-                    }
-                }
+        let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 12_000) {
+            vignette, w, h, y, x0, count, pixels in
+            let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
+            var gains = [Float](repeating: .nan, count: count)
+            gains.withUnsafeMutableBufferPointer {
+                prepared.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: $0.baseAddress!)
             }
+            var scheduled = pixels, held = pixels
+            scheduled.withUnsafeMutableBufferPointer {
+                prepared.scale($0.baseAddress!, count: count, y: y, x0: x0, variant: .simd4)
+            }
+            held.withUnsafeMutableBufferPointer { p in
+                gains.withUnsafeBufferPointer { prepared.scale(p.baseAddress!, count: count, y: y, x0: x0, by: $0.baseAddress!) }
+            }
+            return (held, scheduled)
         }
         #expect(compared > 50_000, "\(compared)")
     }
