@@ -743,10 +743,13 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// stage compute them as it scales: so when the stage's own `scale` takes two passes
     /// anyway (`scalesInOnePass` false: the vignette in builds without AVX2) and the
     /// region's rows pair up (`rowsPair`). Then each row's gains are computed once for
-    /// the row and its mirror, and a vignette centred on a pixel boundary mirrors half
-    /// of each row too: a centred 12 MP vignette took 0.8× the time (baseline x86-64
-    /// build). Without the pairing, a row's gains computed all at once ahead of its
-    /// pixels took 1.13× the time of the stage's own chunks of gains and pixels.
+    /// the row and its mirror, and a vignette whose `2·cx` is an integer mirrors half of
+    /// each row too: a vignette centred in a 12 MP image took 0.75–0.82× the time of
+    /// the stage's own chunks, and an edit with exposure first (the `Float` block) 0.83×
+    /// the time of each piece's own gains (baseline x86-64 build, alternating runs).
+    /// Without the pairing, a row's gains computed all at once
+    /// ahead of its pixels took 1.13× the time of the stage's own chunks of gains and
+    /// pixels.
     func holdsRowGains(_ variant: KernelVariant, in region: ImageRegion) -> Bool {
         variant == .simd4 && gains.map { !$0.scalesInOnePass } == true && rowsPair(in: region)
     }
@@ -759,8 +762,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
     }
 
     /// The gains of one piece of the `Float` row path, computed for the piece alone in
-    /// the slot's own piece of gains: a whole row's gains (16 KiB at 4032 pixels) next
-    /// to the `Float` piece (16 KiB) made the vignette row 10 % slower.
+    /// the slot's own piece of gains: without the row pairing of `holdsRowGains`, a
+    /// whole row's gains (16 KiB at 4032 pixels) next to the `Float` piece (16 KiB) made
+    /// the vignette row 10 % slower.
     func floatPieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
         guard let gains else { return nil }
         gains.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: slot.pieceGains)
@@ -792,7 +796,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
             }
         case .simd4:
             if !tonesDone, let block = plan.floatBlock {
-                return block.run(row, count: count, gains: floatPieceGains(y: y, x0: x0, count: count, slot: slot))
+                let gains = holdingGains ? pieceGains(y: y, x0: x0, count: count, slot: slot)
+                                         : floatPieceGains(y: y, x0: x0, count: count, slot: slot)
+                return block.run(row, count: count, gains: gains)
             }
             if !tonesDone { for t in plan.tones { t.apply(buffer, at: location, variant: .simd4) } }
             for step in plan.steps {
@@ -866,8 +872,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
 }
 
 /// One band's scratch: a row piece of Float pixels and its gains, and the gains of the
-/// last `groupRows` rows of the run's span (for the one-pass blocks) with the rows they
-/// belong to.
+/// last `groupRows` rows of the run's span (for the one-pass blocks, and the `Float` row
+/// path when it holds row gains) with the rows they belong to.
 struct ScratchSlot {
     let pixels: UnsafeMutablePointer<SIMD4<Float>>
     /// `groupRows` rows of gains, `rowStride` apart.

@@ -138,21 +138,24 @@ public protocol PreparedGains: Sendable {
     /// coordinates), by their gains in place; alpha is kept bit for bit. Each product
     /// is the gain of `rowGains(variant:)` times the sample, to the bit, except that
     /// a pixel whose gain is exactly 1 may be left unread (then a signalling NaN stays
-    /// signalling). The vignette computes its band's gains in chunks between the
-    /// constant spans.
+    /// signalling). The vignette computes its band's gains between the constant spans,
+    /// in the loop that scales the pixels where the build targets AVX2
+    /// (`scalesInOnePass`), in chunks ahead of them elsewhere.
     ///
     /// - Complexity: O(count); no heap allocation.
     func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant)
 
     /// Multiplies R, G and B of the straight-alpha `Float` RGBA pixels
-    /// `pixels[0 ..< count]`, pixels `x0 ..< x0 + count` of row `y`, by
-    /// `gains[0 ..< count]` in place, where `gains` holds what `rowGains(variant: .simd4)`
-    /// writes for those pixels; alpha is kept bit for bit. The products are those of
-    /// `scale(variant: .simd4)`, to the bit, with the same licence for gains of exactly 1.
+    /// `pixels[0 ..< count]`, pixels `x0 ..< x0 + count` of row `y` (whole-image
+    /// coordinates), by `gains[0 ..< count]` in place, where `gains` holds the `count`
+    /// values `rowGains(variant: .simd4)` writes for those pixels; alpha is kept bit for
+    /// bit. The products are those of `scale(variant: .simd4)`, to the bit, with the
+    /// same licence for gains of exactly 1.
     ///
-    /// A plan calls this when `scalesInOnePass` is `false` and the rows of its run pair
-    /// up (`rowWithSameGains`): it computes each row's gains once, for every piece of
-    /// the row and for the row's mirror, and scales each piece by them.
+    /// A plan calls this when `scalesInOnePass` is `false` and its run's first and last
+    /// rows have the same gains (`rowWithSameGains`): it computes each row's gains once,
+    /// for every piece of the row and for the row's mirror, and scales each piece by
+    /// them.
     ///
     /// - Complexity: O(count); no allocation.
     func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, by gains: UnsafePointer<Float>)
@@ -160,12 +163,15 @@ public protocol PreparedGains: Sendable {
     /// Whether `scale(variant: .simd4)` computes each gain in the loop that applies it,
     /// so that the gains' arithmetic overlaps the pixels' memory traffic. When it does
     /// not, a plan may hold each row's gains instead (see `scale(_:count:y:x0:by:)`).
+    ///
+    /// - Complexity: O(1).
     var scalesInOnePass: Bool { get }
 
     /// A row whose gains equal row `y`'s to the bit in every column, such as its mirror
     /// image about a centre line, or `y` itself (the result may lie outside the image).
-    /// A plan's integer blocks visit such a pair of rows one after the other and
-    /// compute their gains once.
+    /// A plan's integer blocks, and its `Float` row path when it holds row gains, visit
+    /// the rows in groups of up to 8 from both ends of a run whose first and last rows
+    /// are such a pair, and compute each pair's gains once.
     ///
     /// - Complexity: O(1).
     func rowWithSameGains(as y: Int) -> Int
@@ -176,9 +182,15 @@ extension PreparedGains {
     public func rowWithSameGains(as y: Int) -> Int { y }
 
     /// `false`: the default `scale` takes two passes.
+    ///
+    /// - Complexity: O(1).
     public var scalesInOnePass: Bool { false }
 
-    /// The products one pixel at a time.
+    /// The products one pixel at a time, `gains[i]` times R, G and B of `pixels[i]`,
+    /// alpha untouched: the default `scale(variant:)`'s products, to the bit, when
+    /// `gains` holds its gains.
+    ///
+    /// - Complexity: O(count); no allocation.
     public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int,
                       by gains: UnsafePointer<Float>) {
         for i in 0..<count {

@@ -332,23 +332,29 @@ struct VignetteFastPathTests {
         }
     }
 
-    @Test("a plan's Float run equals the scalar reference to the bit, its row gains held and shared with mirror rows and pieces")
+    @Test("a plan's Float and 16-bit runs equal the scalar reference to the bit, row gains held where the rows pair")
     func planHoldsRowGains() throws {
-        let cases: [(Vignette, Int, Int)] = [
-            (.vignette(intensity: 0.8, radius: 1.2), 2100, 6),
-            (.vignette(intensity: 1, radius: 0.7), 2049, 7),
-            (.vignetteEffect(center: SIMD2(700, 2), radius: 900, intensity: 0.7, falloff: 0.4), 2100, 5),
-            (.relativeVignetteEffect(center: SIMD2(0.5, 0.5), radius: 0.8), 37, 29),
-            (.vignetteEffect(center: SIMD2(10.25, 3.75), radius: 8, intensity: 0.6, falloff: 0.5), 33, 9),
+        // (vignette, width, height, whether the whole image's rows pair up)
+        let cases: [(Vignette, Int, Int, Bool)] = [
+            (.vignette(intensity: 0.8, radius: 1.2), 2100, 6, true),
+            (.vignette(intensity: 1, radius: 0.7), 2049, 7, true),
+            (.vignetteEffect(center: SIMD2(900.5, 3.5), radius: 900, intensity: 0.7, falloff: 0.4), 2100, 7, true),
+            (.vignetteEffect(center: SIMD2(700, 2), radius: 900, intensity: 0.7, falloff: 0.4), 2100, 5, false),
+            (.relativeVignetteEffect(center: SIMD2(0.5, 0.5), radius: 0.8), 37, 29, true),
+            (.vignetteEffect(center: SIMD2(10.25, 3.75), radius: 8, intensity: 0.6, falloff: 0.5), 33, 9, false),
         ]
-        for (vignette, w, h) in cases {
+        for (vignette, w, h, paired) in cases {
             var rng = SeededGenerator(seed: UInt64(w * h))
             let input = FloatImage(width: w, height: h, pixels: (0..<(w * h)).map { _ in
                 SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
                              Float.random(in: -1...2, using: &rng), Float.random(in: 0...1, using: &rng))
             })
+            let samples = (0..<(3 * w * h)).map { _ in UInt16.random(in: 0...UInt16.max, using: &rng) }
             for threads in [1, 2] {
                 let plan = try EditPlan(stages: [vignette.stage]).prepared(width: w, height: h, threads: threads, minimumBandPixels: 1)
+                let whole = ImageRegion(x: 0, y: 0, width: w, height: h)
+                #expect(plan.holdsRowGains(.simd4, in: whole) == (paired && !Vignette.scalesBandInOnePass))
+                #expect(!plan.holdsRowGains(.scalar, in: whole))
                 var reference = input, fused = input
                 try plan.run(&reference, variant: .scalar)
                 try plan.run(&fused, variant: .simd4)
@@ -356,6 +362,29 @@ struct VignetteFastPathTests {
                     (0..<(w * h)).filter { i in (0..<4).contains { r[i][$0].bitPattern != f[i][$0].bitPattern } }
                 } }
                 #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h), \(threads) threads: \(differing.count) pixels differ, first at \(differing.first ?? -1)")
+
+                // A region that starts at x = 5 and keeps the rows' symmetry (rows 1 ..< h − 1),
+                // through the row path (16-bit R G B samples take no fused block).
+                let region = ImageRegion(x: 5, y: 1, width: w - 9, height: h - 2)
+                #expect(plan.holdsRowGains(.simd4, in: region) == (paired && !Vignette.scalesBandInOnePass))
+                var part: [UInt16] = []
+                for y in region.y..<(region.y + region.height) {
+                    let start = 3 * (y * w + region.x)
+                    part += samples[start..<(start + 3 * region.width)]
+                }
+                var outputs: [[UInt16]] = []
+                for variant in [KernelVariant.scalar, .simd4] {
+                    var out = [UInt16](repeating: 0, count: part.count)
+                    try part.withUnsafeBufferPointer { i in
+                        try out.withUnsafeMutableBufferPointer { o in
+                            try plan.run(input: i, inputLayout: .rgb, inputMaxval: 65535, output: o, outputLayout: .rgb,
+                                         outputMaxval: 65535, region: region, variant: variant)
+                        }
+                    }
+                    outputs.append(out)
+                }
+                let wrong = zip(outputs[0], outputs[1]).filter { $0 != $1 }.count
+                #expect(wrong == 0, "\(vignette.form) \(w)×\(h), 16-bit R G B region, \(threads) threads: \(wrong) samples differ")
             }
         }
     }
