@@ -747,9 +747,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// each row too: a vignette centred in a 12 MP image took 0.75–0.82× the time of
     /// the stage's own chunks, and an edit with exposure first (the `Float` block) 0.83×
     /// the time of each piece's own gains (baseline x86-64 build, alternating runs).
-    /// Without the pairing, a row's gains computed all at once
-    /// ahead of its pixels took 1.13× the time of the stage's own chunks of gains and
-    /// pixels.
+    /// Without the pairing, a row's gains computed all at once ahead of its pixels took
+    /// 1.13× the time of the stage's own chunks of gains and pixels.
     func holdsRowGains(_ variant: KernelVariant, in region: ImageRegion) -> Bool {
         variant == .simd4 && gains.map { !$0.scalesInOnePass } == true && rowsPair(in: region)
     }

@@ -193,6 +193,12 @@ extension PreparedGains {
     /// - Complexity: O(count); no allocation.
     public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int,
                       by gains: UnsafePointer<Float>) {
+        multiply(pixels, count: count, by: gains)
+    }
+
+    /// `gains[i]` times R, G and B of `pixels[i]` for `i < count`, alpha untouched: the
+    /// products of both default `scale`s.
+    private func multiply(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafePointer<Float>) {
         for i in 0..<count {
             pixels[i].x = gains[i] * pixels[i].x
             pixels[i].y = gains[i] * pixels[i].y
@@ -209,11 +215,7 @@ extension PreparedGains {
             while done < count {
                 let n = min(chunk, count - done)
                 rowGains(y: y, x0: x0 + done, count: n, variant: variant, into: gains)
-                for i in 0..<n {
-                    pixels[done + i].x = gains[i] * pixels[done + i].x
-                    pixels[done + i].y = gains[i] * pixels[done + i].y
-                    pixels[done + i].z = gains[i] * pixels[done + i].z
-                }
+                multiply(pixels + done, count: n, by: gains)
                 done += n
             }
         }

@@ -430,26 +430,35 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         var scalesInOnePass: Bool { Vignette.scalesBandInOnePass }
 
         /// Multiplies R, G, B of `count` pixels by `gains`, span by span of the row as
-        /// `scale(variant: .simd4)` does: a constant span by its gain (not read when the
-        /// gain is 1), the band by its gains.
+        /// `scale(variant: .simd4)` does (`scaleBySpans`), the band by its gains.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, by gains: UnsafePointer<Float>) {
-            let dy = (Float(y) + 0.5) - resolved.cy
-            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, resolved)
-            let keep = AlphaMasks(), g = resolved, end = x0 &+ count
+            let keep = AlphaMasks()
+            scaleBySpans(p, count: count, x0: x0, dy: (Float(y) + 0.5) - resolved.cy, keep) { l, u in
+                Vignette.scaleRow(p + (l &- x0), count: u &- l, by: UnsafeRawPointer(gains + (l &- x0)), keep)
+            }
+        }
+
+        /// Walks the row's five spans in order, each clipped to pixels `x0 ..< x0 +
+        /// count`: a constant span is scaled by its gain, the reference's `1 − i·t` at
+        /// t = 1 and t = 0 to the bit (an infinite intensity makes the gain inside r0 NaN
+        /// there too), and not even read when that gain is 1, which leaves every sample
+        /// as it is (a quiet NaN too); each part of the band is handed to `band` as
+        /// whole-row columns `l ..< u`.
+        @inline(__always)
+        func scaleBySpans(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, x0: Int, dy: Float, _ keep: AlphaMasks,
+                          band: (Int, Int) -> Void) {
+            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, resolved), end = x0 &+ count
             @inline(__always) func span(_ lower: Int, _ upper: Int, _ gain: Float?) {
                 let l = max(lower, x0), u = min(upper, end)
                 guard l < u else { return }
-                if let gain {
-                    if gain != 1 { Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep) }
-                } else {
-                    Vignette.scaleRow(p + (l &- x0), count: u &- l, by: UnsafeRawPointer(gains + (l &- x0)), keep)
-                }
+                guard let gain else { return band(l, u) }
+                if gain != 1 { Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep) }
             }
-            span(0, spans.a, 1 - g.intensity * 1)
+            span(0, spans.a, 1 - resolved.intensity * 1)
             span(spans.a, spans.b, nil)
-            span(spans.b, spans.c, 1 - g.intensity * 0)
+            span(spans.b, spans.c, 1 - resolved.intensity * 0)
             span(spans.c, spans.e, nil)
-            span(spans.e, imageWidth, 1 - g.intensity * 1)
+            span(spans.e, imageWidth, 1 - resolved.intensity * 1)
         }
 
         /// Multiplies R, G, B of `count` pixels by their gains: `.simd4` span by span of
@@ -458,19 +467,9 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// time; `.scalar` a chunk of reference gains at a time.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
             let dy = (Float(y) + 0.5) - resolved.cy
-            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, resolved)
             if variant == .simd4, x0 &+ count <= 1 << 24 {
-                let keep = AlphaMasks(), g = resolved, end = x0 &+ count, spread = PairSpread()
-                // The row's five spans in order, each clipped to the piece.
-                @inline(__always) func span(_ lower: Int, _ upper: Int, _ gain: Float?) {
-                    let l = max(lower, x0), u = min(upper, end)
-                    guard l < u else { return }
-                    if let gain {
-                        // Inside r0 the gain is 1, which leaves every sample as it is (a
-                        // quiet NaN too): those pixels are not even read.
-                        if gain != 1 { Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep) }
-                        return
-                    }
+                let keep = AlphaMasks(), g = resolved, spread = PairSpread()
+                scaleBySpans(p, count: count, x0: x0, dy: dy, keep) { l, u in
                     if Vignette.scalesBandInOnePass {
                         Vignette.scaleBand(p + (l &- x0), from: l, count: u &- l, dy: dy, g, keep, spread)
                         return
@@ -487,15 +486,9 @@ public struct Vignette: PositionalStage, Codable, Hashable {
                         }
                     }
                 }
-                // The reference's `1 − i·t` at t = 1 and t = 0, to the bit: an infinite
-                // intensity makes the gain inside r0 NaN there too.
-                span(0, spans.a, 1 - g.intensity * 1)
-                span(spans.a, spans.b, nil)
-                span(spans.b, spans.c, 1 - g.intensity * 0)
-                span(spans.c, spans.e, nil)
-                span(spans.e, imageWidth, 1 - g.intensity * 1)
                 return
             }
+            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, resolved)
             withUnsafeTemporaryAllocation(of: Float.self, capacity: Vignette.chunk) { buffer in
                 let gains = buffer.baseAddress!
                 var done = 0
@@ -756,7 +749,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     }
 
     /// `scaleRow` one pixel per `SIMD4`, four gains loaded at once and each broadcast
-    /// with one shuffle; the blend is `product & colourBits | v & alphaBits` (see
+    /// by a `shufps` (three of them after a register copy, as SSE2's shuffle overwrites
+    /// its operand); the blend is `product & colourBits | v & alphaBits` (see
     /// `AlphaMasks.colourBits`). 9.5 SSE2 instructions per pixel with the loop's
     /// share, against 11 for the two-pixel form split into 128-bit halves.
     @inline(__always)
