@@ -306,8 +306,8 @@ struct AlphaMasks: Sendable {
 /// Two pixels per `SIMD8<Float>`: `R`, `G`, `B` are broadcast within each half
 /// (`vshufps`), and each lane computes `c0·R + c1·G + c2·B + t` left to right, exactly
 /// as the one-pixel formula does, so the result is the same to the bit. An odd last
-/// pixel takes the one-pixel formula. The loads and stores are unaligned: a row of
-/// `SIMD4<Float>` is only 16-byte aligned.
+/// pixel takes the one-pixel formula, and so does a first pixel that would leave the
+/// pairs off a 32-byte boundary (`pixelsBeforePairBoundary`).
 @inline(__always)
 func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                       _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
@@ -317,8 +317,14 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     let d0 = SIMD8(lowHalf: c0, highHalf: c0), d1 = SIMD8(lowHalf: c1, highHalf: c1)
     let d2 = SIMD8(lowHalf: c2, highHalf: c2), dt = SIMD8(lowHalf: t, highHalf: t)
     let keep = alpha.pair
-    let pairCount = count &>> 1
-    var offset = 0
+    @inline(__always) func pixel(_ q: UnsafeMutablePointer<SIMD4<Float>>) {
+        let v = q.pointee
+        q.pointee = (c0 * v.x + c1 * v.y + c2 * v.z + t).replacing(with: v, where: alpha.pixel)
+    }
+    let head = pixelsBeforePairBoundary(p, count: count)
+    if head != 0 { pixel(p) }
+    let pairCount = (count &- head) &>> 1
+    var offset = head &* 16
     for _ in 0..<pairCount {
         let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
         let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
@@ -328,11 +334,7 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
         offset &+= 32
     }
-    if count & 1 != 0 {
-        let last = p + (count &- 1)
-        let v = last.pointee
-        last.pointee = (c0 * v.x + c1 * v.y + c2 * v.z + t).replacing(with: v, where: alpha.pixel)
-    }
+    if (count &- head) & 1 != 0 { pixel(p + (count &- 1)) }
 }
 
 
@@ -347,8 +349,16 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
     let d0 = SIMD8(lowHalf: c0, highHalf: c0), d2 = SIMD8(lowHalf: c2, highHalf: c2)
     let dt = SIMD8(lowHalf: t, highHalf: t), ds = SIMD8(lowHalf: s, highHalf: s)
     let keep = alpha.pair
-    var offset = 0
-    for _ in 0..<(count &>> 1) {
+    @inline(__always) func pixel(_ q: UnsafeMutablePointer<SIMD4<Float>>) {
+        let v = q.pointee
+        let g = SIMD4<Float>(repeating: v.y)
+        let out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (s * g + t)
+        q.pointee = out.replacing(with: v, where: alpha.pixel)
+    }
+    let head = pixelsBeforePairBoundary(p, count: count)
+    if head != 0 { pixel(p) }
+    var offset = head &* 16
+    for _ in 0..<((count &- head) &>> 1) {
         let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
         let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
         let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
@@ -357,13 +367,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
         offset &+= 32
     }
-    if count & 1 != 0 {
-        let last = p + (count &- 1)
-        let v = last.pointee
-        let g = SIMD4<Float>(repeating: v.y)
-        let out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (s * g + t)
-        last.pointee = out.replacing(with: v, where: alpha.pixel)
-    }
+    if (count &- head) & 1 != 0 { pixel(p + (count &- 1)) }
 }
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one

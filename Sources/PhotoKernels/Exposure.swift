@@ -199,11 +199,16 @@ public struct Exposure: ToneStage, Hashable {
     /// Each half makes the decision `pixelSIMD4` makes for its pixel: both halves
     /// compute the shortcut, and a half with a colour lane that crosses a segment
     /// boundary is replaced by `fullSIMD4` of that pixel alone. Lane for lane the
-    /// arithmetic is `pixelSIMD4`'s, so the result is the same to the bit. Loads and
-    /// stores are unaligned (rows are 16-byte aligned).
+    /// arithmetic is `pixelSIMD4`'s, so the result is the same to the bit. A first
+    /// pixel off a 32-byte boundary goes alone (`pixelsBeforePairBoundary`).
     @inline(never)
     static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, scale: SIMD4<Float>,
                            encodedGain: SIMD4<Float>, encodeSwitch: SIMD4<Float>, _ alpha: AlphaMasks) {
+        if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
+            applySIMD4(p, count: 1, scale: scale, encodedGain: encodedGain, encodeSwitch: encodeSwitch, alpha)
+            return applySIMD4(p + 1, count: count &- 1, scale: scale, encodedGain: encodedGain,
+                              encodeSwitch: encodeSwitch, alpha)
+        }
         let raw = UnsafeMutableRawPointer(p)
         let scale2 = SIMD8(lowHalf: scale, highHalf: scale)
         let gain2 = SIMD8(lowHalf: encodedGain, highHalf: encodedGain)

@@ -55,6 +55,22 @@ public protocol PixelKernel: Sendable {
     var stage: Stage { get }
 }
 
+/// The pixels (0 or 1) that a two-pixel schedule takes alone at the start of a run of
+/// `count` pixels at `p`, so that its `SIMD8<Float>` loads and stores fall on 32-byte
+/// boundaries where the build targets AVX2. Pixels of `SIMD4<Float>` are only 16-byte
+/// aligned (a large array's elements start 48 bytes into a page), and otherwise every
+/// other 32-byte access would span two cache lines: a split load or store, which on
+/// Intel cores takes a second access. Other builds split a `SIMD8` into 16-byte
+/// accesses, which never span two lines: 0 there.
+@inline(__always)
+func pixelsBeforePairBoundary(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) -> Int {
+    #if canImport(TargetFeatures.AVX2)
+    min(count, (Int(bitPattern: p) &>> 4) & 1)
+    #else
+    0
+    #endif
+}
+
 /// A pointer that may cross into `concurrentPerform`'s closure: each band touches
 /// only its own rows, so no two threads write the same memory.
 struct SendablePointer<Pointee>: @unchecked Sendable {

@@ -96,11 +96,15 @@ public struct Monochrome: PixelKernel, Hashable {
     /// products `wR·R`, `wG·G`, `wB·B` are broadcast within each half (`vshufps`), so every lane computes
     /// `Y = wR·R + wG·G + wB·B` left to right, both branches and the `Y < 0.5` select
     /// exactly as the one-pixel formula does: the same bits. Alpha is restored by the
-    /// masks it is given (see `AlphaMasks`). The loads and stores are unaligned: a row
-    /// of `SIMD4<Float>` is only 16-byte aligned.
+    /// masks it is given (see `AlphaMasks`). A first pixel off a 32-byte boundary goes
+    /// alone (`pixelsBeforePairBoundary`).
     @inline(never)
     static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, k: SIMD4<Float>, intensity: Float,
                            _ alpha: AlphaMasks) {
+        if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
+            applySIMD4(p, count: 1, k: k, intensity: intensity, alpha)
+            return applySIMD4(p + 1, count: count &- 1, k: k, intensity: intensity, alpha)
+        }
         let w = Luma.weights
         let oneMinusK = 1 - k
         let raw = UnsafeMutableRawPointer(p)

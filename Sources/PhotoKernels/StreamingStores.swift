@@ -24,10 +24,14 @@ enum StreamingStores {
         #endif
     }
 
-    /// Stores 8 floats at `p` (16-byte aligned) bypassing the cache where available.
+    /// Stores 8 floats at `p` (32-byte aligned) bypassing the cache where available:
+    /// one 32-byte store where the build targets AVX2, two 16-byte ones in other x86-64
+    /// builds.
     @inline(__always)
     static func store(_ v: SIMD8<Float>, to p: UnsafeMutableRawPointer) {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
+        _mm256_stream_ps(p, v)
+        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel)
         let f = p.assumingMemoryBound(to: Float.self)
         _mm_stream_ps(f, v.lowHalf)
         _mm_stream_ps(f + 4, v.highHalf)

@@ -673,6 +673,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     @inline(never)
     static func scaleBand(_ p: UnsafeMutablePointer<SIMD4<Float>>, from x0: Int, count: Int, dy: Float, _ g: Resolved,
                           _ keep: AlphaMasks, _ spread: PairSpread) {
+        if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
+            scaleBand(p, from: x0, count: 1, dy: dy, g, keep, spread)
+            return scaleBand(p + 1, from: x0 &+ 1, count: count &- 1, dy: dy, g, keep, spread)
+        }
         let band = BandFormula(g), alpha = keep.pair
         var xs = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + Float(x0)
         let raw = UnsafeMutableRawPointer(p)
@@ -703,7 +707,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     @inline(never)
     static func scaleSpan(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float, _ keep: AlphaMasks) {
         let g = SIMD8<Float>(repeating: gain)
-        var x = 0
+        var x = pixelsBeforePairBoundary(p, count: count)
+        if x != 0 { p[0] = (p[0] * g.lowHalf).replacing(with: p[0], where: keep.pixel) }
         while x < count &- 1 {
             let pixels = UnsafeMutableRawPointer(p + x)
             let v = pixels.loadUnaligned(as: SIMD8<Float>.self)
@@ -729,11 +734,13 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         #endif
     }
 
-    /// `scaleRow` two pixels per `SIMD8`, each gain broadcast over its pixel's half.
+    /// `scaleRow` two pixels per `SIMD8`, each gain broadcast over its pixel's half; a
+    /// first pixel off a 32-byte boundary alone (`pixelsBeforePairBoundary`).
     @inline(__always)
     static func scaleRowPairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer,
                               _ keep: AlphaMasks) {
-        var x = 0
+        var x = pixelsBeforePairBoundary(p, count: count)
+        if x != 0 { p[0] = (p[0] * SIMD4(repeating: gains.load(as: Float.self))).replacing(with: p[0], where: keep.pixel) }
         while x < count &- 1 {
             let pixels = UnsafeMutableRawPointer(p + x), gain = gains + 4 &* x
             let v = pixels.loadUnaligned(as: SIMD8<Float>.self)

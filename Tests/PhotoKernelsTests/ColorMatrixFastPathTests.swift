@@ -78,7 +78,7 @@ struct ColorMatrixFastPathTests {
             let kernel = ColorMatrixKernel(matrix, name: name)
             for count in Array(1...33) + [63, 64] {
                 let input = fastPathPixels(count, seed: UInt64(count) &* 7919 &+ UInt64(name.utf8.count), specials: specialValues)
-                // Start 0 is 32-byte aligned in practice; start 1 is only 16-byte aligned.
+                // Start 0 is on a 32-byte boundary; from start 1 the first pixel goes alone.
                 for start in [0, 1] {
                     let (row, guardsIntact) = runRow(kernel, input, start: start)
                     #expect(guardsIntact, "\(name) count \(count) start \(start): wrote outside the row")

@@ -18,20 +18,20 @@ struct SampleConversionFastPathTests {
 
     // MARK: decode
 
-    /// Decodes `samples` (`channels · count` of them) through the fast path and
-    /// returns the mismatches against `SampleCoding.decode` (and alpha 1 for RGB),
-    /// compared as bit patterns.
+    /// Decodes `samples` (`channels · count` of them) through the fast path, into pixel
+    /// `start` of a 64-byte-aligned buffer (the RGBA loop takes the pixels before a
+    /// 64-byte boundary alone: `start` 0…3 gives it 0…3 of them), and returns the
+    /// mismatches against `SampleCoding.decode` (and alpha 1 for RGB), compared as bit
+    /// patterns.
     static func decodeMismatches<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        _ samples: [Sample], layout: SampleLayout, maxval: Int) -> [String] {
+        _ samples: [Sample], layout: SampleLayout, maxval: Int, start: Int = 0) -> [String] {
         let channels = layout.channelCount
         precondition(samples.count % channels == 0)
         let count = samples.count / channels
         let sentinel = SIMD4<Float>(repeating: -12345)
-        var out = [SIMD4<Float>](repeating: sentinel, count: count + guardCount)
-        samples.withUnsafeBufferPointer { source in
-            out.withUnsafeMutableBufferPointer { destination in
-                SampleConversion.decode(source.baseAddress!, layout: layout, maxval: maxval,
-                                        into: destination.baseAddress!, count: count)
+        let out = inPlace([SIMD4<Float>](repeating: sentinel, count: count + guardCount), start: start) { destination in
+            samples.withUnsafeBufferPointer { source in
+                SampleConversion.decode(source.baseAddress!, layout: layout, maxval: maxval, into: destination, count: count)
             }
         }
         var failures: [String] = []
@@ -55,14 +55,15 @@ struct SampleConversionFastPathTests {
           arguments: [1, 15, 100, 254, 255])
     func decode8Exhaustive(maxval: Int) {
         // Rotation r puts value (r + k) mod 256 at sample k, so over the 256 rotations
-        // every value visits every position of every block and of the tail. Values
+        // every value visits every position of every block and of the tail, from each
+        // 16-byte place in a cache line (`start` r mod 4). Values
         // above maxval are included: the fast path must not assume they are absent.
         var failures: [String] = []
         for layout in Self.layouts {
             for count in Self.counts {
                 for r in 0..<256 {
                     let samples = (0..<(layout.channelCount * count)).map { UInt8(truncatingIfNeeded: r + $0) }
-                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval)
+                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval, start: r % 4)
                 }
             }
         }
@@ -112,11 +113,12 @@ struct SampleConversionFastPathTests {
         for layout in Self.layouts {
             for count in Self.counts {
                 let n = layout.channelCount * count
-                var start = 0
+                var start = 0, buffers = 0
                 while start < values + n {
                     let samples = (0..<n).map { UInt16((start + $0) % values) }
-                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval)
+                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval, start: buffers % 4)
                     start += max(n - 1, 1)
+                    buffers += 1
                 }
             }
         }

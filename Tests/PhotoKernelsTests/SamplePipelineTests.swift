@@ -333,6 +333,40 @@ struct SamplePipelineTests {
         }
     }
 
+    @Test("Float rows from either 16-byte place of a 32-byte boundary give the same bits, matrix, tones, Float block and monochrome")
+    func floatRowsAnyAlignment() throws {
+        // A row of 27 pixels is 432 bytes, so every other row starts 16 bytes past a
+        // 32-byte boundary, where the two-pixel schedules take the first pixel alone.
+        let (w, h) = (27, 4)
+        var rng = SeededGenerator(seed: 2727)
+        let row = (0..<w).map { _ in
+            SIMD4(Float.random(in: -0.2...1.2, using: &rng), Float.random(in: -0.2...1.2, using: &rng),
+                  Float.random(in: -0.2...1.2, using: &rng), Float.random(in: 0...1, using: &rng))
+        }
+        let image = FloatImage(width: w, height: h, pixels: Array(repeatElement(row, count: h).joined()))
+        let adjustments = Adjustments(saturation: 1.3, contrast: 1.2, brightness: 0.05, hue: 30).kernel
+        let edits: [(String, [any PixelKernel])] = [
+            ("matrix", [adjustments]), ("exposure", [Exposure(ev: -0.7)]),
+            ("exposure + matrix (Float block)", [Exposure(ev: 0.3), adjustments]),
+            ("exposure + sepia (Float block, plain form)", [Exposure(ev: 0.3), Sepia(intensity: 0.7)]),
+            ("monochrome", [Monochrome(color: SIMD3(0.9, -0.2, 1.3), intensity: 0.35)]),
+        ]
+        for (name, kernels) in edits {
+            let plan = try EditPlan(kernels: kernels).prepared(width: w, height: h, threads: 1)
+            var out = image
+            try plan.run(&out, variant: .simd4)
+            var reference = image
+            try plan.run(&reference, variant: .scalar)
+            for y in 0..<h {
+                #expect((0..<w).allSatisfy { sameBits(out[$0, y], out[$0, 0]) }, "\(name): row \(y) differs from row 0")
+                for x in 0..<w {
+                    let (a, b) = (out[x, y], reference[x, y])
+                    #expect((0..<4).allSatisfy { abs(a[$0] - b[$0]) <= 1e-5 }, "\(name): (\(x), \(y)) \(a) off the reference \(b)")
+                }
+            }
+        }
+    }
+
     /// One row of `count` 8-bit RGBA pixels through the fused plan of `kernel`.
     static func plan8(_ kernel: some PixelKernel, _ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>,
                       count: Int) {
@@ -342,7 +376,16 @@ struct SamplePipelineTests {
                       outputMaxval: 255)
     }
 
-    @Test("8-bit block edges: every count 1…33 in place equals out of place; saturation to 0 and maxval; exact ties round to even")
+    /// The 16-bit form of `plan8`.
+    static func plan16(_ kernel: some PixelKernel, _ input: UnsafePointer<UInt16>, _ output: UnsafeMutablePointer<UInt16>,
+                       count: Int) {
+        let plan = try! EditPlan(kernels: [kernel]).prepared(width: count, height: 1, threads: 1)
+        try! plan.run(input: UnsafeBufferPointer(start: input, count: 4 * count), inputLayout: .rgba, inputMaxval: 65535,
+                      output: UnsafeMutableBufferPointer(start: output, count: 4 * count), outputLayout: .rgba,
+                      outputMaxval: 65535)
+    }
+
+    @Test("8-bit block edges: every count 1…33 in place equals out of place and from any alignment (16-bit too); saturation to 0 and maxval; exact ties round to even")
     func packedEightBitEdges() {
         var rng = SeededGenerator(seed: 88)
         let kernel = Adjustments(saturation: 1.7, contrast: 1.2, brightness: 0.05, hue: 40).kernel
@@ -357,6 +400,26 @@ struct SamplePipelineTests {
             var inPlace = bytes
             inPlace.withUnsafeMutableBufferPointer { Self.plan8(kernel, $0.baseAddress!, $0.baseAddress!, count: count) }
             #expect(inPlace == out, "count \(count): in place differs")
+            // Into every 4-byte place of a 32-byte span (the blocks start at the
+            // destination's next 32-byte boundary, the pixels before it alone), and 16-bit
+            // samples into every 8-byte place of 64 bytes: the same samples.
+            let words = bytes.map { UInt16($0) * 257 }
+            var words16 = [UInt16](repeating: 0, count: words.count)
+            words.withUnsafeBufferPointer { input in
+                words16.withUnsafeMutableBufferPointer { Self.plan16(kernel, input.baseAddress!, $0.baseAddress!, count: count) }
+            }
+            for offset in 0..<8 {
+                let raw = UnsafeMutableRawPointer.allocate(byteCount: 8 * (offset + count), alignment: 64)
+                defer { raw.deallocate() }
+                let bytesOut = raw.bindMemory(to: UInt8.self, capacity: 4 * (offset + count)) + 4 * offset
+                bytes.withUnsafeBufferPointer { Self.plan8(kernel, $0.baseAddress!, bytesOut, count: count) }
+                #expect(Array(UnsafeBufferPointer(start: bytesOut, count: bytes.count)) == out,
+                        "count \(count), 8 bits \(4 * offset) bytes past a 64-byte boundary: differs")
+                let wordsOut = raw.bindMemory(to: UInt16.self, capacity: 4 * (offset + count)) + 4 * offset
+                words.withUnsafeBufferPointer { Self.plan16(kernel, $0.baseAddress!, wordsOut, count: count) }
+                #expect(Array(UnsafeBufferPointer(start: wordsOut, count: words.count)) == words16,
+                        "count \(count), 16 bits \(8 * offset) bytes past a 64-byte boundary: differs")
+            }
             // The last block goes through a padded copy: no byte past `count` pixels is touched.
             var guarded = bytes + [0xA5, 0xA5, 0xA5, 0xA5]
             guarded.withUnsafeMutableBufferPointer { Self.plan8(kernel, $0.baseAddress!, $0.baseAddress!, count: count) }

@@ -157,20 +157,36 @@ func sameBits(_ a: SIMD4<Float>, _ b: SIMD4<Float>) -> Bool {
         && a.w.bitPattern == b.w.bitPattern
 }
 
-/// Runs `kernel` (`.simd4`) on `count` pixels placed at `start` in a buffer with guard
-/// pixels around them; returns the row and whether the guards are untouched.
+/// Runs `kernel` (`.simd4`) on `count` pixels placed at `start` in a 64-byte-aligned
+/// buffer with guard pixels around them; returns the row and whether the guards are
+/// untouched. An even `start` puts the row on a 32-byte boundary, an odd one 16 bytes
+/// past it (where the two-pixel schedules take the first pixel alone), and `start`
+/// 0…3 gives every 16-byte offset within a cache line.
 func runRow(_ kernel: any PixelKernel, _ pixels: [SIMD4<Float>], start: Int,
                     variant: KernelVariant = .simd4) -> (row: [SIMD4<Float>], guardsIntact: Bool) {
     let guardPixel = SIMD4<Float>(Float(bitPattern: 0x7FC0_BEEF), -1234.5, .infinity, Float(bitPattern: 0xFFC0_0ABC))
-    var buffer = [SIMD4<Float>](repeating: guardPixel, count: start + pixels.count + 3)
-    buffer.replaceSubrange(start..<(start + pixels.count), with: pixels)
-    buffer.withUnsafeMutableBufferPointer { all in
-        let row = UnsafeMutableBufferPointer(rebasing: all[start..<(start + pixels.count)])
-        kernel.apply(row, at: RowLocation(y: 0, imageWidth: pixels.count, imageHeight: 1), variant: variant)
-    }
+    let total = start + pixels.count + 3
+    let raw = UnsafeMutableRawPointer.allocate(byteCount: 16 * total, alignment: 64)
+    defer { raw.deallocate() }
+    let all = raw.initializeMemory(as: SIMD4<Float>.self, repeating: guardPixel, count: total)
+    (all + start).update(from: pixels, count: pixels.count)
+    kernel.apply(UnsafeMutableBufferPointer(start: all + start, count: pixels.count),
+                 at: RowLocation(y: 0, imageWidth: pixels.count, imageHeight: 1), variant: variant)
+    let buffer = Array(UnsafeBufferPointer(start: all, count: total))
     let guards = buffer[..<start] + buffer[(start + pixels.count)...]
     let intact = guards.allSatisfy { p in (0..<4).allSatisfy { p[$0].bitPattern == guardPixel[$0].bitPattern } }
     return (Array(buffer[start..<(start + pixels.count)]), intact)
+}
+
+/// `pixels` after `body` ran on them in place at pixel `start` of a 64-byte-aligned
+/// buffer: an even `start` is on a 32-byte boundary, an odd one 16 bytes past it.
+func inPlace(_ pixels: [SIMD4<Float>], start: Int, _ body: (UnsafeMutablePointer<SIMD4<Float>>) -> Void) -> [SIMD4<Float>] {
+    let raw = UnsafeMutableRawPointer.allocate(byteCount: 16 * (start + pixels.count), alignment: 64)
+    defer { raw.deallocate() }
+    let row = raw.bindMemory(to: SIMD4<Float>.self, capacity: start + pixels.count) + start
+    row.initialize(from: pixels, count: pixels.count)
+    body(row)
+    return Array(UnsafeBufferPointer(start: row, count: pixels.count))
 }
 
 /// `count` pixels, seeded: RGB mostly in [−1, 2] with one of `specials` in about

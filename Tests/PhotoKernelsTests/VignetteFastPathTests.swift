@@ -50,11 +50,12 @@ private func applied(_ vignette: Vignette, _ row: [SIMD4<Float>], y: Int, width:
 /// Runs `schedules` on pieces `[x0, x0 + count)` of widths 1…33 from 17 starts (every
 /// phase of a block of 8, twice) and on the whole row, for rows 0, h/2 and h − 1 of
 /// 33×5 and 257×9 images and each of `vignettes`, with the piece's pixels of a random
-/// row; expects its two results to agree to the bit. Returns how many pixels it
-/// compared.
+/// row, each piece both on a 32-byte boundary and 16 bytes past one (the last
+/// argument, `inPlace`'s `start`); expects its two results to agree to the bit.
+/// Returns how many pixels it compared.
 private func comparePieces(
     _ vignettes: [Vignette], seed: UInt64,
-    _ schedules: (Vignette, Int, Int, Int, Int, Int, [SIMD4<Float>]) -> ([SIMD4<Float>], [SIMD4<Float>])
+    _ schedules: (Vignette, Int, Int, Int, Int, Int, [SIMD4<Float>], Int) -> ([SIMD4<Float>], [SIMD4<Float>])
 ) -> Int {
     var compared = 0
     for (n, vignette) in vignettes.enumerated() {
@@ -63,11 +64,13 @@ private func comparePieces(
                 let row = randomRow(w, seed: seed + UInt64(100 * n + y))
                 let pieces = (0..<min(17, w)).flatMap { x0 in (1...min(33, w - x0)).map { (x0, $0) } } + [(0, w)]
                 for (x0, count) in pieces {
-                    let (a, b) = schedules(vignette, w, h, y, x0, count, Array(row[x0..<(x0 + count)]))
-                    let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
-                    let differing = (0..<count).filter { bits(a[$0]) != bits(b[$0]) }
-                    #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): \(differing.count) differ")
-                    compared += count
+                    for start in 0...1 {
+                        let (a, b) = schedules(vignette, w, h, y, x0, count, Array(row[x0..<(x0 + count)]), start)
+                        let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
+                        let differing = (0..<count).filter { bits(a[$0]) != bits(b[$0]) }
+                        #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count), start \(start): \(differing.count) differ")
+                        compared += count
+                    }
                 }
             }
         }
@@ -260,19 +263,18 @@ struct VignetteFastPathTests {
     @Test("one pass over the band gives the two passes' bits, on pieces of widths 1…33 and whole rows")
     func onePassMatchesTwoPasses() {
         let finite = fastPathSamples.filter { v in v.parameters.allSatisfy { $0.value.isFinite && abs($0.value) < 1e6 } }
-        let compared = comparePieces(finite, seed: 9000) { vignette, w, h, y, x0, count, pixels in
+        let compared = comparePieces(finite, seed: 9000) { vignette, w, h, y, x0, count, pixels, start in
             let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
             let dy = (Float(y) + 0.5) - g.cy
-            var twoPasses = pixels, onePass = pixels
             var gains = [Float](repeating: .nan, count: (count + 7) / 8 * 8)
             gains.withUnsafeMutableBytes {
                 Vignette.bandGains($0.baseAddress!, from: x0, blocks: (count + 7) / 8, dy: dy, g)
             }
-            twoPasses.withUnsafeMutableBufferPointer { p in
-                gains.withUnsafeBytes { Vignette.scaleRow(p.baseAddress!, count: count, by: $0.baseAddress!, AlphaMasks()) }
+            let twoPasses = inPlace(pixels, start: start) { p in
+                gains.withUnsafeBytes { Vignette.scaleRow(p, count: count, by: $0.baseAddress!, AlphaMasks()) }
             }
-            onePass.withUnsafeMutableBufferPointer {
-                Vignette.scaleBand($0.baseAddress!, from: x0, count: count, dy: dy, g, AlphaMasks(), Vignette.PairSpread())
+            let onePass = inPlace(pixels, start: start) {
+                Vignette.scaleBand($0, from: x0, count: count, dy: dy, g, AlphaMasks(), Vignette.PairSpread())
             }
             return (onePass, twoPasses)
         }
@@ -282,18 +284,17 @@ struct VignetteFastPathTests {
     @Test("scaling by held gains gives scale(.simd4)'s bits, on pieces of widths 1…33 and whole rows")
     func scaleByHeldGains() {
         let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 12_000) {
-            vignette, w, h, y, x0, count, pixels in
+            vignette, w, h, y, x0, count, pixels, start in
             let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
             var gains = [Float](repeating: .nan, count: count)
             gains.withUnsafeMutableBufferPointer {
                 prepared.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: $0.baseAddress!)
             }
-            var scheduled = pixels, held = pixels
-            scheduled.withUnsafeMutableBufferPointer {
-                prepared.scale($0.baseAddress!, count: count, y: y, x0: x0, variant: .simd4)
+            let scheduled = inPlace(pixels, start: start) {
+                prepared.scale($0, count: count, y: y, x0: x0, variant: .simd4)
             }
-            held.withUnsafeMutableBufferPointer { p in
-                gains.withUnsafeBufferPointer { prepared.scale(p.baseAddress!, count: count, y: y, x0: x0, by: $0.baseAddress!) }
+            let held = inPlace(pixels, start: start) { p in
+                gains.withUnsafeBufferPointer { prepared.scale(p, count: count, y: y, x0: x0, by: $0.baseAddress!) }
             }
             return (held, scheduled)
         }
@@ -315,19 +316,21 @@ struct VignetteFastPathTests {
                 let g = gains[i - 1], v = row[i]
                 return SIMD4(g * v.x, g * v.y, g * v.z, v.w)
             }
+            // The row's first pixel (after the guard) 16 bytes past a 32-byte boundary, then on one.
             for (name, schedule) in [("pairs", Vignette.scaleRowPairs), ("pixels", Vignette.scaleRowPixels)] {
-                var out = row
-                out.withUnsafeMutableBufferPointer { p in
-                    gains.withUnsafeBytes { schedule(p.baseAddress! + 1, count, $0.baseAddress!, AlphaMasks()) }
-                }
-                let differing = (0..<row.count).filter { i in
-                    (0..<4).contains { c in
-                        let (a, b) = (out[i][c], expected[i][c])
-                        return a.isNaN ? !b.isNaN : a.bitPattern != b.bitPattern
+                for start in 0...1 {
+                    let out = inPlace(row, start: start) { p in
+                        gains.withUnsafeBytes { schedule(p + 1, count, $0.baseAddress!, AlphaMasks()) }
                     }
+                    let differing = (0..<row.count).filter { i in
+                        (0..<4).contains { c in
+                            let (a, b) = (out[i][c], expected[i][c])
+                            return a.isNaN ? !b.isNaN : a.bitPattern != b.bitPattern
+                        }
+                    }
+                    #expect(differing.isEmpty, "\(name), \(count) pixels, start \(start): \(differing.count) differ, first at \(differing.first ?? -1)")
+                    #expect((1...count).allSatisfy { out[$0].w.bitPattern == row[$0].w.bitPattern }, "\(name), \(count): alpha changed")
                 }
-                #expect(differing.isEmpty, "\(name), \(count) pixels: \(differing.count) differ, first at \(differing.first ?? -1)")
-                #expect((1...count).allSatisfy { out[$0].w.bitPattern == row[$0].w.bitPattern }, "\(name), \(count): alpha changed")
             }
         }
     }
