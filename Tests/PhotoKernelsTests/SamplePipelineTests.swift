@@ -367,22 +367,23 @@ struct SamplePipelineTests {
         }
     }
 
+    /// The fused plan of `kernel` for one row of `count` pixels.
+    static func rowPlan(_ kernel: some PixelKernel, count: Int) -> PreparedEditPlan {
+        try! EditPlan(kernels: [kernel]).prepared(width: count, height: 1, threads: 1)
+    }
+
     /// One row of `count` 8-bit RGBA pixels through the fused plan of `kernel`.
     static func plan8(_ kernel: some PixelKernel, _ input: UnsafePointer<UInt8>, _ output: UnsafeMutablePointer<UInt8>,
                       count: Int) {
-        let plan = try! EditPlan(kernels: [kernel]).prepared(width: count, height: 1, threads: 1)
-        try! plan.run(input: UnsafeBufferPointer(start: input, count: 4 * count), inputLayout: .rgba, inputMaxval: 255,
-                      output: UnsafeMutableBufferPointer(start: output, count: 4 * count), outputLayout: .rgba,
-                      outputMaxval: 255)
+        let (i, o) = (UnsafeBufferPointer(start: input, count: 4 * count), UnsafeMutableBufferPointer(start: output, count: 4 * count))
+        try! rowPlan(kernel, count: count).run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
     }
 
-    /// The 16-bit form of `plan8`.
+    /// The 16-bit form of `plan8` (maxval 65535).
     static func plan16(_ kernel: some PixelKernel, _ input: UnsafePointer<UInt16>, _ output: UnsafeMutablePointer<UInt16>,
                        count: Int) {
-        let plan = try! EditPlan(kernels: [kernel]).prepared(width: count, height: 1, threads: 1)
-        try! plan.run(input: UnsafeBufferPointer(start: input, count: 4 * count), inputLayout: .rgba, inputMaxval: 65535,
-                      output: UnsafeMutableBufferPointer(start: output, count: 4 * count), outputLayout: .rgba,
-                      outputMaxval: 65535)
+        let (i, o) = (UnsafeBufferPointer(start: input, count: 4 * count), UnsafeMutableBufferPointer(start: output, count: 4 * count))
+        try! rowPlan(kernel, count: count).run(input: i, inputLayout: .rgba, inputMaxval: 65535, output: o, outputLayout: .rgba, outputMaxval: 65535)
     }
 
     @Test("8-bit block edges: every count 1…33 in place equals out of place and from any alignment (16-bit too); saturation to 0 and maxval; exact ties round to even")
