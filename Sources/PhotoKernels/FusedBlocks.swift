@@ -348,10 +348,11 @@ struct FusedBlock {
     /// The pixels before the first `blockBytes` boundary of `destination`, which
     /// pixels aligned to their size reach, where the build targets AVX2; 0 when
     /// `destination` is on a boundary, its pixels are not aligned, the boundary lies
-    /// `count` pixels away or further, and in other builds, whose 16-byte accesses
-    /// never span two cache lines. A large array's elements start 16 bytes past a
-    /// 32-byte boundary, so without this every other 32-byte access of an 8-bit block
-    /// would span two lines (`pipeline/rgba8/adjustments/simd4`: 1.08× faster with it
+    /// `count` pixels away or further, and in other builds, which split the block's
+    /// accesses into 16-byte ones. A large array's elements start 16 bytes past a
+    /// 32-byte boundary, so without this every other 32-byte store of an 8-bit block
+    /// (and, in a run in place or between two such arrays, every other load) would span
+    /// two lines (`pipeline/rgba8/adjustments/simd4`: 1.08× faster with it
     /// on a Xeon).
     @inline(__always)
     static func leadingPixels(_ destination: UnsafeMutableRawPointer, pixelBytes: Int, blockBytes: Int, count: Int) -> Int {
@@ -721,7 +722,8 @@ struct FusedFloatBlock: Sendable {
         (keep, keepPixel) = (AlphaMasks().pair, AlphaMasks().pixel)
     }
 
-    /// Runs `count` pixels in place; `gains` holds one gain per pixel, or `nil`.
+    /// Runs `count` pixels in place; `gains` holds one gain per pixel, or `nil`. A first
+    /// pixel off a 32-byte boundary goes alone (`pixelsBeforePairBoundary`).
     func run(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, gains: UnsafePointer<Float>?) {
         if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
             run(p, count: 1, gains: gains)

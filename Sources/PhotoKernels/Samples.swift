@@ -404,13 +404,16 @@ enum SampleConversion {
             // overflow. The blocks start at a 64-byte boundary of the destination, the
             // pixels before it (at most three) and the tail taking the scalar formula:
             // each block then writes one whole cache line and no store spans two (with
-            // streaming stores on a Xeon, 1.1× faster than from a 16-byte boundary).
+            // streaming stores on a Xeon, 32 bytes each, 1.25× the speed of 16-byte ones
+            // from 48 bytes into a line).
             @inline(__always) func pixel(_ i: Int) {
                 let s = source + 4 * i
                 (destination + i).initialize(to: SIMD4(
                     SampleCoding.decode(s[0], maxval: m), SampleCoding.decode(s[1], maxval: m),
                     SampleCoding.decode(s[2], maxval: m), SampleCoding.decode(s[3], maxval: m)))
             }
+            // `SIMD4<Float>` pixels are 16-byte aligned, so the head is whole pixels.
+            assert(Int(bitPattern: destination) & 15 == 0)
             let head = min(count, ((64 &- (Int(bitPattern: destination) & 63)) & 63) &>> 4)
             for i in 0..<head { pixel(i) }
             let whole = count - (count - head) % 4

@@ -24,9 +24,9 @@ enum StreamingStores {
         #endif
     }
 
-    /// Stores 8 floats at `p` (32-byte aligned) bypassing the cache where available:
-    /// one 32-byte store where the build targets AVX2, two 16-byte ones in other x86-64
-    /// builds.
+    /// Stores 8 floats at `p` bypassing the cache where available: one 32-byte store
+    /// where the build targets AVX2 (`p` 32-byte aligned), two 16-byte ones in other
+    /// x86-64 builds (`p` 16-byte aligned).
     @inline(__always)
     static func store(_ v: SIMD8<Float>, to p: UnsafeMutableRawPointer) {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)

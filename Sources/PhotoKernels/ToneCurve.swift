@@ -215,12 +215,19 @@ public struct ToneCurve: PixelKernel, Hashable {
     /// chains keep the core busy while each waits on its previous link. A last pair
     /// runs alone, and an odd last pixel runs with itself in both halves; every lane
     /// does the same arithmetic whichever way it is grouped, so the bits do not depend
-    /// on the row's length or a pixel's place. The loads and stores are unaligned: a
-    /// row of `SIMD4<Float>` is only 16-byte aligned.
+    /// on the row's length or a pixel's place. A first pixel off a 32-byte boundary goes
+    /// alone (`pixelsBeforePairBoundary`).
     @inline(never)
     static func applyVector(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, table: UnsafePointer<SIMD8<Float>>,
                             masterKnots: Int, channelKnots: Int, channelOffset: Int,
                             masterKeep: SIMDMask<SIMD8<Int32>>, channelKeep: SIMDMask<SIMD8<Int32>>) {
+        if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
+            applyVector(p, count: 1, table: table, masterKnots: masterKnots, channelKnots: channelKnots,
+                        channelOffset: channelOffset, masterKeep: masterKeep, channelKeep: channelKeep)
+            return applyVector(p + 1, count: count &- 1, table: table, masterKnots: masterKnots,
+                               channelKnots: channelKnots, channelOffset: channelOffset,
+                               masterKeep: masterKeep, channelKeep: channelKeep)
+        }
         typealias V = SIMD8<Float>
         let channelTable = table + channelOffset
         @inline(__always)

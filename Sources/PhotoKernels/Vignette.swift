@@ -669,7 +669,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `R, G, B ×= gain` in place for pixels `x0 ..< x0 + count` of the row (`x0 +
     /// count ≤ 2^24`), each pixel's gain computed as `bandGains` computes it, eight at
     /// a time, and applied as `scaleRow` applies it: the same results to the bit, in
-    /// one pass. Alpha kept bit for bit.
+    /// one pass. Alpha kept bit for bit. A first pixel off a 32-byte boundary goes alone
+    /// (`pixelsBeforePairBoundary`).
     @inline(never)
     static func scaleBand(_ p: UnsafeMutablePointer<SIMD4<Float>>, from x0: Int, count: Int, dy: Float, _ g: Resolved,
                           _ keep: AlphaMasks, _ spread: PairSpread) {
@@ -703,7 +704,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         }
     }
 
-    /// `R, G, B ×= gain` in place for `count` pixels; alpha kept bit for bit.
+    /// `R, G, B ×= gain` in place for `count` pixels, two per `SIMD8`, a first pixel off
+    /// a 32-byte boundary alone (`pixelsBeforePairBoundary`); alpha kept bit for bit.
     @inline(never)
     static func scaleSpan(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float, _ keep: AlphaMasks) {
         let g = SIMD8<Float>(repeating: gain)

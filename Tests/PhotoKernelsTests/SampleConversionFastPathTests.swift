@@ -22,16 +22,17 @@ struct SampleConversionFastPathTests {
     /// `start` of a 64-byte-aligned buffer (the RGBA loop takes the pixels before a
     /// 64-byte boundary alone: `start` 0…3 gives it 0…3 of them), and returns the
     /// mismatches against `SampleCoding.decode` (and alpha 1 for RGB), compared as bit
-    /// patterns.
+    /// patterns; `streaming` takes the loop's streaming stores.
     static func decodeMismatches<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        _ samples: [Sample], layout: SampleLayout, maxval: Int, start: Int = 0) -> [String] {
+        _ samples: [Sample], layout: SampleLayout, maxval: Int, start: Int = 0, streaming: Bool = false) -> [String] {
         let channels = layout.channelCount
         precondition(samples.count % channels == 0)
         let count = samples.count / channels
         let sentinel = SIMD4<Float>(repeating: -12345)
         let out = inPlace([SIMD4<Float>](repeating: sentinel, count: count + guardCount), start: start) { destination in
             samples.withUnsafeBufferPointer { source in
-                SampleConversion.decode(source.baseAddress!, layout: layout, maxval: maxval, into: destination, count: count)
+                SampleConversion.decode(source.baseAddress!, layout: layout, maxval: maxval, into: destination, count: count,
+                                        streaming: streaming)
             }
         }
         var failures: [String] = []
@@ -56,14 +57,16 @@ struct SampleConversionFastPathTests {
     func decode8Exhaustive(maxval: Int) {
         // Rotation r puts value (r + k) mod 256 at sample k, so over the 256 rotations
         // every value visits every position of every block and of the tail, from each
-        // 16-byte place in a cache line (`start` r mod 4). Values
+        // 16-byte place in a cache line (`start` r mod 4), with ordinary and streaming
+        // stores. Values
         // above maxval are included: the fast path must not assume they are absent.
         var failures: [String] = []
         for layout in Self.layouts {
             for count in Self.counts {
                 for r in 0..<256 {
                     let samples = (0..<(layout.channelCount * count)).map { UInt8(truncatingIfNeeded: r + $0) }
-                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval, start: r % 4)
+                    failures += Self.decodeMismatches(samples, layout: layout, maxval: maxval, start: r % 4,
+                                                      streaming: r % 8 >= 4)
                 }
             }
         }
