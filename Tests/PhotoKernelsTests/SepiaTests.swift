@@ -114,7 +114,7 @@ struct SepiaTests {
         }
     }
 
-    @Test("scalar and SIMD4 run the same blended matrix: equal to the bit in Float, SPEC §8-exact after 16-bit encoding")
+    @Test("scalar and SIMD4 run the same blended matrix: equal to the bit in Float (within SPEC §8 where the schedule fuses multiply-adds), SPEC §8-exact after 16-bit encoding")
     func scalarEqualsSIMD4() {
         // Blending per channel in Float instead put up to 0.13 % of 16-bit samples
         // 1 LSB away from the matrix (intensities 0.2, 0.6, 0.8, 0.9), beyond SPEC §8.
@@ -136,8 +136,14 @@ struct SepiaTests {
         }
         let input = randomImage(width: 33, height: 3, seed: 62)
         for a in [0.25, 0.6, 1] {
-            #expect(zip(run([Sepia(intensity: a)], on: input, .scalar).pixels,
-                        run([Sepia(intensity: a)], on: input, .simd4).pixels).allSatisfy(sameBits), "sepia \(a)")
+            let pairs = zip(run([Sepia(intensity: a)], on: input, .scalar).pixels, run([Sepia(intensity: a)], on: input, .simd4).pixels)
+            if ColorMatrixKernel.fusesMultiplyAdd {
+                #expect(pairs.allSatisfy { s, v in
+                    (0..<3).allSatisfy { abs(s[$0] - v[$0]) <= 1e-5 } && s.w.bitPattern == v.w.bitPattern
+                }, "sepia \(a)")
+            } else {
+                #expect(pairs.allSatisfy(sameBits), "sepia \(a)")
+            }
         }
     }
 }
