@@ -131,16 +131,17 @@ extension ColorMatrix {
 /// left to right. SIMD4 schedule: `M`'s columns and `t` as `SIMD4<Float>` with a zero
 /// alpha lane, `C' = col0·R + col1·G + col2·B + t` with `R`, `G`, `B` broadcast —
 /// the same products and sums in the same order per channel, so the two agree to
-/// the bit. Where the build targets AVX2 the schedule runs two pixels per
-/// `SIMD8<Float>` (the columns in both halves), otherwise one pixel per `SIMD4<Float>`,
-/// lane for lane the same arithmetic either way. Alpha is restored from the input by a
+/// the bit; where the build targets FMA the schedule fuses each product with its sum
+/// (`matrixTerms`), within SPEC §8 of the reference. Where the build targets AVX2 the
+/// schedule runs two pixels per `SIMD8<Float>` (the columns in both halves), otherwise
+/// one pixel per `SIMD4<Float>`, lane for lane the same arithmetic either way. Alpha is restored from the input by a
 /// lane mask (bit-exact, even beside NaN).
 ///
 /// **Greys stay grey, exactly** (SPEC §8). When the matrix maps greys to greys
 /// (rows with one common sum `s`, equal offsets), both schedules use the same transform
 /// written relative to green,
 /// `C'ᵢ = mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`: on a grey pixel both differences are 0,
-/// so every channel is `s·G + t` to the bit, where the plain sum rounds each row's three
+/// so every channel is `s·G + t` to the bit (fused or not), where the plain sum rounds each row's three
 /// products differently (saturation 100 turned 16-bit grey 49869 into
 /// (49869, 49869, 49870)). It is the same real number with one product fewer, so it is
 /// as accurate as the plain form.
@@ -246,7 +247,8 @@ public struct ColorMatrixKernel: AffineStage {
     /// (one 256-bit register, `applyPairs`); otherwise (the baseline x86-64 build,
     /// arm64: 128-bit vectors) one pixel per `SIMD4<Float>` (`applyPixels`), whose
     /// shuffles and blend take fewer SSE2 instructions than the two-pixel form split in
-    /// halves. Both give the reference's numbers to the bit.
+    /// halves. Both give the reference's numbers to the bit, or where the build targets
+    /// FMA the same fused numbers (`matrixTerms`), within SPEC §8 of the reference.
     func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         guard let base = row.baseAddress else { return }
         #if canImport(TargetFeatures.AVX2)
@@ -325,10 +327,11 @@ struct AlphaMasks: Sendable {
 
 /// `c0·r + c1·g + c2·b + t` lane by lane as this build's schedules compute it: where the
 /// build targets FMA, three fused multiply-adds `((t + c0·r) + c1·g) + c2·b`, each
-/// rounded once (three operations instead of six, which kept more of the image in
-/// flight: the `Float` matrix at 12 MP ran 1.09× faster on a Xeon); elsewhere products
-/// and sums left to right, the reference's order. Both are within SPEC §8 of the exact
-/// value; every schedule of one build computes the same bits.
+/// rounded once (three operations instead of six: the `Float` matrix at 12 MP ran
+/// 1.11–1.17× faster on a Xeon); elsewhere products and sums left to right, the
+/// reference's order. Both are within SPEC §8 of the exact value; every schedule of
+/// `ColorMatrixKernel` in one build computes the same bits. (FMA is asked of x86-64
+/// only: `TargetFeatures.FMA` requires Clang's `fma` feature.)
 @inline(__always)
 func matrixTerms(_ c0: SIMD8<Float>, _ r: SIMD8<Float>, _ c1: SIMD8<Float>, _ g: SIMD8<Float>,
                  _ c2: SIMD8<Float>, _ b: SIMD8<Float>, _ t: SIMD8<Float>) -> SIMD8<Float> {
@@ -377,8 +380,9 @@ func greyPreservingTerms(_ c0: SIMD4<Float>, _ r: SIMD4<Float>, _ c2: SIMD4<Floa
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept.
 ///
 /// Two pixels per `SIMD8<Float>`: `R`, `G`, `B` are broadcast within each half
-/// (`vshufps`), and each lane computes `c0·R + c1·G + c2·B + t` left to right, exactly
-/// as the one-pixel formula does, so the result is the same to the bit. An odd last
+/// (`vshufps`), and each lane computes `c0·R + c1·G + c2·B + t` as `matrixTerms` does
+/// (left to right, or fused where the build targets FMA), exactly as the one-pixel
+/// formula does, so the result is the same to the bit. An odd last
 /// pixel takes the one-pixel formula, and so does a first pixel that would leave the
 /// pairs off a 32-byte boundary (`pixelsBeforePairBoundary`).
 @inline(__always)
@@ -414,7 +418,8 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 
 /// `C' = col0·(R − G) + col2·(B − G) + (s·G + t)` on `count` pixels in place, alpha
 /// kept: the grey-preserving form of `applyMatrixSIMD4`, with the same two-pixel
-/// layout and lane for lane the scalar reference's arithmetic.
+/// layout and lane for lane `greyPreservingTerms` (the scalar reference's arithmetic,
+/// or fused where the build targets FMA).
 @inline(__always)
 func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                                     _ c0: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>, _ s: SIMD4<Float>,
@@ -444,8 +449,8 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 }
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one
-/// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane the
-/// reference's arithmetic. 15.5 SSE2 instructions per pixel with the loop's share,
+/// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane
+/// `matrixTerms`. 15.5 SSE2 instructions per pixel with the loop's share,
 /// against 19.5 for the two-pixel form (see `forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,

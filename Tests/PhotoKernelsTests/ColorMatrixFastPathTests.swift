@@ -128,9 +128,14 @@ struct ColorMatrixFastPathTests {
                     // and an unfused schedule gives the reference's bits. A fused one rounds
                     // differently, and a product that overflows in the reference need not
                     // inside a fused operation, so there a finite input beyond [−1, 2]
-                    // leaves the pixel without a bound, as in §8.
+                    // leaves the pixel without a bound but NaN for NaN (a NaN input
+                    // reaches every colour channel either way).
                     let unbounded = ColorMatrixKernel.fusesMultiplyAdd
                         && (0..<3).contains { input[i][$0].isFinite && !(-1...2).contains(input[i][$0]) }
+                    let nanIn = (0..<3).contains { input[i][$0].isNaN }
+                    for c in 0..<3 where unbounded && nanIn {
+                        #expect(simd[i][c].isNaN && scalar[i][c].isNaN, "\(name) count \(count) pixel \(i) channel \(c): NaN in, \(simd[i][c]) and \(scalar[i][c]) out")
+                    }
                     for c in 0..<4 where !unbounded {
                         let a = simd[i][c], b = scalar[i][c]
                         let ok = (a.isNaN && b.isNaN) || a == b || (finite && abs(a - b) <= 1e-5)
