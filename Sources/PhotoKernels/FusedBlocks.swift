@@ -374,9 +374,10 @@ struct FusedBlock {
 
     /// Runs `count` pixels of 8-bit samples from `source` to `destination` (which may
     /// be the same memory), `gains` holding one gain per pixel or `nil`. The last 1…7
-    /// pixels go through the same block via a zero-padded copy, and so do the pixels
-    /// before the first 32-byte boundary of a 4-byte-aligned destination, so that no
-    /// block's load or store spans two cache lines (`leadingPixels`).
+    /// pixels go through the same block via a zero-padded copy, and so do, where the
+    /// build targets AVX2, the pixels before the first 32-byte boundary of a
+    /// 4-byte-aligned destination, so that no block's store spans two cache lines, nor
+    /// its load where the source has the destination's alignment (`leadingPixels`).
     func run8(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, count: Int,
               gains: UnsafePointer<Float>?) {
         let head = Self.leadingPixels(destination, pixelBytes: 4, blockBytes: 32, count: count)
