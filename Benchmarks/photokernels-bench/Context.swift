@@ -283,29 +283,39 @@ enum GitInfo {
 }
 
 /// Tells how the compiler generated vector code for this binary, by reading the
-/// machine code of two probe functions compiled into it.
+/// machine code of three probe functions compiled into it.
 ///
 /// The flags are not recorded in the binary, `#if canImport(TargetFeatures.AVX2)`
 /// says what the build targets rather than what the compiler emitted (a test holds
 /// the two to agree), and the host's `/proc/cpuinfo` says what the *machine* can do,
 /// not what the *binary* uses. So we look at our own
-/// code: two `@convention(c)` closures — the closure body itself in optimised builds,
+/// code: three `@convention(c)` closures — the closure body itself in optimised builds,
 /// a thunk that calls it in debug builds (followed) — are scanned for
 ///
 /// - a 256-bit `vpaddd` (VEX prefix with L = 1, opcode 0xFE): the `SIMD8<Int32>` add
 ///   compiled for AVX2; a baseline x86-64 build uses two SSE2 `paddd` instead;
+/// - a 512-bit `vpaddd` (EVEX prefix 0x62 with L'L = 10, opcode 0xFE): the
+///   `SIMD16<Int32>` add compiled for AVX-512; an AVX2 build uses two 256-bit ones;
 /// - an FMA3 instruction (3-byte VEX, map 0F38, opcode 0x96–0xBF):
 ///   `Float.addingProduct` compiled for FMA; a baseline build calls `fmaf`;
 /// - any VEX `vzeroupper` (C5 F8 77): AVX without AVX2.
 ///
 /// The result is `"x86-64 avx2 fma"` for `-target-cpu native` (or haswell, znver3…) on
-/// a modern x86, `"x86-64 baseline (sse2)"` for the default, and the architecture name
-/// elsewhere. It describes how our module was compiled; the PhotoKernels library is
+/// a modern x86, `"x86-64 avx2 fma avx512"` for the same on a CPU with AVX-512 (or
+/// skylake-avx512…), `"x86-64 baseline (sse2)"` for the default, and the architecture
+/// name elsewhere. It describes how our module was compiled; the PhotoKernels library is
 /// compiled with the same flags in a SwiftPM build.
 enum CodegenProbe {
     /// A `SIMD8<Int32>` add in memory.
     private static let vectorProbe: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
         let v = pointer.assumingMemoryBound(to: SIMD8<Int32>.self)
+        v[0] = v[0] &+ v[1]
+    }
+
+    /// A `SIMD16<Int32>` add in memory: one 512-bit `vpaddd` where the build targets
+    /// AVX-512.
+    private static let wideVectorProbe: @convention(c) (UnsafeMutableRawPointer) -> Void = { pointer in
+        let v = pointer.assumingMemoryBound(to: SIMD16<Int32>.self)
         v[0] = v[0] &+ v[1]
     }
 
@@ -321,6 +331,9 @@ enum CodegenProbe {
         var vectors = [SIMD8<Int32>](repeating: SIMD8(repeating: 1), count: 2)
         vectors.withUnsafeMutableBytes { vectorProbe($0.baseAddress!) }
         blackHole(vectors)
+        var wideVectors = [SIMD16<Int32>](repeating: SIMD16(repeating: 1), count: 2)
+        wideVectors.withUnsafeMutableBytes { wideVectorProbe($0.baseAddress!) }
+        blackHole(wideVectors)
         blackHole(fmaProbe(1, 2, 3))
         let vectorCode = code(of: unsafeBitCast(vectorProbe, to: UnsafeRawPointer.self))
         let fmaCode = code(of: unsafeBitCast(fmaProbe, to: UnsafeRawPointer.self))
@@ -329,6 +342,7 @@ enum CodegenProbe {
             features.append("avx")
         }
         if containsFMA(fmaCode) { features.append("fma") }
+        if containsAVX512(code(of: unsafeBitCast(wideVectorProbe, to: UnsafeRawPointer.self))) { features.append("avx512") }
         return features.isEmpty ? "x86-64 baseline (sse2)" : "x86-64 " + features.joined(separator: " ")
         #elseif arch(arm64)
         return "arm64"
@@ -385,6 +399,17 @@ enum CodegenProbe {
         for i in 0..<max(0, code.count - 3) {
             if code[i] == 0xC5, code[i + 1] & 0x07 == 0x05, code[i + 2] == 0xFE { return true }
             if code[i] == 0xC4, code[i + 1] & 0x1F == 0x01, code[i + 2] & 0x07 == 0x05, code[i + 3] == 0xFE { return true }
+        }
+        return false
+    }
+
+    /// A 512-bit `vpaddd`: `62 [RXBR' 00 01] [W vvvv 1 01] [z 10 b V' aaa] FE` (EVEX,
+    /// vector length 512).
+    static func containsAVX512(_ code: [UInt8]) -> Bool {
+        for i in 0..<max(0, code.count - 4)
+        where code[i] == 0x62 && code[i + 1] & 0x0F == 0x01 && code[i + 2] & 0x87 == 0x05
+            && code[i + 3] & 0x60 == 0x40 && code[i + 4] == 0xFE {
+            return true
         }
         return false
     }

@@ -90,11 +90,11 @@ extension PreparedEditPlan {
             let gains = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
             guard premultiplied else { return fused(0, count, gains) }
             // An opaque premultiplied pixel is its own straight colour (c / 1): runs of
-            // opaque groups of 8 take the fused block, the translucent runs the row path;
-            // both read the row's gains from the slot.
-            let groups = (count + 7) / 8, fourth = block.block.positions.fourth
+            // opaque groups of a block's width take the fused block, the translucent runs
+            // the row path; both read the row's gains from the slot.
+            let group = blockPixels, groups = (count + group - 1) / group, fourth = block.block.positions.fourth
             @inline(__always) func opaque(_ k: Int) -> Bool {
-                Self.isOpaque(s + 8 * k * pixelBytes, count: min(8, count - 8 * k), block.sampleBytes, fourth: fourth)
+                Self.isOpaque(s + group * k * pixelBytes, count: min(group, count - group * k), block.sampleBytes, fourth: fourth)
             }
             var translucent = 0
             func runs(opaque wanted: Bool) {
@@ -103,7 +103,7 @@ extension PreparedEditPlan {
                     guard opaque(k) == wanted else { k += 1; continue }
                     var e = k + 1
                     while e < groups && opaque(e) == wanted { e += 1 }
-                    let start = 8 * k, n = min(8 * e, count) - start
+                    let start = group * k, n = min(group * e, count) - start
                     if wanted { fused(start, n, gains) } else { general(start, n); translucent += n }
                     k = e
                 }
@@ -185,14 +185,19 @@ extension PreparedEditPlan {
         #endif
     }
 
-    /// Whether every one of `count` (≤ 8) pixels has the largest alpha (255 or 65535):
-    /// one 256-bit AND and compare for a whole group of 8-bit pixels.
+    /// Whether every one of `count` (≤ `blockPixels`) pixels has the largest alpha (255
+    /// or 65535): one 256-bit AND and compare per 8 of a whole group of 8-bit pixels.
     @inline(__always)
     private static func isOpaque(_ p: UnsafeMutableRawPointer, count: Int, _ sampleBytes: Int, fourth: Int) -> Bool {
         if sampleBytes == 1 {
-            if count == 8 {
-                return FusedBlock.isOpaque(UnsafeRawPointer(p).loadUnaligned(as: SIMD8<UInt32>.self),
-                                           SIMD8(repeating: 0xFF << UInt32(8 * fourth)))
+            if count == blockPixels {
+                let alpha = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * fourth))
+                for eight in stride(from: 0, to: count, by: 8) {
+                    let v = UnsafeRawPointer(p).loadUnaligned(fromByteOffset: 4 &* eight, as: SIMD8<UInt32>.self)
+                    let q = unsafeBitCast(~v & alpha, to: SIMD4<UInt64>.self)
+                    if q[0] | q[1] | q[2] | q[3] != 0 { return false }
+                }
+                return true
             }
             let bytes = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
             var all: UInt8 = 0xFF

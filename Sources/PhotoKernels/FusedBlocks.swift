@@ -1,9 +1,10 @@
 // The fused one-pass schedule of an edit plan on four-channel integer pixels: decode
 // (through the tone table when the plan has leading tone stages), one colour matrix,
-// one positional gain, encode — eight pixels per step, held in registers from load to
-// store. `EditPlan` takes it when the fused stages are exactly that shape (the sliders,
-// the looks, sepia, exposure and the vignette in any combination) and the pixels are
-// 8-bit or 16-bit with four channels in any byte order.
+// one positional gain, encode — a block of 8 pixels per step (16 where the build
+// targets AVX-512), held in registers from load to store. `EditPlan` takes it when the
+// fused stages are exactly that shape (the sliders, the looks, sepia, exposure and the
+// vignette in any combination) and the pixels are 8-bit or 16-bit with four channels
+// in any byte order.
 //
 // Why it is exact (SPEC §8): the block computes the reference's real number with the
 // scaling by maxval `m` folded into the matrix — `m·M·x + m·t` on table entries `x`, or
@@ -17,22 +18,22 @@
 // keeps greys grey exactly: on integer samples `v_R − v_G` is exact.
 //
 // Premultiplied 8-bit pixels (SPEC §10) run the same block: the straight colour is the
-// stored sample times `m/A` (one division per 8 pixels), or, with tone tables, an entry
+// stored sample times `m/A` (one division per block), or, with tone tables, an entry
 // of a 2D table indexed by `(A, c)` that holds the tones of `c/A`; the clamped result
 // is multiplied by `A/m` before rounding, so A = 0 gives 0.
 //
-// Why it is fast: 8 pixels of 8-bit samples are one 256-bit load, split into channels
-// with shifts and masks (structure of arrays without a shuffle); table entries are 24
-// scalar loads indexed by the bytes in memory, or, where the tones are a line (exposure
-// above its dark band) and all 24 samples lie on it, the line's values computed in
-// registers — the same values the table holds there, so the path never changes a
-// result; the matrix broadcasts stay in registers;
-// the result is clamped with two lane selects (one `max`, one `min`), rounded by adding
-// 2²³, and repacked from the low mantissa bits with shifts and ORs. Every combination of
-// table, matrix form and gain is its own loop (`@inline(never)` entry, `@_transparent`
-// body), so no flag is tested per pixel; the 8-bit loops come twice, with RGBA's
-// channel positions as constants (BGRA too, red and blue exchanged) and with the
-// block's positions read at run time (`BlockLayout`).
+// Why it is fast: 8 pixels of 8-bit samples are one 256-bit load (16 one 512-bit load),
+// split into channels with shifts and masks (structure of arrays without a shuffle);
+// table entries are scalar loads (24 per 8 pixels) indexed by the bytes in memory, or,
+// where the tones are a line (exposure above its dark band) and all the block's samples
+// lie on it, the line's values computed in registers — the same values the table
+// holds there, so the path never changes a result; the matrix broadcasts stay in
+// registers; the result is clamped with two lane selects (one `max`, one `min`),
+// rounded by adding 2²³, and repacked from the low mantissa bits with shifts and ORs.
+// Every combination of table, matrix form and gain is its own loop (`@inline(never)`
+// entry, `@_transparent` body), so no flag is tested per pixel; the 8-bit loops come
+// twice, with RGBA's channel positions as constants (BGRA too, red and blue exchanged)
+// and with the block's positions read at run time (`BlockLayout`).
 //
 // `FusedFloatBlock`, at the end, is the one-pass schedule of `Float` rows whose tones
 // are a line: exposure, one matrix and the gains.
@@ -40,6 +41,54 @@
 /// 2²³: adding it to a `Float` in [0, 2²³) rounds to an integer (half to even) and
 /// leaves that integer in the low mantissa bits.
 private let magic: Float = 8_388_608
+
+// The block's width: 16 pixels per step where the build targets AVX-512 (a channel of
+// 16 pixels is one 512-bit register), 8 elsewhere (one 256-bit register where the
+// build targets AVX2, two 128-bit ones in the baseline build). The loops are written
+// once on these concrete types; a body generic over `SIMD` compiled to lane loops.
+#if canImport(TargetFeatures.AVX512)
+/// One channel of a block's pixels as `Float`s.
+typealias BlockFloats = SIMD16<Float>
+/// One 32-bit lane per pixel: an 8-bit pixel's four samples, or one channel.
+typealias BlockWords = SIMD16<UInt32>
+/// A block of 16-bit pixels, two 32-bit lanes each.
+typealias BlockPixelWords16 = SIMD32<UInt32>
+/// `BlockWords` as 64-bit lanes, for OR-reductions.
+typealias BlockQuads = SIMD8<UInt64>
+/// Pixels per block.
+let blockPixels = 16
+#else
+typealias BlockFloats = SIMD8<Float>
+typealias BlockWords = SIMD8<UInt32>
+typealias BlockPixelWords16 = SIMD16<UInt32>
+typealias BlockQuads = SIMD4<UInt64>
+let blockPixels = 8
+#endif
+/// Bytes of a block of 8-bit pixels (the 16-bit block's are twice as many).
+let blockBytes8 = 4 * blockPixels
+
+/// Whether any bit of `q` is set: its 64-bit lanes OR-reduced (SIMD `==` and `!=`
+/// compile to lane loops).
+@_transparent
+func anyBitSet(_ q: BlockQuads) -> Bool {
+    #if canImport(TargetFeatures.AVX512)
+    let h = q.lowHalf | q.highHalf
+    return h[0] | h[1] | h[2] | h[3] != 0
+    #else
+    return q[0] | q[1] | q[2] | q[3] != 0
+    #endif
+}
+
+/// A block's lanes `at(0)`, `at(1)`, …: one scalar load each for the table lookups.
+@_transparent
+func blockLanes(_ at: (Int) -> Float) -> BlockFloats {
+    #if canImport(TargetFeatures.AVX512)
+    BlockFloats(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7),
+                at(8), at(9), at(10), at(11), at(12), at(13), at(14), at(15))
+    #else
+    BlockFloats(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7))
+    #endif
+}
 
 /// The table pointer of a block without tables: never read.
 nonisolated(unsafe) private let noTable = UnsafePointer(UnsafeMutablePointer<Float>.allocate(capacity: 1))
@@ -77,20 +126,20 @@ enum PositionsOfTheBlock: BlockLayout {
     static var positions: ChannelPositions? { nil }
 }
 
-/// One colour matrix of a block schedule on the samples' scale, broadcast across 8
-/// lanes (column 1 unused in the relative form).
+/// One colour matrix of a block schedule on the samples' scale, broadcast across a
+/// block's lanes (column 1 unused in the relative form).
 struct BlockMatrix {
-    let m00, m01, m02, m10, m11, m12, m20, m21, m22: SIMD8<Float>
-    let t0, t1, t2: SIMD8<Float>
+    let m00, m01, m02, m10, m11, m12, m20, m21, m22: BlockFloats
+    let t0, t1, t2: BlockFloats
     /// The factor on green in the relative form: the rows' common sum, times maxval on
     /// table entries.
-    let greenGain: SIMD8<Float>
+    let greenGain: BlockFloats
 
     /// `scale·M` and `offsetScale·t`, computed in `Double` and rounded once; the
     /// relative form multiplies green by `greenGain` (the rows' sum times `scale`).
     init(_ matrix: ColorMatrix, scale: Double, offsetScale: Double, greenGain: Double) {
         let r = matrix.rows, t = matrix.offset
-        func broadcast(_ x: Double) -> SIMD8<Float> { SIMD8(repeating: Float(x)) }
+        func broadcast(_ x: Double) -> BlockFloats { BlockFloats(repeating: Float(x)) }
         (m00, m01, m02) = (broadcast(scale * r.0.x), broadcast(scale * r.0.y), broadcast(scale * r.0.z))
         (m10, m11, m12) = (broadcast(scale * r.1.x), broadcast(scale * r.1.y), broadcast(scale * r.1.z))
         (m20, m21, m22) = (broadcast(scale * r.2.x), broadcast(scale * r.2.y), broadcast(scale * r.2.z))
@@ -112,8 +161,8 @@ struct BlockMatrix {
     /// `greenBias`: the relative form's channels arrive as `bias + c` (exact), whose
     /// differences are the channels' differences; green alone is unbiased.
     @_transparent
-    func apply(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool,
-               greenBias: SIMD8<Float>? = nil) -> (SIMD8<Float>, SIMD8<Float>, SIMD8<Float>) {
+    func apply(_ r: BlockFloats, _ g: BlockFloats, _ b: BlockFloats, relative: Bool,
+               greenBias: BlockFloats? = nil) -> (BlockFloats, BlockFloats, BlockFloats) {
         if relative {
             let rg = r - g, bg = b - g
             let green = (greenBias == nil ? g : g - greenBias.unsafelyUnwrapped) * greenGain + t0
@@ -131,13 +180,13 @@ struct FusedBlock {
     /// `v − lineFrom ≤ lineSpan` (unsigned) have the entry `v·lineGain + lineOffset`.
     let hasLine: Bool
     /// The tones' line on the samples' scale: `G/m` and `o`.
-    let lineGain: SIMD8<Float>, lineOffset: SIMD8<Float>
+    let lineGain: BlockFloats, lineOffset: BlockFloats
     /// The segment's first sample, repeated in every byte (8-bit), and as one value with
     /// the width of the range (8-bit: to 255, the tables cover every byte; 16-bit: to
     /// maxval, samples above it take the table, which clamps them).
-    let lineBytes: SIMD8<UInt32>
-    let lineFrom: SIMD8<UInt32>, lineSpan: SIMD8<UInt32>
-    let maxval: SIMD8<Float>
+    let lineBytes: BlockWords
+    let lineFrom: BlockWords, lineSpan: BlockWords
+    let maxval: BlockFloats
     let relativeToGreen: Bool
     /// Whether samples decode through tone tables (else plainly).
     let hasTables: Bool
@@ -157,7 +206,7 @@ struct FusedBlock {
     /// Whether the pixels are premultiplied (8-bit only; tables are then 2D, `(A, c)`).
     let premultiplied: Bool
     /// 1/m, for the premultiplied result's `A/m`.
-    let inverseMaxval: SIMD8<Float>
+    let inverseMaxval: BlockFloats
 
     /// - Parameters:
     ///   - tables: the tone tables, with their line (`ToneTables.line`) if the tones
@@ -180,16 +229,16 @@ struct FusedBlock {
         matrix = BlockMatrix(exchange ? k.matrix.exchangingRedAndBlue : k.matrix, scale: scale, offsetScale: m,
                              greenGain: scale * Double(k.greenScale))
         // On the segment the tones are the line `G·x + o`: a group whose samples all lie
-        // on it computes it instead of loading 24 table entries. The tables hold the
+        // on it computes it instead of loading its table entries. The tables hold the
         // same line values there (`ToneTables`), so a sample's value never depends on
         // its group.
         if let toneLine = tables?.line {
             hasLine = true
-            lineGain = SIMD8(repeating: toneLine.gain)
-            lineOffset = SIMD8(repeating: toneLine.offset)
-            lineBytes = SIMD8(repeating: UInt32(toneLine.from) &* 0x0101_0101)
-            lineFrom = SIMD8(repeating: UInt32(toneLine.from))
-            lineSpan = SIMD8(repeating: UInt32(toneLine.last - toneLine.from))
+            lineGain = BlockFloats(repeating: toneLine.gain)
+            lineOffset = BlockFloats(repeating: toneLine.offset)
+            lineBytes = BlockWords(repeating: UInt32(toneLine.from) &* 0x0101_0101)
+            lineFrom = BlockWords(repeating: UInt32(toneLine.from))
+            lineSpan = BlockWords(repeating: UInt32(toneLine.last - toneLine.from))
         } else {
             hasLine = false
             (lineGain, lineOffset) = (.zero, .zero)
@@ -204,20 +253,20 @@ struct FusedBlock {
         opaqueZero = 0
         self.positions = positions
         self.premultiplied = premultiplied
-        inverseMaxval = SIMD8(repeating: Float(1 / Double(maxval)))
+        inverseMaxval = BlockFloats(repeating: Float(1 / Double(maxval)))
     }
 
     /// The integer samples as `Float`s (exact below 2²⁴ through `Int32` lanes): the
     /// plain matrix takes them as they are.
     @_transparent
-    func decode(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
+    func decode(_ v: BlockWords) -> BlockFloats {
         exactFloats(v)
     }
 
     /// Bytes as `2²³ + v`, exactly: their bits with 2²³'s exponent.
     @_transparent
-    func biased(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
-        unsafeBitCast(v | SIMD8(repeating: 0x4B00_0000), to: SIMD8<Float>.self)
+    func biased(_ v: BlockWords) -> BlockFloats {
+        unsafeBitCast(v | BlockWords(repeating: 0x4B00_0000), to: BlockFloats.self)
     }
 
     /// A value already scaled by maxval, clamped to [0, m] (NaN → 0), times `alpha`
@@ -230,29 +279,29 @@ struct FusedBlock {
     /// baseline (SSE2) build emits `maxps` for it, where a select against 0 becomes a
     /// compare and a mask.
     @_transparent
-    func encode(_ y: SIMD8<Float>, _ alpha: SIMD8<Float>?) -> SIMD8<UInt32> {
+    func encode(_ y: BlockFloats, _ alpha: BlockFloats?) -> BlockWords {
         // The comparison and the replacement use the same operands: the shape the
         // compiler emits as one `max` / `min` instruction.
         guard let alpha else {
-            let low = SIMD8<Float>(repeating: magic), high = maxval + magic
+            let low = BlockFloats(repeating: magic), high = maxval + magic
             var c = y + magic
             c = low.replacing(with: c, where: c .> low)
             c = c.replacing(with: high, where: c .> high)
-            return unsafeBitCast(c, to: SIMD8<UInt32>.self)
+            return unsafeBitCast(c, to: BlockWords.self)
         }
-        let zero = SIMD8<Float>(repeating: 0)
+        let zero = BlockFloats(repeating: 0)
         var c = zero.replacing(with: y, where: y .> zero)
         c = c.replacing(with: maxval, where: c .> maxval)
-        return unsafeBitCast(c * alpha + magic, to: SIMD8<UInt32>.self)
+        return unsafeBitCast(c * alpha + magic, to: BlockWords.self)
     }
 
     /// `matrix` on decoded samples (`fromTable` false) or on table entries and line
     /// values (true, whose green the relative form scales by maxval); times the gains,
     /// encoded.
     @_transparent
-    func transform(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, relative: Bool, gain: SIMD8<Float>?,
-                   alpha: SIMD8<Float>? = nil, fromTable: Bool, greenBias: SIMD8<Float>? = nil)
-        -> (SIMD8<UInt32>, SIMD8<UInt32>, SIMD8<UInt32>) {
+    func transform(_ r: BlockFloats, _ g: BlockFloats, _ b: BlockFloats, relative: Bool, gain: BlockFloats?,
+                   alpha: BlockFloats? = nil, fromTable: Bool, greenBias: BlockFloats? = nil)
+        -> (BlockWords, BlockWords, BlockWords) {
         var (x, y, z) = matrix.apply(r, g, b, relative: relative, greenBias: greenBias)
         if let gain {
             x = gain * x; y = gain * y; z = gain * z
@@ -263,19 +312,19 @@ struct FusedBlock {
     /// The tones' line on integer samples: `v·(G/m) + o`, as `ToneLine.value` computes
     /// it (the same two roundings).
     @_transparent
-    func line(_ v: SIMD8<UInt32>) -> SIMD8<Float> { decode(v) * lineGain + lineOffset }
+    func line(_ v: BlockWords) -> BlockFloats { decode(v) * lineGain + lineOffset }
 
-    /// Whether every colour byte of eight 8-bit pixels is at least the segment's first
+    /// Whether every colour byte of a block of 8-bit pixels is at least the segment's first
     /// sample `n` (≤ 128): the fourth bytes set to 255 so they pass, then the word test
     /// for a byte below `n`, `(x − n·0x01010101) & ~x & 0x80808080` (exact for the
     /// whole word when n ≤ 128; "Bit Twiddling Hacks", Anderson), OR-reduced through
-    /// four 64-bit lanes.
+    /// 64-bit lanes (`anyBitSet`).
     @_transparent
-    func allOnLine(_ v: SIMD8<UInt32>, _ fourthMask: SIMD8<UInt32>) -> Bool {
+    func allOnLine(_ v: BlockWords, _ fourthMask: BlockWords) -> Bool {
         let x = v | fourthMask
-        let below = (x &- lineBytes) & ~x & SIMD8(repeating: 0x8080_8080)
-        let q = unsafeBitCast(below, to: SIMD4<UInt64>.self)
-        return q[0] | q[1] | q[2] | q[3] == 0
+        let below = (x &- lineBytes) & ~x & BlockWords(repeating: 0x8080_8080)
+        let q = unsafeBitCast(below, to: BlockQuads.self)
+        return !anyBitSet(q)
     }
 
     /// Whether at least 5 in 8 of the piece's first 16 groups lie on the line (8-bit).
@@ -285,9 +334,9 @@ struct FusedBlock {
     /// loop reads next: groups spread over the piece cost a cache miss each, 10 % of
     /// the recipe row.
     func mostlyOnLine8(_ s: UnsafePointer<UInt8>, blocks: Int) -> Bool {
-        let fourthMask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * positions.fourth))
+        let fourthMask = BlockWords(repeating: 0xFF << UInt32(8 * positions.fourth))
         return Self.mostly(blocks) { j in
-            allOnLine(UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<UInt32>.self), fourthMask)
+            allOnLine(UnsafeRawPointer(s).loadUnaligned(fromByteOffset: blockBytes8 &* j, as: BlockWords.self), fourthMask)
         }
     }
 
@@ -295,7 +344,7 @@ struct FusedBlock {
     func mostlyOnLine16(_ s: UnsafePointer<UInt16>, blocks: Int) -> Bool {
         let p = positions
         return Self.mostly(blocks) { j in
-            let v = UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 64 &* j, as: SIMD16<UInt32>.self)
+            let v = UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 2 &* blockBytes8 &* j, as: BlockPixelWords16.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
             return allOnLine(Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))
         }
@@ -314,50 +363,51 @@ struct FusedBlock {
     /// Whether the 16-bit colour samples `r`, `g`, `b` all lie on the line: one wrapping
     /// subtraction and one unsigned compare per channel.
     @_transparent
-    func allOnLine(_ r: SIMD8<UInt32>, _ g: SIMD8<UInt32>, _ b: SIMD8<UInt32>) -> Bool {
+    func allOnLine(_ r: BlockWords, _ g: BlockWords, _ b: BlockWords) -> Bool {
         let off = ((r &- lineFrom) .> lineSpan) .| ((g &- lineFrom) .> lineSpan) .| ((b &- lineFrom) .> lineSpan)
-        let flags = SIMD8<UInt32>(repeating: 0).replacing(with: 1, where: off)
-        let q = unsafeBitCast(flags, to: SIMD4<UInt64>.self)
-        return q[0] | q[1] | q[2] | q[3] == 0
+        let flags = BlockWords(repeating: 0).replacing(with: 1, where: off)
+        let q = unsafeBitCast(flags, to: BlockQuads.self)
+        return !anyBitSet(q)
     }
 
-    /// Eight table entries, indexed by the samples at `s[c]`, `s[c + 4]`, … (one
-    /// channel of eight four-channel pixels), each index clamped to the table.
+    /// A block's table entries, indexed by the samples at `s[c]`, `s[c + 4]`, … (one
+    /// channel of a block of four-channel pixels), each index clamped to the table.
     @_transparent
     func lookup<Sample: FixedWidthInteger & UnsignedInteger>(
         _ t: UnsafePointer<Float>, _ s: UnsafePointer<Sample>, _ c: Int, clampIndex: Bool
-    ) -> SIMD8<Float> {
+    ) -> BlockFloats {
         // The entry's address as an integer: indexing the pointer directly let the
-        // optimiser turn the eight loads into a gather, 20 % slower on AMD Zen.
+        // optimiser turn the loads into a gather, 20 % slower on AMD Zen.
         let base = Int(bitPattern: t)
         @_transparent func at(_ i: Int) -> Float {
             let v = Int(s[c &+ 4 &* i])
             return UnsafePointer<Float>(bitPattern: base &+ (clampIndex ? min(v, lastIndex) : v) &<< 2).unsafelyUnwrapped.pointee
         }
-        return SIMD8(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7))
+        return blockLanes(at)
     }
 
-    /// Eight entries of a 2D premultiplied table, indexed by `A·256 + c` of one channel
-    /// `c` and the alpha `A` of eight 8-bit pixels; scalar loads, as in `lookup`.
+    /// A block's entries of a 2D premultiplied table, indexed by `A·256 + c` of one
+    /// channel `c` and the alpha `A` of each 8-bit pixel; scalar loads, as in `lookup`.
     @_transparent
-    func lookup2D(_ t: UnsafePointer<Float>, _ s: UnsafePointer<UInt8>, _ c: Int, alpha a: Int) -> SIMD8<Float> {
+    func lookup2D(_ t: UnsafePointer<Float>, _ s: UnsafePointer<UInt8>, _ c: Int, alpha a: Int) -> BlockFloats {
         let base = Int(bitPattern: t)
         @_transparent func at(_ i: Int) -> Float {
             let index = Int(s[c &+ 4 &* i]) | Int(s[a &+ 4 &* i]) &<< 8
             return UnsafePointer<Float>(bitPattern: base &+ index &<< 2).unsafelyUnwrapped.pointee
         }
-        return SIMD8(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7))
+        return blockLanes(at)
     }
 
-    /// The pixels before the first `blockBytes` boundary of `destination`, which
-    /// pixels aligned to their size reach, where the build targets AVX2; 0 when
-    /// `destination` is on a boundary, its pixels are not aligned, the boundary lies
-    /// `count` pixels away or further, and in other builds, which split the block's
-    /// accesses into 16-byte ones. A large array's elements start 16 bytes past a
-    /// 32-byte boundary, so without this every other 32-byte store of an 8-bit block
-    /// (and, in a run in place or between two such arrays, every other load) would span
-    /// two lines (`pipeline/rgba8/adjustments/simd4`: 1.08× faster with it
-    /// on a Xeon).
+    /// The pixels before the first `blockBytes`-byte boundary of `destination` (a
+    /// power of two up to 64), which pixels aligned to their size reach, where the
+    /// build targets AVX2; 0 when `destination` is on a boundary, its pixels are not
+    /// aligned, the boundary lies `count` pixels away or further, and in other builds,
+    /// which split the block's accesses into 16-byte ones. A large array's elements
+    /// start 16 bytes past a 32-byte boundary, so without this every other 32-byte
+    /// store of an 8-pixel 8-bit block, and every 64-byte store of a 16-pixel one (and,
+    /// in a run in place or between two such arrays, their loads), would span two lines
+    /// (`pipeline/rgba8/adjustments/simd4` with 8-pixel blocks: 1.08× faster with it on
+    /// a Xeon).
     @inline(__always)
     static func leadingPixels(_ destination: UnsafeMutableRawPointer, pixelBytes: Int, blockBytes: Int, count: Int) -> Int {
         #if canImport(TargetFeatures.AVX2)
@@ -373,26 +423,27 @@ struct FusedBlock {
     // MARK: 8-bit
 
     /// Runs `count` pixels of 8-bit samples from `source` to `destination` (which may
-    /// be the same memory), `gains` holding one gain per pixel or `nil`. The last 1…7
-    /// pixels go through the same block via a zero-padded copy, and so do, where the
-    /// build targets AVX2, the pixels before the first 32-byte boundary of a
-    /// 4-byte-aligned destination, so that no block's store spans two cache lines, nor
-    /// its load where the source has the destination's alignment (`leadingPixels`).
+    /// be the same memory), `gains` holding one gain per pixel or `nil`. The last
+    /// pixels short of a block go through the same block via a zero-padded copy, and so
+    /// do, where the build targets AVX2, the pixels before the first block-sized (32- or,
+    /// with AVX-512, 64-byte) boundary of a 4-byte-aligned destination, so that no
+    /// block's store spans two cache lines, nor its load where the source has the
+    /// destination's alignment (`leadingPixels`).
     func run8(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt8>, count: Int,
               gains: UnsafePointer<Float>?) {
-        let head = Self.leadingPixels(destination, pixelBytes: 4, blockBytes: 32, count: count)
+        let head = Self.leadingPixels(destination, pixelBytes: 4, blockBytes: blockBytes8, count: count)
         if head != 0 {
             run8(source, destination, count: head, gains: gains)
             return run8(source + 4 &* head, destination + 4 &* head, count: count &- head, gains: gains.map { $0 + head })
         }
-        let whole = count / 8
+        let whole = count / blockPixels
         dispatch8(source, destination, blocks: whole, gains: gains)
-        let rest = count - whole * 8
+        let rest = count - whole * blockPixels
         guard rest > 0 else { return }
-        var pixels = SIMD8<UInt32>(), tailGains = SIMD8<Float>()
-        withUnsafeMutableBytes(of: &pixels) { $0.baseAddress!.copyMemory(from: source + whole * 32, byteCount: rest * 4) }
+        var pixels = BlockWords(), tailGains = BlockFloats()
+        withUnsafeMutableBytes(of: &pixels) { $0.baseAddress!.copyMemory(from: source + whole * blockBytes8, byteCount: rest * 4) }
         if let gains {
-            withUnsafeMutableBytes(of: &tailGains) { $0.baseAddress!.copyMemory(from: gains + whole * 8, byteCount: rest * 4) }
+            withUnsafeMutableBytes(of: &tailGains) { $0.baseAddress!.copyMemory(from: gains + whole * blockPixels, byteCount: rest * 4) }
         }
         withUnsafeMutableBytes(of: &pixels) { p in
             withUnsafeBytes(of: tailGains) { g in
@@ -400,7 +451,7 @@ struct FusedBlock {
                 dispatch8(bytes, bytes, blocks: 1, gains: gains == nil ? nil : g.baseAddress!.assumingMemoryBound(to: Float.self))
             }
         }
-        withUnsafeBytes(of: pixels) { (destination + whole * 32).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: rest * 4) }
+        withUnsafeBytes(of: pixels) { (destination + whole * blockBytes8).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: rest * 4) }
     }
 
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
@@ -478,7 +529,7 @@ struct FusedBlock {
     @inline(never) func loop8SRP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: true, premultiplied: true, l) }
     @inline(never) func loop8SRGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: true, premultiplied: true, l) }
 
-    /// `blocks` blocks of 8 pixels; every block loads its pixels before storing, so
+    /// `blocks` blocks of `blockPixels` pixels; every block loads its pixels before storing, so
     /// the source and destination may be the same memory. With `line`, a group whose
     /// colour samples all lie on the tones' line (straight or opaque) computes it
     /// instead of loading its table entries, which hold the same values.
@@ -486,36 +537,36 @@ struct FusedBlock {
     func body8<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
                                _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
                                premultiplied: Bool = false, _ layout: L.Type) {
-        let byte = SIMD8<UInt32>(repeating: 0xFF)
+        let byte = BlockWords(repeating: 0xFF)
         let p = L.positions ?? positions
         let (rs, gs, bs, fs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue), UInt32(8 * p.fourth))
-        let fourthMask = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * p.fourth))
+        let fourthMask = BlockWords(repeating: 0xFF << UInt32(8 * p.fourth))
         // An encoded result is `2²³ + c`, c ≤ 255: its bits are 0x4B0000cc. A shift by
         // 8 or 16 pushes the exponent's byte out, so only a result for byte 0 needs its
         // mask (with positions read at run time the shift may be 0, and all keep it).
         // The premultiplied loops keep every mask: without them the native build's
         // loops were shorter but 5 % slower.
-        @_transparent func place(_ c: SIMD8<UInt32>, _ shift: UInt32) -> SIMD8<UInt32> {
+        @_transparent func place(_ c: BlockWords, _ shift: UInt32) -> BlockWords {
             L.positions != nil && !premultiplied && shift >= 8 ? c &<< shift : (c & byte) &<< shift
         }
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
         // The lookups' indices come from the same bytes as `v`, and where `v` is also
         // tested (the line, opacity) the optimiser took them out of `v` (a `vpextrd` and
-        // a `movzbl` per index, 16 of the 24 indices) rather than load each byte (one
-        // `movzbl`): through a pointer it cannot prove to be `s`, each index is its own
-        // load (`pipeline/rgba8/recipe/simd4` 1.09× faster on a Xeon). The 16-bit loop's
-        // lookups were loads already.
+        // a `movzbl` per index, 16 of the 24 indices of an 8-pixel block) rather than
+        // load each byte (one `movzbl`): through a pointer it cannot prove to be `s`,
+        // each index is its own load (`pipeline/rgba8/recipe/simd4` 1.09× faster on a
+        // Xeon, 8-pixel blocks). The 16-bit loop's lookups were loads already.
         let indices = UnsafePointer<UInt8>(bitPattern: Int(bitPattern: s) ^ opaqueZero).unsafelyUnwrapped
         var offset = 0
         for j in 0..<blocks {
-            let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt32>.self)
-            var r, g, b: SIMD8<Float>
-            // Premultiplied: A/m for the result. A group of 8 opaque pixels (the common
+            let v = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
+            var r, g, b: BlockFloats
+            // Premultiplied: A/m for the result. A block of opaque pixels (the common
             // case, tested with one OR-reduction) is its own straight colour: the 1D
             // decoding, or the 2D table's row A = 255, and A/m = 1 exactly.
-            var alpha: SIMD8<Float>? = nil, bias: SIMD8<Float>? = nil
+            var alpha: BlockFloats? = nil, bias: BlockFloats? = nil
             let opaque = premultiplied && Self.isOpaque(v, fourthMask)
-            if premultiplied { alpha = SIMD8(repeating: 1) }
+            if premultiplied { alpha = BlockFloats(repeating: 1) }
             if line && (!premultiplied || opaque) && allOnLine(v, fourthMask) {
                 r = self.line((v &>> rs) & byte); g = self.line((v &>> gs) & byte); b = self.line((v &>> bs) & byte)
             } else if table && premultiplied && !opaque {
@@ -532,7 +583,7 @@ struct FusedBlock {
             } else if relative && !premultiplied {
                 // 2²³ + c from the bits (exact): the differences need no conversion.
                 r = biased((v &>> rs) & byte); g = biased((v &>> gs) & byte); b = biased((v &>> bs) & byte)
-                bias = SIMD8(repeating: magic)
+                bias = BlockFloats(repeating: magic)
             } else {
                 r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
                 if premultiplied && !opaque {
@@ -544,27 +595,28 @@ struct FusedBlock {
                     alpha = a * inverseMaxval
                 }
             }
-            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
+            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
             let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: table,
                                       greenBias: bias)
             let out = place(x, rs) | place(y, gs) | place(z, bs) | (v & fourthMask)
-            output.storeBytes(of: out, toByteOffset: offset, as: SIMD8<UInt32>.self)
-            offset &+= 32
+            output.storeBytes(of: out, toByteOffset: offset, as: BlockWords.self)
+            offset &+= blockBytes8
         }
     }
 
-    /// Whether the fourth sample of all eight 8-bit pixels is 255: the missing alpha
-    /// bits OR-reduced through four 64-bit lanes (SIMD `==` compiles to a lane loop).
+    /// Whether the fourth sample of every 8-bit pixel of a block is 255: the missing
+    /// alpha bits OR-reduced through 64-bit lanes (SIMD `==` compiles to a lane loop).
     @_transparent
-    static func isOpaque(_ v: SIMD8<UInt32>, _ fourthMask: SIMD8<UInt32>) -> Bool {
-        let q = unsafeBitCast(~v & fourthMask, to: SIMD4<UInt64>.self)
-        return q[0] | q[1] | q[2] | q[3] == 0
+    static func isOpaque(_ v: BlockWords, _ fourthMask: BlockWords) -> Bool {
+        let q = unsafeBitCast(~v & fourthMask, to: BlockQuads.self)
+        return !anyBitSet(q)
     }
 
     // MARK: 16-bit
 
-    /// Runs `count` pixels of 16-bit samples (native byte order); see `run8`. The
-    /// blocks start at a 64-byte boundary of an 8-byte-aligned destination.
+    /// Runs `count` pixels of 16-bit samples (native byte order); see `run8`. Where the
+    /// build targets AVX2 the blocks start at a 64-byte boundary of an 8-byte-aligned
+    /// destination.
     func run16(_ source: UnsafePointer<UInt16>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
                gains: UnsafePointer<Float>?) {
         let head = Self.leadingPixels(destination, pixelBytes: 8, blockBytes: 64, count: count)
@@ -572,14 +624,14 @@ struct FusedBlock {
             run16(source, destination, count: head, gains: gains)
             return run16(source + 4 &* head, destination + 4 &* head, count: count &- head, gains: gains.map { $0 + head })
         }
-        let whole = count / 8
+        let whole = count / blockPixels
         dispatch16(source, destination, blocks: whole, gains: gains)
-        let rest = count - whole * 8
+        let rest = count - whole * blockPixels
         guard rest > 0 else { return }
-        var pixels = SIMD16<UInt32>(), tailGains = SIMD8<Float>()
-        withUnsafeMutableBytes(of: &pixels) { $0.baseAddress!.copyMemory(from: source + whole * 32, byteCount: rest * 8) }
+        var pixels = BlockPixelWords16(), tailGains = BlockFloats()
+        withUnsafeMutableBytes(of: &pixels) { $0.baseAddress!.copyMemory(from: source + whole * 4 * blockPixels, byteCount: rest * 8) }
         if let gains {
-            withUnsafeMutableBytes(of: &tailGains) { $0.baseAddress!.copyMemory(from: gains + whole * 8, byteCount: rest * 4) }
+            withUnsafeMutableBytes(of: &tailGains) { $0.baseAddress!.copyMemory(from: gains + whole * blockPixels, byteCount: rest * 4) }
         }
         withUnsafeMutableBytes(of: &pixels) { p in
             withUnsafeBytes(of: tailGains) { g in
@@ -587,7 +639,7 @@ struct FusedBlock {
                 dispatch16(words, words, blocks: 1, gains: gains == nil ? nil : g.baseAddress!.assumingMemoryBound(to: Float.self))
             }
         }
-        withUnsafeBytes(of: pixels) { (destination + whole * 32).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt16.self), count: rest * 4) }
+        withUnsafeBytes(of: pixels) { (destination + whole * 4 * blockPixels).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt16.self), count: rest * 4) }
     }
 
     private func dispatch16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
@@ -621,35 +673,35 @@ struct FusedBlock {
     @inline(never) func loop16SR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, line: true, relative: true) }
     @inline(never) func loop16SRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, line: true, relative: true) }
 
-    /// Word `w` (0…3) of eight 16-bit pixels held as their even and odd 32-bit lanes:
+    /// Word `w` (0…3) of a block of 16-bit pixels held as their even and odd 32-bit lanes:
     /// it sits in lane half `w / 2` at bit `16·(w % 2)`.
     @_transparent
-    static func word(_ even: SIMD8<UInt32>, _ odd: SIMD8<UInt32>, _ w: Int) -> SIMD8<UInt32> {
-        ((w < 2 ? even : odd) &>> UInt32(16 * (w & 1))) & SIMD8(repeating: 0xFFFF)
+    static func word(_ even: BlockWords, _ odd: BlockWords, _ w: Int) -> BlockWords {
+        ((w < 2 ? even : odd) &>> UInt32(16 * (w & 1))) & BlockWords(repeating: 0xFFFF)
     }
 
-    /// 8 pixels of 16-bit samples per block: two 32-bit lanes per pixel, words 0–1 in
+    /// `blockPixels` pixels of 16-bit samples per block: two 32-bit lanes per pixel, words 0–1 in
     /// the even lane and 2–3 in the odd lane. `line` as in `body8`.
     @_transparent
     func body16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
                 _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool) {
-        let word = SIMD8<UInt32>(repeating: 0xFFFF)
+        let word = BlockWords(repeating: 0xFFFF)
         // Positions read at run time, unlike the 8-bit loops': with constants the
-        // optimiser merges the even and odd lanes' channels into 16-lane vectors and
-        // shuffles them apart again, 1.7× slower.
+        // optimiser merges the even and odd lanes' channels into vectors twice the
+        // block's width and shuffles them apart again (1.7× slower with 8-pixel blocks).
         let p = positions
-        @_transparent func place(_ x: SIMD8<UInt32>, _ w: Int) -> SIMD8<UInt32> { (x & word) &<< UInt32(16 * (w & 1)) }
+        @_transparent func place(_ x: BlockWords, _ w: Int) -> BlockWords { (x & word) &<< UInt32(16 * (w & 1)) }
         // A placed channel goes to the even lanes (words 0–1) or the odd ones (2–3).
-        @_transparent func split(_ x: SIMD8<UInt32>, _ w: Int) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
+        @_transparent func split(_ x: BlockWords, _ w: Int) -> (BlockWords, BlockWords) {
             w < 2 ? (x, .zero) : (.zero, x)
         }
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
         var offset = 0
         for j in 0..<blocks {
-            let v = input.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self)
+            let v = input.loadUnaligned(fromByteOffset: offset, as: BlockPixelWords16.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
             let (ri, gi, bi) = (Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))
-            var r, g, b: SIMD8<Float>
+            var r, g, b: BlockFloats
             if line && allOnLine(ri, gi, bi) {
                 (r, g, b) = (self.line(ri), self.line(gi), self.line(bi))
             } else if table {
@@ -660,16 +712,16 @@ struct FusedBlock {
             } else {
                 (r, g, b) = (decode(ri), decode(gi), decode(bi))
             }
-            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: 32 &* j, as: SIMD8<Float>.self) }
+            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
             let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, fromTable: table)
             let fourth = Self.word(even, odd, p.fourth)
             let (r0, r1) = split(place(x, p.red), p.red), (g0, g1) = split(place(y, p.green), p.green)
             let (b0, b1) = split(place(z, p.blue), p.blue), (a0, a1) = split(place(fourth, p.fourth), p.fourth)
-            var out = SIMD16<UInt32>()
+            var out = BlockPixelWords16()
             out.evenHalf = r0 | g0 | b0 | a0
             out.oddHalf = r1 | g1 | b1 | a1
-            output.storeBytes(of: out, toByteOffset: offset, as: SIMD16<UInt32>.self)
-            offset &+= 64
+            output.storeBytes(of: out, toByteOffset: offset, as: BlockPixelWords16.self)
+            offset &+= 2 &* blockBytes8
         }
     }
 }

@@ -327,6 +327,15 @@ func exactFloats(_ v: SIMD8<UInt32>) -> SIMD8<Float> {
     return SIMD8(Float(x[0]), Float(x[1]), Float(x[2]), Float(x[3]), Float(x[4]), Float(x[5]), Float(x[6]), Float(x[7]))
 }
 
+/// `exactFloats` on sixteen lanes (the fused blocks' width where the build targets
+/// AVX-512).
+@inline(__always)
+func exactFloats(_ v: SIMD16<UInt32>) -> SIMD16<Float> {
+    let x = SIMD16<Int32>(truncatingIfNeeded: v)
+    return SIMD16(Float(x[0]), Float(x[1]), Float(x[2]), Float(x[3]), Float(x[4]), Float(x[5]), Float(x[6]), Float(x[7]),
+                  Float(x[8]), Float(x[9]), Float(x[10]), Float(x[11]), Float(x[12]), Float(x[13]), Float(x[14]), Float(x[15]))
+}
+
 /// `SampleCoding.encode` on eight lanes, the integer left in the low mantissa bits of
 /// `2²³ + round_half_even(clamp(x, 0, 1)·m)` (the caller masks them off); `maxval` holds
 /// m ≤ 65535 in every lane.

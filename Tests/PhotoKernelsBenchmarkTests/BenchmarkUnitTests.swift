@@ -321,15 +321,21 @@ struct ComparisonTests {
 
 @Suite("Context")
 struct ContextTests {
-    @Test("the probe recognises AVX2, FMA3 and baseline code")
+    @Test("the probe recognises AVX2, AVX-512, FMA3 and baseline code")
     func probe() {
         // vpaddd ymm0, ymm0, [rdi]; vzeroupper; ret (what -target-cpu native gives).
         #expect(CodegenProbe.containsAVX2([0xC5, 0xFD, 0xFE, 0x07, 0xC5, 0xF8, 0x77, 0xC3]))
+        // vpaddd zmm0, zmm0, [rdi] and vpaddd zmm16, zmm16, zmm17; not vpaddd ymm16, ymm16, [rdi].
+        #expect(CodegenProbe.containsAVX512([0x62, 0xF1, 0x7D, 0x48, 0xFE, 0x07, 0xC3]))
+        #expect(CodegenProbe.containsAVX512([0x62, 0xA1, 0x7D, 0x40, 0xFE, 0xC1, 0xC3]))
+        #expect(!CodegenProbe.containsAVX512([0x62, 0xE1, 0x7D, 0x20, 0xFE, 0x07, 0xC3]))
+        #expect(!CodegenProbe.containsAVX512([0xC5, 0xFD, 0xFE, 0x07, 0xC5, 0xF8, 0x77, 0xC3]))
         // vfmadd213ss xmm0, xmm1, xmm2; ret.
         #expect(CodegenProbe.containsFMA([0xC4, 0xE2, 0x71, 0xA9, 0xC2, 0xC3]))
         // SSE2 paddd and a tail call to fmaf (the default build).
         let baseline: [UInt8] = [0x66, 0x0F, 0xFE, 0x4F, 0x10, 0x66, 0x0F, 0xFE, 0x07, 0xC3, 0xE9, 0x1B, 0xFC, 0xFF, 0xFF]
         #expect(!CodegenProbe.containsAVX2(baseline) && !CodegenProbe.containsFMA(baseline))
+        #expect(!CodegenProbe.containsAVX512(baseline))
         #expect(CodegenProbe.targetCPU.hasPrefix("x86-64") || CodegenProbe.targetCPU == "arm64")
     }
 
@@ -346,9 +352,15 @@ struct ContextTests {
         #else
         let fma = false
         #endif
+        #if canImport(TargetFeatures.AVX512)
+        let avx512 = true
+        #else
+        let avx512 = false
+        #endif
         let emitted = CodegenProbe.targetCPU
         #expect(emitted.contains("avx2") == avx2, "TargetFeatures.AVX2: \(avx2); the code: \(emitted)")
         #expect(emitted.contains("fma") == fma, "TargetFeatures.FMA: \(fma); the code: \(emitted)")
+        #expect(emitted.contains("avx512") == avx512, "TargetFeatures.AVX512: \(avx512); the code: \(emitted)")
         #endif
     }
 

@@ -258,7 +258,7 @@ struct PixelBufferTests {
         var exposedVivid = Recipe(preset: .vivid)
         exposedVivid.exposure = 0.3
         // The row path (vibrance), and the fused block with exposure's line (tiles at x = 17
-        // group the pixels into eights differently from the whole image).
+        // group the pixels into blocks differently from the whole image).
         for recipe in [Self.recipe, KernelCatalog.sampleRecipe, exposedVivid] {
             for format in [PixelFormat.rgba8, .rgba16] {
                 let bytesPerPixel = format.bytesPerPixel
