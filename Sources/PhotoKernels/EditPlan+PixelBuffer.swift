@@ -186,18 +186,14 @@ extension PreparedEditPlan {
     }
 
     /// Whether every one of `count` (≤ `blockPixels`) pixels has the largest alpha (255
-    /// or 65535): one 256-bit AND and compare per 8 of a whole group of 8-bit pixels.
+    /// or 65535): for a whole group of 8-bit pixels, the fused block's own test on one
+    /// vector load (`FusedBlock.isOpaque`).
     @inline(__always)
     private static func isOpaque(_ p: UnsafeMutableRawPointer, count: Int, _ sampleBytes: Int, fourth: Int) -> Bool {
         if sampleBytes == 1 {
             if count == blockPixels {
-                let alpha = SIMD8<UInt32>(repeating: 0xFF << UInt32(8 * fourth))
-                for eight in stride(from: 0, to: count, by: 8) {
-                    let v = UnsafeRawPointer(p).loadUnaligned(fromByteOffset: 4 &* eight, as: SIMD8<UInt32>.self)
-                    let q = unsafeBitCast(~v & alpha, to: SIMD4<UInt64>.self)
-                    if q[0] | q[1] | q[2] | q[3] != 0 { return false }
-                }
-                return true
+                return FusedBlock.isOpaque(UnsafeRawPointer(p).loadUnaligned(as: BlockWords.self),
+                                           BlockWords(repeating: 0xFF << UInt32(8 * fourth)))
             }
             let bytes = UnsafeRawPointer(p).assumingMemoryBound(to: UInt8.self)
             var all: UInt8 = 0xFF

@@ -53,28 +53,26 @@ typealias BlockFloats = SIMD16<Float>
 typealias BlockWords = SIMD16<UInt32>
 /// A block of 16-bit pixels, two 32-bit lanes each.
 typealias BlockPixelWords16 = SIMD32<UInt32>
-/// `BlockWords` as 64-bit lanes, for OR-reductions.
-typealias BlockQuads = SIMD8<UInt64>
 /// Pixels per block.
 let blockPixels = 16
 #else
 typealias BlockFloats = SIMD8<Float>
 typealias BlockWords = SIMD8<UInt32>
 typealias BlockPixelWords16 = SIMD16<UInt32>
-typealias BlockQuads = SIMD4<UInt64>
 let blockPixels = 8
 #endif
 /// Bytes of a block of 8-bit pixels (the 16-bit block's are twice as many).
 let blockBytes8 = 4 * blockPixels
 
-/// Whether any bit of `q` is set: its 64-bit lanes OR-reduced (SIMD `==` and `!=`
+/// Whether any bit of `v` is set: its 64-bit lanes OR-reduced (SIMD `==` and `!=`
 /// compile to lane loops).
 @_transparent
-func anyBitSet(_ q: BlockQuads) -> Bool {
+func anyBitSet(_ v: BlockWords) -> Bool {
     #if canImport(TargetFeatures.AVX512)
-    let h = q.lowHalf | q.highHalf
+    let q = unsafeBitCast(v, to: SIMD8<UInt64>.self), h = q.lowHalf | q.highHalf
     return h[0] | h[1] | h[2] | h[3] != 0
     #else
+    let q = unsafeBitCast(v, to: SIMD4<UInt64>.self)
     return q[0] | q[1] | q[2] | q[3] != 0
     #endif
 }
@@ -323,8 +321,7 @@ struct FusedBlock {
     func allOnLine(_ v: BlockWords, _ fourthMask: BlockWords) -> Bool {
         let x = v | fourthMask
         let below = (x &- lineBytes) & ~x & BlockWords(repeating: 0x8080_8080)
-        let q = unsafeBitCast(below, to: BlockQuads.self)
-        return !anyBitSet(q)
+        return !anyBitSet(below)
     }
 
     /// Whether at least 5 in 8 of the piece's first 16 groups lie on the line (8-bit).
@@ -366,8 +363,7 @@ struct FusedBlock {
     func allOnLine(_ r: BlockWords, _ g: BlockWords, _ b: BlockWords) -> Bool {
         let off = ((r &- lineFrom) .> lineSpan) .| ((g &- lineFrom) .> lineSpan) .| ((b &- lineFrom) .> lineSpan)
         let flags = BlockWords(repeating: 0).replacing(with: 1, where: off)
-        let q = unsafeBitCast(flags, to: BlockQuads.self)
-        return !anyBitSet(q)
+        return !anyBitSet(flags)
     }
 
     /// A block's table entries, indexed by the samples at `s[c]`, `s[c + 4]`, … (one
@@ -608,8 +604,7 @@ struct FusedBlock {
     /// alpha bits OR-reduced through 64-bit lanes (SIMD `==` compiles to a lane loop).
     @_transparent
     static func isOpaque(_ v: BlockWords, _ fourthMask: BlockWords) -> Bool {
-        let q = unsafeBitCast(~v & fourthMask, to: BlockQuads.self)
-        return !anyBitSet(q)
+        return !anyBitSet(~v & fourthMask)
     }
 
     // MARK: 16-bit
