@@ -563,8 +563,8 @@ enum SampleConversion {
             // plain pack. Two pixels per iteration, not four: with two SIMD8 halves (or
             // one SIMD16) the optimiser splits the whole block into SIMD4 pieces around
             // the narrowing and doubles the instruction count. Bytes go eight pixels a
-            // step where the build targets AVX2, written with the 256-bit intrinsics
-            // themselves (`BytePacking.rgba8`), which the optimiser cannot split.
+            // step on x86-64, written with the SSE2 or AVX2 intrinsics themselves
+            // (`BytePacking.rgba8`), which the optimiser cannot split.
             let mv = SIMD8<Float>(repeating: m)
             let sampleMask = SIMD8<UInt32>(repeating: UInt32(truncatingIfNeeded: Sample.max))
             let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
@@ -582,30 +582,18 @@ enum SampleConversion {
             }
             var i = 0
             if MemoryLayout<Sample>.stride == 1 {
-                // Bytes: eight pixels per step where the build targets AVX2, with
-                // ordinary stores (streaming ones made no difference to the two-pixel
-                // loop there), from a 32-byte boundary of the source: a row that starts
-                // halfway into 32 bytes (a large array's elements start 48 bytes into a
-                // page) takes its first pixel alone, so that no load of the blocks
-                // spans two cache lines (rows shorter than two blocks skip the blocks).
-                // Then SSE2's conversion and saturating packs where available.
+                // Bytes: eight pixels per step, from the boundary `BytePacking.rgba8`
+                // wants (its first pixels alone; rows shorter than two blocks skip the
+                // blocks), then two at a time with SSE2's conversion and saturating
+                // packs where available.
                 if BytePacking.encodesEightPixels && count >= 16 {
-                    if Int(bitPattern: source) & 31 != 0 {
-                        onePixel(0)
-                        i = 1
-                    }
-                    i &+= BytePacking.rgba8(from + 16 &* i, count: count &- i, maxval: m, into: to + 4 &* i)
+                    i = BytePacking.leadingPixels(source: from, destination: to, streaming: streaming)
+                    for k in 0..<i { onePixel(k) }
+                    i &+= BytePacking.rgba8(from + 16 &* i, count: count &- i, maxval: m, into: to + 4 &* i,
+                                            streaming: streaming)
                 }
                 @inline(__always) func bytes(_ i: Int) -> UInt64 {
                     BytePacking.bytes(from.loadUnaligned(fromByteOffset: i &* 16, as: SIMD8<Float>.self), maxval: mv)
-                }
-                if streaming && !BytePacking.encodesEightPixels {
-                    // A large destination: two pixels per 8-byte streaming store.
-                    while i &+ 2 <= count {
-                        StreamingStores.store(bytes(i), to: to + i &* 4)
-                        i &+= 2
-                    }
-                    StreamingStores.fence()
                 }
                 while i &+ 2 <= count {
                     to.storeBytes(of: bytes(i), toByteOffset: i &* 4, as: UInt64.self)

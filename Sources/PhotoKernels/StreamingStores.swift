@@ -40,13 +40,13 @@ enum StreamingStores {
         #endif
     }
 
-    /// Stores 8 bytes at `p` (8-byte aligned) bypassing the cache where available.
+    /// Stores 16 bytes at `p` (16-byte aligned) bypassing the cache where available.
     @inline(__always)
-    static func store(_ v: UInt64, to p: UnsafeMutableRawPointer) {
+    static func store(_ v: SIMD16<UInt8>, to p: UnsafeMutableRawPointer) {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
-        _mm_stream_si64(p.assumingMemoryBound(to: Int64.self), Int64(bitPattern: v))
+        _mm_stream_si128(p.assumingMemoryBound(to: __m128i.self), unsafeBitCast(v, to: __m128i.self))
         #else
-        p.storeBytes(of: v, as: UInt64.self)
+        p.storeBytes(of: v, as: SIMD16<UInt8>.self)
         #endif
     }
 

@@ -165,21 +165,33 @@ struct SampleConversionFastPathTests {
 
     /// Encodes `values` (`4 · count` of them, RGBA pixels) through the fast path and
     /// returns the mismatches against `SampleCoding.encode` narrowed to `Sample`; RGB
-    /// drops each fourth value.
+    /// drops each fourth value. The pixels start at pixel `sourceStart` of a
+    /// 64-byte-aligned buffer and the samples at sample `destinationStart` of another
+    /// (the 8-bit RGBA blocks take the pixels before their boundary alone: a 32-byte
+    /// boundary of the source where the build targets AVX2, else a 16-byte boundary of
+    /// a 4-byte-aligned destination with streaming stores); `streaming` takes the
+    /// loop's streaming stores.
     static func encodeMismatches<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        _ values: [Float], layout: SampleLayout, maxval: Int, as _: Sample.Type) -> [String] {
+        _ values: [Float], layout: SampleLayout, maxval: Int, as _: Sample.Type,
+        sourceStart: Int = 0, destinationStart: Int = 0, streaming: Bool = false) -> [String] {
         precondition(values.count % 4 == 0)
         let count = values.count / 4, channels = layout.channelCount
         let pixels = stride(from: 0, to: values.count, by: 4).map {
             SIMD4(values[$0], values[$0 + 1], values[$0 + 2], values[$0 + 3])
         }
         let sentinel = Sample(truncatingIfNeeded: 0xA5A5)
-        var out = [Sample](repeating: sentinel, count: count * channels + guardCount)
-        pixels.withUnsafeBufferPointer { source in
-            out.withUnsafeMutableBufferPointer { destination in
-                SampleConversion.encode(source.baseAddress!, count: count, layout: layout, maxval: maxval,
-                                        into: destination.baseAddress!)
-            }
+        let length = destinationStart + count * channels + guardCount
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: length * MemoryLayout<Sample>.stride, alignment: 64)
+        defer { buffer.deallocate() }
+        let samples = buffer.bindMemory(to: Sample.self, capacity: length)
+        samples.initialize(repeating: sentinel, count: length)
+        _ = inPlace(pixels, start: sourceStart) { source in
+            SampleConversion.encode(source, count: count, layout: layout, maxval: maxval,
+                                    into: samples + destinationStart, streaming: streaming)
+        }
+        let out = Array(UnsafeBufferPointer(start: samples + destinationStart, count: length - destinationStart))
+        if !UnsafeBufferPointer(start: samples, count: destinationStart).allSatisfy({ $0 == sentinel }) {
+            return ["\(layout) count \(count): wrote before the first pixel"]
         }
         var failures: [String] = []
         for p in 0..<count {
@@ -231,15 +243,21 @@ struct SampleConversionFastPathTests {
         for layout in layouts {
             for count in counts {
                 let n = 4 * count
-                // Every special value at every sample position of a block and of the tail.
+                // Every special value at every sample position of a block and of the
+                // tail; buffer b starts at each 16-byte place of the source and each
+                // sample place in 16 bytes of the destination (5·b mod 16), with
+                // streaming stores in every other one, so that each head of the 8-bit
+                // blocks (0–3 pixels) and the unaligned destination come with both kinds.
+                func mismatches(_ values: [Float], buffer b: Int) -> [String] {
+                    encodeMismatches(values, layout: layout, maxval: maxval, as: type, sourceStart: b % 4,
+                                     destinationStart: 5 * b % 16, streaming: b % 2 == 0)
+                }
                 for r in 0..<specials.count {
-                    failures += encodeMismatches((0..<n).map { specials[(r + $0) % specials.count] },
-                                                 layout: layout, maxval: maxval, as: type)
+                    failures += mismatches((0..<n).map { specials[(r + $0) % specials.count] }, buffer: r)
                 }
                 // Ties and random values, the pool split into consecutive buffers.
-                for start in stride(from: 0, to: pool.count, by: n) {
-                    failures += encodeMismatches((0..<n).map { pool[(start + $0) % pool.count] },
-                                                 layout: layout, maxval: maxval, as: type)
+                for (b, start) in stride(from: 0, to: pool.count, by: n).enumerated() {
+                    failures += mismatches((0..<n).map { pool[(start + $0) % pool.count] }, buffer: b)
                 }
             }
         }
