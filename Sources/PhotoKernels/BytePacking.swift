@@ -55,7 +55,7 @@ enum BytePacking {
         return Int(bitPattern: source) & 31 != 0 ? 1 : 0
         #else
         let offset = Int(bitPattern: destination) & 15
-        return streaming && offset & 3 == 0 ? (16 &- offset) & 15 &>> 2 : 0
+        return streaming && offset & 3 == 0 ? ((16 &- offset) & 15) &>> 2 : 0
         #endif
     }
 
@@ -104,6 +104,8 @@ enum BytePacking {
         }
         #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel)
         let m = SIMD4<Float>(repeating: maxval), one = SIMD4<Float>(repeating: 1)
+        // Pixel k as four Int32s (NaN kept by `minps`, converted to Int32.min, which
+        // the packs take to 0), and pixels k…k + 3 as 16 bytes.
         @inline(__always) func pixel(_ k: Int) -> __m128i {
             _mm_cvtps_epi32(_mm_min_ps(one, source.load(fromByteOffset: k &* 16, as: SIMD4<Float>.self)) * m)
         }

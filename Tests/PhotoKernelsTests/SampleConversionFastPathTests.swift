@@ -246,8 +246,11 @@ struct SampleConversionFastPathTests {
                 // Every special value at every sample position of a block and of the
                 // tail; buffer b starts at each 16-byte place of the source and each
                 // sample place in 16 bytes of the destination (5·b mod 16), with
-                // streaming stores in every other one, so that each head of the 8-bit
-                // blocks (0–3 pixels) and the unaligned destination come with both kinds.
+                // streaming stores in every other one, so that the 8-bit blocks run
+                // after each of their heads (0–3 pixels: 0, 3, 2, 1 from destination
+                // places 0, 4, 8, 12 with streaming stores in the default build, 0 or
+                // 1 from the source's place where the build targets AVX2), and with a
+                // destination that is not 4-byte aligned.
                 func mismatches(_ values: [Float], buffer b: Int) -> [String] {
                     encodeMismatches(values, layout: layout, maxval: maxval, as: type, sourceStart: b % 4,
                                      destinationStart: 5 * b % 16, streaming: b % 2 == 0)
@@ -278,6 +281,32 @@ struct SampleConversionFastPathTests {
         let (failures, exactTies) = Self.encodeAll(maxval: maxval, as: UInt16.self)
         #expect(exactTies > 0, "maxval \(maxval): the tie values include no exact tie")
         #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
+    }
+
+    @Test("the 8-bit RGBA encoder's blocks start on their boundary: its first pixels, for every alignment")
+    func encoderLeadingPixels() throws {
+        // The bytes are the same whichever pixels go alone, so `encodeMismatches` cannot
+        // tell whether the blocks reach their boundary; this asks the helper directly.
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 64)
+        defer { raw.deallocate() }
+        for sourceOffset in stride(from: 0, to: 64, by: 16) {
+            for destinationOffset in 0..<16 {
+                for streaming in [false, true] {
+                    let head = BytePacking.leadingPixels(source: UnsafeRawPointer(raw + sourceOffset),
+                                                         destination: raw + 64 + destinationOffset,
+                                                         streaming: streaming)
+                    #if canImport(TargetFeatures.AVX2)
+                    // A 32-byte boundary of the source; the destination does not matter.
+                    let expected = sourceOffset % 32 == 0 ? 0 : 1
+                    #else
+                    // With streaming stores, the pixels before a 16-byte boundary of a
+                    // 4-byte-aligned destination: 0, 3, 2, 1 pixels from offsets 0, 4, 8, 12.
+                    let expected = streaming && destinationOffset % 4 == 0 ? (16 - destinationOffset) % 16 / 4 : 0
+                    #endif
+                    #expect(head == expected, "source +\(sourceOffset), destination +\(destinationOffset), streaming \(streaming)")
+                }
+            }
+        }
     }
 
     @Test("the encoder's exact ties round half to even")
