@@ -54,8 +54,7 @@ enum BytePacking {
         #if canImport(TargetFeatures.AVX2)
         return Int(bitPattern: source) & 31 != 0 ? 1 : 0
         #else
-        let offset = Int(bitPattern: destination) & 15
-        return streaming && offset & 3 == 0 ? ((16 &- offset) & 15) &>> 2 : 0
+        return streaming ? pixelsBeforeBoundary(destination, boundary: 16, pixelBytes: 4) ?? 0 : 0
         #endif
     }
 

@@ -407,10 +407,9 @@ struct FusedBlock {
     @inline(__always)
     static func leadingPixels(_ destination: UnsafeMutableRawPointer, pixelBytes: Int, blockBytes: Int, count: Int) -> Int {
         #if canImport(TargetFeatures.AVX2)
-        let offset = Int(bitPattern: destination) & (blockBytes &- 1)
-        guard offset != 0, offset & (pixelBytes &- 1) == 0 else { return 0 }
-        let head = (blockBytes &- offset) / pixelBytes
-        return head < count ? head : 0
+        guard let head = pixelsBeforeBoundary(destination, boundary: blockBytes, pixelBytes: pixelBytes),
+              head < count else { return 0 }
+        return head
         #else
         return 0
         #endif

@@ -55,6 +55,20 @@ public protocol PixelKernel: Sendable {
     var stage: Stage { get }
 }
 
+/// The whole pixels of `pixelBytes` bytes (a power of two) from `p` to the next
+/// `boundary`-byte boundary (a power of two, at least `pixelBytes`): 0 when `p` is on
+/// one, `nil` when pixels starting at `p` never reach one (`p` not aligned to
+/// `pixelBytes`). The fused blocks, the RGBA decoder and the 8-bit encoder count
+/// the pixels they take alone with it; the two-pixel `Float` schedules keep the 0-or-1
+/// form below (written through this one, the native colour matrix compiled to
+/// another, shorter `applySIMD4` that was not measured).
+@inline(__always)
+func pixelsBeforeBoundary(_ p: UnsafeRawPointer, boundary: Int, pixelBytes: Int) -> Int? {
+    let offset = Int(bitPattern: p) & (boundary &- 1)
+    guard offset & (pixelBytes &- 1) == 0 else { return nil }
+    return ((boundary &- offset) & (boundary &- 1)) / pixelBytes
+}
+
 /// The pixels (0 or 1) that a two-pixel schedule takes alone at the start of a run of
 /// `count` pixels at `p`, so that its `SIMD8<Float>` loads and stores fall on 32-byte
 /// boundaries where the build targets AVX2. Pixels of `SIMD4<Float>` are only 16-byte

@@ -423,7 +423,7 @@ enum SampleConversion {
             }
             // `SIMD4<Float>` pixels are 16-byte aligned, so the head is whole pixels.
             assert(Int(bitPattern: destination) & 15 == 0)
-            let head = min(count, ((64 &- (Int(bitPattern: destination) & 63)) & 63) &>> 4)
+            let head = min(count, pixelsBeforeBoundary(destination, boundary: 64, pixelBytes: 16) ?? 0)
             for i in 0..<head { pixel(i) }
             let whole = count - (count - head) % 4
             let mv = SIMD8<Float>(repeating: m)

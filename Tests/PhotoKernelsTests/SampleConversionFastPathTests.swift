@@ -309,6 +309,19 @@ struct SampleConversionFastPathTests {
         }
     }
 
+    @Test("pixelsBeforeBoundary: the pixels to the next boundary, or nil when pixels never reach one")
+    func pixelsBeforeBoundaries() {
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 64)
+        defer { raw.deallocate() }
+        for (boundary, pixelBytes) in [(16, 4), (32, 16), (64, 16), (64, 8), (64, 4)] {
+            for offset in 0..<boundary {
+                let expected: Int? = offset % pixelBytes == 0 ? ((boundary - offset) % boundary) / pixelBytes : nil
+                #expect(pixelsBeforeBoundary(raw + offset, boundary: boundary, pixelBytes: pixelBytes) == expected,
+                        "boundary \(boundary), \(pixelBytes)-byte pixels, offset \(offset)")
+            }
+        }
+    }
+
     @Test("the encoder's exact ties round half to even")
     func tiesRoundToEven() {
         // 0.5 · 255 = 127.5 → 128; 0.5 · 65535 = 32767.5 → 32768; 0.125 · 100 = 12.5 → 12;
