@@ -6,7 +6,7 @@
 // module of Intel intrinsics, like the streaming stores; elsewhere the portable form,
 // which gives the same bytes, is used.
 
-#if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 
@@ -18,7 +18,7 @@ enum BytePacking {
     /// `maxval` holds m in every lane.
     @inline(__always)
     static func bytes(_ x: SIMD8<Float>, maxval: SIMD8<Float>) -> UInt64 {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         // `minps(m, y)` is `m < y ? m : y`, the same as clamping x to 1 first (rounding
         // is monotone); it keeps NaN, which the conversion turns into Int32.min, like
         // −∞, and the packs into 0, as every negative value. (A select on the SIMD8
@@ -36,7 +36,7 @@ enum BytePacking {
     /// Whether `rgba8` encodes eight pixels per step: on x86-64, where the intrinsics
     /// are reachable.
     static var encodesEightPixels: Bool {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         true
         #else
         false
@@ -87,7 +87,7 @@ enum BytePacking {
     static func rgba8(_ source: UnsafeRawPointer, count: Int, maxval: Float,
                       into destination: UnsafeMutableRawPointer, streaming: Bool) -> Int {
         var i = 0
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         let m = SIMD8<Float>(repeating: maxval)
         let order = unsafeBitCast(SIMD8<Int32>(0, 4, 1, 5, 2, 6, 3, 7), to: __m256i.self)
         while i &+ 8 <= count {
@@ -101,7 +101,7 @@ enum BytePacking {
             destination.storeBytes(of: _mm256_permutevar8x32_epi32(words, order), toByteOffset: i &* 4, as: __m256i.self)
             i &+= 8
         }
-        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         let m = SIMD4<Float>(repeating: maxval), one = SIMD4<Float>(repeating: 1)
         // Pixel k as four Int32s (NaN kept by `minps`, converted to Int32.min, which
         // the packs take to 0), and pixels k…k + 3 as 16 bytes.

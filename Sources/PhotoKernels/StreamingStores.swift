@@ -4,8 +4,11 @@
 // line before writing it, a third more traffic). Reached from pure Swift through the
 // toolchain's Clang module of Intel intrinsics; everywhere else the portable store is
 // the fallback. In-place work and small, cache-resident buffers keep ordinary stores.
+// `PHOTOKERNELS_NO_INTRINSICS` (a `-D` compilation condition) turns off every use of
+// that module here, in BytePacking.swift and in Vignette.swift, so that an x86-64 build
+// compiles and tests the fallbacks that builds without it (arm64) run.
 
-#if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
 import _Builtin_intrinsics.intel
 #endif
 import Synchronization
@@ -17,7 +20,7 @@ enum StreamingStores {
 
     /// Whether this build has streaming stores.
     static var available: Bool {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         true
         #else
         false
@@ -29,9 +32,9 @@ enum StreamingStores {
     /// x86-64 builds (`p` 16-byte aligned).
     @inline(__always)
     static func store(_ v: SIMD8<Float>, to p: UnsafeMutableRawPointer) {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         _mm256_stream_ps(p, v)
-        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         let f = p.assumingMemoryBound(to: Float.self)
         _mm_stream_ps(f, v.lowHalf)
         _mm_stream_ps(f + 4, v.highHalf)
@@ -43,7 +46,7 @@ enum StreamingStores {
     /// Stores 16 bytes at `p` (16-byte aligned) bypassing the cache where available.
     @inline(__always)
     static func store(_ v: SIMD16<UInt8>, to p: UnsafeMutableRawPointer) {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         _mm_stream_si128(p.assumingMemoryBound(to: __m128i.self), unsafeBitCast(v, to: __m128i.self))
         #else
         p.storeBytes(of: v, as: SIMD16<UInt8>.self)

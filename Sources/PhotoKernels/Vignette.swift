@@ -1,5 +1,5 @@
 import Foundation
-#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
 import _Builtin_intrinsics.intel
 #endif
 
@@ -452,7 +452,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
                 let l = max(lower, x0), u = min(upper, end)
                 guard l < u else { return }
                 guard let gain else { return band(l, u) }
-                if gain != 1 { Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep) }
+                Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep)
             }
             span(0, spans.a, 1 - resolved.intensity * 1)
             span(spans.a, spans.b, nil)
@@ -628,7 +628,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// bits. It is the prepared gains' `scalesInOnePass`: where it is `false`, an edit
     /// plan whose rows pair up scales by held row gains instead.
     static var scalesBandInOnePass: Bool {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         true
         #else
         false
@@ -658,7 +658,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// `index` is `indices.k`.
         @_transparent
         func spread(_ f: SIMD8<Float>, _ k: Int, _ index: SIMD8<Int32>) -> SIMD8<Float> {
-            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && canImport(TargetFeatures.AVX2)
+            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
             _mm256_permutevar8x32_ps(f, unsafeBitCast(index, to: SIMD4<Int64>.self))
             #else
             SIMD8(lowHalf: SIMD4(repeating: f[2 &* k]), highHalf: SIMD4(repeating: f[2 &* k &+ 1]))
