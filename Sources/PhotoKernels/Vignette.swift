@@ -452,7 +452,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
                 let l = max(lower, x0), u = min(upper, end)
                 guard l < u else { return }
                 guard let gain else { return band(l, u) }
-                Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep)
+                if gain != 1 { Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep) }
             }
             span(0, spans.a, 1 - resolved.intensity * 1)
             span(spans.a, spans.b, nil)

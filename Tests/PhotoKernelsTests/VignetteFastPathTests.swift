@@ -213,6 +213,44 @@ struct VignetteFastPathTests {
         }
     }
 
+    @Test("pixels inside r0 keep every bit, signalling NaNs too: the schedule leaves them unread, alone or with held gains")
+    func insideSpanUntouched() {
+        // Multiplied by their gain of 1, a signalling NaN would come back quiet (bit 22
+        // set); left alone it keeps its bits. Only the constant inside span is left
+        // alone, so the test finds it first and fills it with signalling NaNs.
+        let signalling = Float(bitPattern: 0x7FA0_0001)
+        let cases: [(Vignette, Int, Int)] = [
+            (.relativeVignetteEffect(radius: 0.9, intensity: 0.8, falloff: 0.3), 257, 65),
+            (.vignetteEffect(center: SIMD2(100.25, 4.5), radius: 60, intensity: 0.6, falloff: 0.5), 257, 9),
+            (.vignetteEffect(center: SIMD2(16.5, 2.5), radius: 12, intensity: 1, falloff: 0), 33, 5),
+        ]
+        var checked = 0
+        for (vignette, w, h) in cases {
+            let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
+            let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
+            let y = h / 2
+            let spans = Vignette.constantSpans(count: w, dy: (Float(y) + 0.5) - g.cy, g)
+            #expect(spans.c - spans.b >= 4, "\(vignette.form) \(w)×\(h): no inside span on row \(y)")
+            var row = randomRow(w, seed: 91)
+            for x in spans.b..<spans.c { row[x] = SIMD4(signalling, -0.0, signalling, signalling) }
+            var gains = [Float](repeating: .nan, count: w)
+            gains.withUnsafeMutableBufferPointer { prepared.rowGains(y: y, x0: 0, count: w, variant: .simd4, into: $0.baseAddress!) }
+            let alone = applied(vignette, row, y: y, width: w, height: h, .simd4)
+            var held = row
+            held.withUnsafeMutableBufferPointer { p in
+                gains.withUnsafeBufferPointer { prepared.scale(p.baseAddress!, count: w, y: y, x0: 0, by: $0.baseAddress!) }
+            }
+            for x in spans.b..<spans.c {
+                for c in 0..<4 {
+                    #expect(alone[x][c].bitPattern == row[x][c].bitPattern, "\(vignette.form): pixel \(x) channel \(c) changed")
+                    #expect(held[x][c].bitPattern == row[x][c].bitPattern, "\(vignette.form), held gains: pixel \(x) channel \(c) changed")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked > 100, "\(checked)")
+    }
+
     @Test("rowWithSameGains: the row it names has the same gains to the bit; without an integer 2·cy it names the row itself")
     func rowsWithSameGains() {
         let cases: [(Vignette, Int, Int)] = [
