@@ -447,8 +447,7 @@ enum SampleConversion {
                     let x0 = split ? v0 * h + v0 * l : v0 / mv
                     let x1 = split ? v1 * h + v1 * l : v1 / mv
                     if streaming {
-                        StreamingStores.store(x0, to: to + i &* 16)
-                        StreamingStores.store(x1, to: to + (i &* 16 &+ 32))
+                        StreamingStores.storeLine(SIMD16(lowHalf: x0, highHalf: x1), to: to + i &* 16)
                     } else {
                         to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
                         to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)

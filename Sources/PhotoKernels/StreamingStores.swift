@@ -43,6 +43,18 @@ enum StreamingStores {
         #endif
     }
 
+    /// Stores 16 floats, one 64-byte line at `p` (64-byte aligned), bypassing the cache
+    /// where available: one store where the build targets AVX-512, else as two `store`s.
+    @inline(__always)
+    static func storeLine(_ v: SIMD16<Float>, to p: UnsafeMutableRawPointer) {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX512)
+        _mm512_stream_ps(p, unsafeBitCast(v, to: __m512.self))
+        #else
+        store(v.lowHalf, to: p)
+        store(v.highHalf, to: p + 32)
+        #endif
+    }
+
     /// Stores 16 bytes at `p` (16-byte aligned) bypassing the cache where available.
     @inline(__always)
     static func store(_ v: SIMD16<UInt8>, to p: UnsafeMutableRawPointer) {
