@@ -414,7 +414,8 @@ enum SampleConversion {
             // pixels before it (at most three) and the tail taking the scalar formula:
             // each block then writes one whole cache line and no store spans two (with
             // streaming stores on a Xeon, 32 bytes each, 1.25× the speed of 16-byte ones
-            // from 48 bytes into a line).
+            // from 48 bytes into a line; where the build targets AVX-512, one 64-byte
+            // store per line, `StreamingStores.storeLine`, another 1.02–1.04×).
             @inline(__always) func pixel(_ i: Int) {
                 let s = source + 4 * i
                 (destination + i).initialize(to: SIMD4(
