@@ -80,6 +80,10 @@ enum BytePacking {
     /// where `destination` is 16-byte aligned. 46 instructions per 8 pixels with the
     /// loop's own, against 72 for the two-pixel loop.
     ///
+    /// Both walk the blocks in four interleaved streams (`MemoryStreams`): one stream
+    /// read front to back kept too few lines in flight (1.12× natively at 12 MP, 1.57×
+    /// in the default build).
+    ///
     /// Not inlined: inlined into the encoder, whose first pixels depend on the
     /// alignment, the native loop's loads took an index shared with the store
     /// (`vmulps (%rdx,%r8,4)`) instead of their own pointer, and it ran 0.91× as fast.
@@ -90,7 +94,8 @@ enum BytePacking {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         let m = SIMD8<Float>(repeating: maxval)
         let order = unsafeBitCast(SIMD8<Int32>(0, 4, 1, 5, 2, 6, 3, 7), to: __m256i.self)
-        while i &+ 8 <= count {
+        @inline(__always) func block(_ j: Int) {
+            let i = j &* 8
             // Pixels i + 2k and i + 2k + 1 as eight Int32s, clamped to maxval (NaN kept,
             // converted to Int32.min, which the packs take to 0).
             @inline(__always) func pair(_ k: Int) -> __m256i {
@@ -99,8 +104,9 @@ enum BytePacking {
             }
             let words = _mm256_packus_epi16(_mm256_packs_epi32(pair(0), pair(1)), _mm256_packs_epi32(pair(2), pair(3)))
             destination.storeBytes(of: _mm256_permutevar8x32_epi32(words, order), toByteOffset: i &* 4, as: __m256i.self)
-            i &+= 8
         }
+        MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
+        i = count & ~7
         #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         let m = SIMD4<Float>(repeating: maxval), one = SIMD4<Float>(repeating: 1)
         // Pixel k as four Int32s (NaN kept by `minps`, converted to Int32.min, which
@@ -115,19 +121,22 @@ enum BytePacking {
         // Streaming stores need a 16-byte-aligned destination, which one that is not
         // 4-byte aligned never reaches (`leadingPixels`).
         if streaming && Int(bitPattern: destination) & 15 == 0 {
-            while i &+ 8 <= count {
+            @inline(__always) func block(_ j: Int) {
+                let i = j &* 8
                 StreamingStores.store(four(i), to: destination + i &* 4)
                 StreamingStores.store(four(i &+ 4), to: destination + (i &* 4 &+ 16))
-                i &+= 8
             }
+            MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
             StreamingStores.fence()
         } else {
-            while i &+ 8 <= count {
+            @inline(__always) func block(_ j: Int) {
+                let i = j &* 8
                 destination.storeBytes(of: four(i), toByteOffset: i &* 4, as: SIMD16<UInt8>.self)
                 destination.storeBytes(of: four(i &+ 4), toByteOffset: i &* 4 &+ 16, as: SIMD16<UInt8>.self)
-                i &+= 8
             }
+            MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
         }
+        i = count & ~7
         #endif
         return i
     }

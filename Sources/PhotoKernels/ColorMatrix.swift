@@ -384,7 +384,8 @@ func greyPreservingTerms(_ c0: SIMD4<Float>, _ r: SIMD4<Float>, _ c2: SIMD4<Floa
 /// (left to right, or fused where the build targets FMA), exactly as the one-pixel
 /// formula does, so the result is the same to the bit. An odd last
 /// pixel takes the one-pixel formula, and so does a first pixel that would leave the
-/// pairs off a 32-byte boundary (`pixelsBeforePairBoundary`).
+/// pairs off a 32-byte boundary (`pixelsBeforePairBoundary`). Two pairs make a
+/// block; a long span's blocks go in four interleaved streams (`MemoryStreams`).
 @inline(__always)
 func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                       _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
@@ -402,16 +403,21 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     let head = pixelsBeforePairBoundary(p, count: count)
     if head != 0 { pixel(p) }
     let pairCount = (count &- head) &>> 1
-    var offset = head &* 16
-    for _ in 0..<pairCount {
+    let start = head &* 16
+    @inline(__always) func pair(_ offset: Int) {
         let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
         let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
         let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
         let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
         let out = matrixTerms(d0, r, d1, g, d2, b, dt)
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
-        offset &+= 32
     }
+    @inline(__always) func block(_ k: Int) {
+        pair(start &+ k &* 64)
+        pair(start &+ k &* 64 &+ 32)
+    }
+    MemoryStreams.forEachBlock(pairCount &>> 1, blockBytes: 64, block)
+    if pairCount & 1 != 0 { pair(start &+ (pairCount &- 1) &* 32) }
     if (count &- head) & 1 != 0 { pixel(p + (count &- 1)) }
 }
 
@@ -435,16 +441,22 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
     }
     let head = pixelsBeforePairBoundary(p, count: count)
     if head != 0 { pixel(p) }
-    var offset = head &* 16
-    for _ in 0..<((count &- head) &>> 1) {
+    let pairCount = (count &- head) &>> 1
+    let start = head &* 16
+    @inline(__always) func pair(_ offset: Int) {
         let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
         let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
         let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
         let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
         let out = greyPreservingTerms(d0, r, d2, b, ds, g, dt)
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
-        offset &+= 32
     }
+    @inline(__always) func block(_ k: Int) {
+        pair(start &+ k &* 64)
+        pair(start &+ k &* 64 &+ 32)
+    }
+    MemoryStreams.forEachBlock(pairCount &>> 1, blockBytes: 64, block)
+    if pairCount & 1 != 0 { pair(start &+ (pairCount &- 1) &* 32) }
     if (count &- head) & 1 != 0 { pixel(p + (count &- 1)) }
 }
 
@@ -485,8 +497,8 @@ func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, co
 }
 
 /// Replaces R, G, B of each of `count` pixels with lanes 0–2 of `colour(w)`, where `w`
-/// is the pixel's bits; alpha keeps its bits. Two pixels per iteration, which halves
-/// the loop's share.
+/// is the pixel's bits; alpha keeps its bits. Four pixels (one 64-byte block) per
+/// step, a long span's blocks in four interleaved streams (`MemoryStreams`).
 ///
 /// The pixel is loaded as `SIMD4<UInt32>` and used as integers (for the blend) as well
 /// as `Float`s: a value used only as `Float` is shuffled by `shufps`, which in SSE2
@@ -502,11 +514,12 @@ func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ 
         raw.storeBytes(of: unsafeBitCast(colour(w), to: SIMD4<UInt32>.self) & colourBits | w & alphaBits,
                        toByteOffset: offset, as: SIMD4<UInt32>.self)
     }
-    var offset = 0
-    for _ in 0..<(count &>> 1) {
-        pixel(offset)
-        pixel(offset &+ 16)
-        offset &+= 32
+    @inline(__always) func block(_ k: Int) {
+        pixel(k &* 64)
+        pixel(k &* 64 &+ 16)
+        pixel(k &* 64 &+ 32)
+        pixel(k &* 64 &+ 48)
     }
-    if count & 1 != 0 { pixel(offset) }
+    MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, block)
+    for i in (count & ~3)..<count { pixel(i &* 16) }
 }

@@ -343,6 +343,12 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// L1 between the passes of the general schedule.
     static let piece = 1024
 
+    /// Pixels per row piece where the plan runs in place on `Float` pixels: four times
+    /// `piece`, so that the SIMD loops that stream the pixels through the core keep four
+    /// 16 KiB streams in flight (`MemoryStreams`). In place there is no scratch row to
+    /// keep in L1; the piece's gains (16 KiB) stay in L2.
+    static let floatPiece = 4 * piece
+
     /// Pixels per row piece of the one-pass blocks, which keep no `Float` row: their
     /// gains (16 KiB) and, for R G B samples, the widened bytes (16 KiB, in the `Float`
     /// row's memory). Fewer, longer pieces spend less on the per-piece set-up.
@@ -475,7 +481,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         image.withUnsafeMutablePixels { buffer in
             let base = SendablePointer(base: buffer.baseAddress!)
             let region = ImageRegion(x: 0, y: 0, width: width, height: height), holding = holdsRowGains(variant, in: region)
-            forEachPiece(region, pairingRows: holding) { y, x0, count, slot in
+            forEachPiece(region, piece: Self.floatPiece, pairingRows: holding) { y, x0, count, slot in
                 let row = base.base + y * w + x0
                 self.runFloat(row, count: count, y: y, x0: x0, slot: slot, variant: variant, holdingGains: holding)
             }
@@ -910,13 +916,14 @@ final class Scratch: @unchecked Sendable {
     /// Rows of gains a slot holds: up to 8, about 128 KiB of them (in L2).
     static func groupRows(rowWidth: Int) -> Int { min(8, max(1, 32_768 / max(1, rowWidth))) }
 
-    /// `piece` `Float` pixels per slot and their gains, and gains for `groupRows` rows of
-    /// `rowWidth` pixels or block pieces (`4 × piece`), whichever is longer.
+    /// `piece` `Float` pixels per slot, the gains of one piece of the in-place `Float`
+    /// path (`floatPiece`, `4 × piece`), and gains for `groupRows` rows of `rowWidth`
+    /// pixels or block pieces (`4 × piece`), whichever is longer.
     init(slots: Int, piece: Int, rowWidth: Int) {
         self.piece = piece
         rowStride = max(4 * piece, rowWidth)
         groupRows = Scratch.groupRows(rowWidth: rowWidth)
-        gainsPerSlot = groupRows * rowStride + piece
+        gainsPerSlot = groupRows * rowStride + 4 * piece
         pixelStorage = .allocate(capacity: slots * piece)
         gainStorage = .allocate(capacity: slots * gainsPerSlot)
         stateStorage = .allocate(capacity: slots * (2 + groupRows))
@@ -926,7 +933,7 @@ final class Scratch: @unchecked Sendable {
     func slot(_ i: Int) -> ScratchSlot {
         let gains = gainStorage + i * gainsPerSlot
         return ScratchSlot(pixels: pixelStorage + i * piece, gains: gains, rowStride: rowStride, groupRows: groupRows,
-                           pieceGains: gains + (gainsPerSlot - piece), state: stateStorage + (2 + groupRows) * i)
+                           pieceGains: gains + (gainsPerSlot - 4 * piece), state: stateStorage + (2 + groupRows) * i)
     }
 
     deinit {

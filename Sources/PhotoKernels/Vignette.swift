@@ -679,25 +679,28 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             return scaleBand(p + 1, from: x0 &+ 1, count: count &- 1, dy: dy, g, keep, spread)
         }
         let band = BandFormula(g), alpha = keep.pair
-        var xs = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7) + Float(x0)
+        // Block j's lanes are `Float(x0 + 8j) + k`: integers below 2^24, so exactly
+        // what `bandGains`'s stepping gives.
+        let laneOffsets = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
         let raw = UnsafeMutableRawPointer(p)
         let (i0, i1, i2, i3) = spread.indices
         @inline(__always) func scalePair(_ offset: Int, _ pairGains: SIMD8<Float>) {
             let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
             raw.storeBytes(of: (v * pairGains).replacing(with: v, where: alpha), toByteOffset: offset, as: SIMD8<Float>.self)
         }
-        var x = 0
-        while x &+ 8 <= count {
-            let f = band.gains(xs, dy: dy), offset = 16 &* x
+        // Transparent: `@inline(__always)` left five calls of it, one per call in
+        // `forEachBlock`, and the loop 1.5× slower in cache.
+        @_transparent func block(_ j: Int) {
+            let f = band.gains(laneOffsets + Float(x0 &+ 8 &* j), dy: dy), offset = 128 &* j
             scalePair(offset, spread.spread(f, 0, i0))
             scalePair(offset &+ 32, spread.spread(f, 1, i1))
             scalePair(offset &+ 64, spread.spread(f, 2, i2))
             scalePair(offset &+ 96, spread.spread(f, 3, i3))
-            xs += 8
-            x &+= 8
         }
+        MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
+        let x = count & ~7
         guard x < count else { return }
-        let f = band.gains(xs, dy: dy)
+        let f = band.gains(laneOffsets + Float(x0 &+ x), dy: dy)
         for k in 0..<(count &- x) {
             let pixel = p + (x &+ k)
             pixel.pointee = (pixel.pointee * SIMD4(repeating: f[k])).replacing(with: pixel.pointee, where: keep.pixel)
@@ -709,12 +712,22 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     @inline(never)
     static func scaleSpan(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float, _ keep: AlphaMasks) {
         let g = SIMD8<Float>(repeating: gain)
-        var x = pixelsBeforePairBoundary(p, count: count)
-        if x != 0 { p[0] = (p[0] * g.lowHalf).replacing(with: p[0], where: keep.pixel) }
-        while x < count &- 1 {
+        let head = pixelsBeforePairBoundary(p, count: count)
+        if head != 0 { p[0] = (p[0] * g.lowHalf).replacing(with: p[0], where: keep.pixel) }
+        @inline(__always) func pair(_ x: Int) {
             let pixels = UnsafeMutableRawPointer(p + x)
             let v = pixels.loadUnaligned(as: SIMD8<Float>.self)
             pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.pair), as: SIMD8<Float>.self)
+        }
+        let pairCount = (count &- head) &>> 1
+        @inline(__always) func block(_ k: Int) {
+            pair(head &+ 4 &* k)
+            pair(head &+ 4 &* k &+ 2)
+        }
+        MemoryStreams.forEachBlock(pairCount &>> 1, blockBytes: 64, block)
+        var x = head &+ 4 &* (pairCount &>> 1)
+        if pairCount & 1 != 0 {
+            pair(x)
             x &+= 2
         }
         if x < count {
@@ -726,7 +739,9 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `R, G, B ×= gains[x]` for pixels `0 ..< count`, the gains read as `Float`s from
     /// `gains`; alpha kept bit for bit: `scaleRowPairs` where the build targets AVX2,
     /// `scaleRowPixels` in other builds (baseline x86-64, arm64). Both give the same
-    /// bits.
+    /// bits. Like `scaleBand` and `scaleSpan`, both take a long span's 4-pixel blocks in
+    /// four interleaved streams (`MemoryStreams`): 1.29× natively and 1.59× in the
+    /// default build for the vignette at 12 MP.
     @inline(never)
     static func scaleRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer, _ keep: AlphaMasks) {
         #if canImport(TargetFeatures.AVX2)
@@ -741,14 +756,24 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     @inline(__always)
     static func scaleRowPairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer,
                               _ keep: AlphaMasks) {
-        var x = pixelsBeforePairBoundary(p, count: count)
-        if x != 0 { p[0] = (p[0] * SIMD4(repeating: gains.load(as: Float.self))).replacing(with: p[0], where: keep.pixel) }
-        while x < count &- 1 {
+        let head = pixelsBeforePairBoundary(p, count: count)
+        if head != 0 { p[0] = (p[0] * SIMD4(repeating: gains.load(as: Float.self))).replacing(with: p[0], where: keep.pixel) }
+        @inline(__always) func pair(_ x: Int) {
             let pixels = UnsafeMutableRawPointer(p + x), gain = gains + 4 &* x
             let v = pixels.loadUnaligned(as: SIMD8<Float>.self)
             let g = SIMD8<Float>(lowHalf: SIMD4(repeating: gain.load(as: Float.self)),
                                  highHalf: SIMD4(repeating: gain.load(fromByteOffset: 4, as: Float.self)))
             pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.pair), as: SIMD8<Float>.self)
+        }
+        let pairCount = (count &- head) &>> 1
+        @inline(__always) func block(_ k: Int) {
+            pair(head &+ 4 &* k)
+            pair(head &+ 4 &* k &+ 2)
+        }
+        MemoryStreams.forEachBlock(pairCount &>> 1, blockBytes: 64, block)
+        var x = head &+ 4 &* (pairCount &>> 1)
+        if pairCount & 1 != 0 {
+            pair(x)
             x &+= 2
         }
         if x < count {
@@ -771,15 +796,15 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             let product = unsafeBitCast(unsafeBitCast(v, to: SIMD4<Float>.self) * gain, to: SIMD4<UInt32>.self)
             raw.storeBytes(of: product & colourBits | v & alphaBits, toByteOffset: offset, as: SIMD4<UInt32>.self)
         }
-        var x = 0
-        while x &+ 4 <= count {
-            let g = gains.loadUnaligned(fromByteOffset: 4 &* x, as: SIMD4<Float>.self), offset = 16 &* x
+        @inline(__always) func block(_ k: Int) {
+            let g = gains.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Float>.self), offset = 64 &* k
             pixel(offset, SIMD4(repeating: g.x))
             pixel(offset &+ 16, SIMD4(repeating: g.y))
             pixel(offset &+ 32, SIMD4(repeating: g.z))
             pixel(offset &+ 48, SIMD4(repeating: g.w))
-            x &+= 4
         }
+        MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, block)
+        var x = count & ~3
         while x < count {
             pixel(16 &* x, SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self)))
             x &+= 1

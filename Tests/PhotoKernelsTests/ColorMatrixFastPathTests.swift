@@ -54,12 +54,12 @@ private enum Schedule: CaseIterable {
 
 @Suite("Colour matrix fast path (two pixels per SIMD8 with AVX2, one per SIMD4 otherwise)")
 struct ColorMatrixFastPathTests {
-    @Test("both schedules, whichever the build runs, equal the one-pixel formula to the bit: counts 1…33, 64, 65, alpha kept")
+    @Test("both schedules, whichever the build runs, equal the one-pixel formula to the bit: counts 1…33, 64, 65, and 1027, 1030, 4099 (four interleaved streams, tails), alpha kept")
     func bothSchedulesEqualFormula() {
         for (name, matrix) in fastPathMatrices {
             let kernel = ColorMatrixKernel(matrix, name: name)
             for schedule in Schedule.allCases {
-                for count in Array(1...33) + [64, 65] {
+                for count in Array(1...33) + [64, 65, 1027, 1030, 4099] {
                     let input = fastPathPixels(count, seed: UInt64(count) &* 31 &+ UInt64(name.utf8.count), specials: specialValues)
                     // A guard pixel on each side catches a write past either end.
                     let guardPixel = SIMD4<Float>(-12345.5, 6789.25, -0.0, 4242.125)

@@ -11,7 +11,9 @@ import Testing
 /// block or tail that writes past the end fails too.
 @Suite("Sample conversion fast paths: bit-identical to SampleCoding (SPEC §0)")
 struct SampleConversionFastPathTests {
-    static let counts = Array(1...33)
+    /// 1…33, and 2059: past the 2048 pixels from which the encoder's blocks go as four
+    /// interleaved streams (`MemoryStreams`), with a tail.
+    static let counts = Array(1...33) + [2059]
     static let layouts: [SampleLayout] = [.rgb, .rgba]
     /// Guard pixels / samples after the `count` the loop may write.
     static let guardCount = 8
@@ -267,7 +269,7 @@ struct SampleConversionFastPathTests {
         return (failures, exactTies)
     }
 
-    @Test("8-bit RGB and RGBA encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33",
+    @Test("8-bit RGB and RGBA encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33 and 2059",
           arguments: [1, 15, 100, 255])
     func encode8(maxval: Int) {
         let (failures, exactTies) = Self.encodeAll(maxval: maxval, as: UInt8.self)
@@ -275,7 +277,7 @@ struct SampleConversionFastPathTests {
         #expect(failures.isEmpty, "maxval \(maxval): \(failures.count) mismatches, first \(failures.prefix(3))")
     }
 
-    @Test("16-bit RGB and RGBA encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33",
+    @Test("16-bit RGB and RGBA encode: ties, NaN, ±∞, negatives, > 1 and random values, counts 1…33 and 2059",
           arguments: [1023, 65535])
     func encode16(maxval: Int) {
         let (failures, exactTies) = Self.encodeAll(maxval: maxval, as: UInt16.self)

@@ -49,7 +49,8 @@ private func applied(_ vignette: Vignette, _ row: [SIMD4<Float>], y: Int, width:
 
 /// Runs `schedules` on pieces `[x0, x0 + count)` of widths 1…33 from 17 starts (every
 /// phase of a block of 8, twice) and on the whole row, for rows 0, h/2 and h − 1 of
-/// 33×5 and 257×9 images and each of `vignettes`, with the piece's pixels of a random
+/// 33×5, 257×9 and 2053×3 images (a whole row of the last long enough for four
+/// interleaved streams, `MemoryStreams`) and each of `vignettes`, with the piece's pixels of a random
 /// row, each piece both on a 32-byte boundary and 16 bytes past one (the last
 /// argument, `inPlace`'s `start`); expects its two results to agree to the bit.
 /// Returns how many pixels it compared.
@@ -59,7 +60,7 @@ private func comparePieces(
 ) -> Int {
     var compared = 0
     for (n, vignette) in vignettes.enumerated() {
-        for (w, h) in [(33, 5), (257, 9)] {
+        for (w, h) in [(33, 5), (257, 9), (2053, 3)] {
             for y in [0, h / 2, h - 1] {
                 let row = randomRow(w, seed: seed + UInt64(100 * n + y))
                 let pieces = (0..<min(17, w)).flatMap { x0 in (1...min(33, w - x0)).map { (x0, $0) } } + [(0, w)]
@@ -339,10 +340,10 @@ struct VignetteFastPathTests {
         #expect(compared > 50_000, "\(compared)")
     }
 
-    @Test("scaleRow's two schedules (two pixels per SIMD8, one per SIMD4) multiply by each gain, alpha kept, counts 1…33")
+    @Test("scaleRow's two schedules (two pixels per SIMD8, one per SIMD4) multiply by each gain, alpha kept, counts 1…33, 1027 and 4099 (four interleaved streams)")
     func scaleRowSchedules() {
         var rng = SeededGenerator(seed: 4711)
-        for count in Array(1...33) + [64, 65] {
+        for count in Array(1...33) + [64, 65, 1027, 4099] {
             // Guard pixels on both sides catch a store past either end.
             let guardPixel = SIMD4<Float>(-7, -7, -7, -7)
             let row = [guardPixel] + randomRow(count, seed: UInt64(count)) + [guardPixel]
