@@ -67,8 +67,8 @@ enum BytePacking {
     /// The encoder is bound by reading its 16 B/px, and with fewer instructions per
     /// byte more of the image is in flight in the core's reorder window. Where the build
     /// targets AVX2: `bytes`'s operations on 256-bit registers, four loads (folded into
-    /// the multiplies) and one 32-byte ordinary store per 8 pixels, 23 instructions with
-    /// the loop's own where the two-pixel loop takes 48 (streaming stores made no
+    /// the multiplies) and one 32-byte ordinary store per 8 pixels, about 23 instructions
+    /// where the two-pixel loop took 48 (streaming stores made no
     /// difference there, and a row of bytes is rarely 32-byte aligned for `vmovntdq`).
     /// The packs work within each 128-bit half, which leaves the pixels in the order 0,
     /// 2, 4, 6, 1, 3, 5, 7; one `vpermd` puts them back.
@@ -77,8 +77,8 @@ enum BytePacking {
     /// takes the aligned load as its operand and keeps NaN (the clamp and the multiply
     /// commute with `min(m, x·m)`: rounding is monotone and `1·m` is exact), then the
     /// conversion; two 16-byte stores per 8 pixels, streaming ones with `streaming`
-    /// where `destination` is 16-byte aligned. 46 instructions per 8 pixels with the
-    /// loop's own, against 72 for the two-pixel loop.
+    /// where `destination` is 16-byte aligned. About 46 instructions per 8 pixels,
+    /// against 72 for the two-pixel loop.
     ///
     /// Both walk the blocks in four interleaved streams (`MemoryStreams`): one stream
     /// read front to back kept too few lines in flight (1.12× natively at 12 MP, 1.57×

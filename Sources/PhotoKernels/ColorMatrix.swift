@@ -462,7 +462,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one
 /// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane
-/// `matrixTerms`. 15.5 SSE2 instructions per pixel with the loop's share,
+/// `matrixTerms`. about 15.5 SSE2 instructions per pixel,
 /// against 19.5 for the two-pixel form (see `forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
@@ -482,7 +482,7 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 /// the reference's `mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`: the third lane adds its
 /// two products in the other order, which gives the same number (a NaN's payload
 /// aside). One subtraction: `(B − G, B − G, R − G)` is a shuffle of `(R − G, R − G, B − G)`.
-/// 17.5 SSE2 instructions per pixel with the loop's share, against 22 for the
+/// about 17.5 SSE2 instructions per pixel, against 22 for the
 /// two-pixel form.
 @inline(__always)
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,

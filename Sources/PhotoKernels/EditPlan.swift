@@ -772,6 +772,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// the vignette row 10 % slower.
     func floatPieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
         guard let gains else { return nil }
+        assert(count <= Self.floatPiece, "a piece longer than the slot's piece gains")
         gains.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: slot.pieceGains)
         return UnsafePointer(slot.pieceGains)
     }
@@ -788,6 +789,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         case .scalar:
             for (i, stage) in plan.stages.enumerated() {
                 if let g = referenceGains[i] {
+                    assert(count <= Self.floatPiece, "a piece longer than the slot's piece gains")
                     let gains = slot.pieceGains
                     g.rowGains(y: y, x0: x0, count: count, variant: .scalar, into: gains)
                     for j in 0..<count {
@@ -823,8 +825,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
 
     // MARK: Bands
 
-    /// Splits `region` into row pieces of at most `piece` pixels (`Self.piece`, or
-    /// `Self.blockPiece` for the one-pass blocks) and calls `body(y, x0, count, slot)` for
+    /// Splits `region` into row pieces of at most `piece` pixels (`Self.piece`,
+    /// `Self.blockPiece` for the one-pass blocks, `Self.floatPiece` for a `FloatImage` in
+    /// place) and calls `body(y, x0, count, slot)` for
     /// each (whole-image coordinates), in contiguous bands on up to `threads` threads;
     /// `slot` names the band's scratch.
     ///
@@ -884,7 +887,7 @@ struct ScratchSlot {
     /// `groupRows` rows of gains, `rowStride` apart.
     let gains: UnsafeMutablePointer<Float>
     let rowStride: Int, groupRows: Int
-    /// The gains of one `Float` piece (`piece` values).
+    /// The gains of one `Float` piece (up to `PreparedEditPlan.floatPiece` values).
     let pieceGains: UnsafeMutablePointer<Float>
     /// `[span x, span width]`, then the row held in each of the `groupRows` rows of
     /// `gains` (`Int.min`: none).
@@ -917,13 +920,13 @@ final class Scratch: @unchecked Sendable {
     static func groupRows(rowWidth: Int) -> Int { min(8, max(1, 32_768 / max(1, rowWidth))) }
 
     /// `piece` `Float` pixels per slot, the gains of one piece of the in-place `Float`
-    /// path (`floatPiece`, `4 × piece`), and gains for `groupRows` rows of `rowWidth`
+    /// path (`PreparedEditPlan.floatPiece`), and gains for `groupRows` rows of `rowWidth`
     /// pixels or block pieces (`4 × piece`), whichever is longer.
     init(slots: Int, piece: Int, rowWidth: Int) {
         self.piece = piece
         rowStride = max(4 * piece, rowWidth)
         groupRows = Scratch.groupRows(rowWidth: rowWidth)
-        gainsPerSlot = groupRows * rowStride + 4 * piece
+        gainsPerSlot = groupRows * rowStride + PreparedEditPlan.floatPiece
         pixelStorage = .allocate(capacity: slots * piece)
         gainStorage = .allocate(capacity: slots * gainsPerSlot)
         stateStorage = .allocate(capacity: slots * (2 + groupRows))
@@ -933,7 +936,7 @@ final class Scratch: @unchecked Sendable {
     func slot(_ i: Int) -> ScratchSlot {
         let gains = gainStorage + i * gainsPerSlot
         return ScratchSlot(pixels: pixelStorage + i * piece, gains: gains, rowStride: rowStride, groupRows: groupRows,
-                           pieceGains: gains + (gainsPerSlot - 4 * piece), state: stateStorage + (2 + groupRows) * i)
+                           pieceGains: gains + (gainsPerSlot - PreparedEditPlan.floatPiece), state: stateStorage + (2 + groupRows) * i)
     }
 
     deinit {

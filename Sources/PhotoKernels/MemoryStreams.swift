@@ -14,17 +14,18 @@
 /// waits for it (4K aliasing), and sub-spans a multiple of 4 KiB apart would meet that
 /// on every block.
 enum MemoryStreams {
-    /// Sub-spans shorter than this many blocks are not worth splitting: the blocks of
-    /// one 4 KiB page of 64-byte blocks.
-    static let minimumBlocksPerStream = 64
+    /// Spans of fewer blocks go in order: split, their sub-spans would be shorter than
+    /// a page or two (48–64 blocks of 64 bytes, 56–64 of 128), too short to be worth a
+    /// stream of their own.
+    static let minimumBlocks = 256
 
     /// The blocks per sub-span for `blocks` blocks of `blockBytes` bytes (a power of two,
-    /// 16…1024): 0 below `4 × minimumBlocksPerStream` blocks, otherwise the largest
+    /// 16…1024): 0 below `minimumBlocks` blocks, otherwise the largest
     /// `q ≤ blocks / 4` that puts `q × blockBytes` 1 KiB or 3 KiB past a multiple of
     /// 4 KiB (at most half a page's blocks fewer).
     @inline(__always)
     static func blocksPerStream(_ blocks: Int, blockBytes: Int) -> Int {
-        guard blocks >= 4 &* minimumBlocksPerStream else { return 0 }
+        guard blocks >= minimumBlocks else { return 0 }
         let q = blocks &>> 2, perPage = 4096 / blockBytes
         let near = perPage &>> 2, far = 3 &* near, r = q % perPage
         return q &- (r >= far ? r &- far : r >= near ? r &- near : r &+ perPage &- far)

@@ -679,9 +679,13 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             return scaleBand(p + 1, from: x0 &+ 1, count: count &- 1, dy: dy, g, keep, spread)
         }
         let band = BandFormula(g), alpha = keep.pair
-        // Block j's lanes are `Float(x0 + 8j) + k`: integers below 2^24, so exactly
-        // what `bandGains`'s stepping gives.
-        let laneOffsets = SIMD8<Float>(0, 1, 2, 3, 4, 5, 6, 7)
+        // Block j's lanes are the integers x0 + 8j + k, below 2^24, converted once: the
+        // same `Float`s as `bandGains`'s stepping. (Added as `Float`s, the constant
+        // lane offsets were split into pieces and shuffled back: eight instructions.)
+        let laneNumbers = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
+        @inline(__always) func columns(_ x: Int) -> SIMD8<Float> {
+            SIMD8<Float>(SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: x)) &+ laneNumbers)
+        }
         let raw = UnsafeMutableRawPointer(p)
         let (i0, i1, i2, i3) = spread.indices
         @inline(__always) func scalePair(_ offset: Int, _ pairGains: SIMD8<Float>) {
@@ -691,7 +695,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         // Transparent: `@inline(__always)` left five calls of it, one per call in
         // `forEachBlock`, and the loop 1.5× slower in cache.
         @_transparent func block(_ j: Int) {
-            let f = band.gains(laneOffsets + Float(x0 &+ 8 &* j), dy: dy), offset = 128 &* j
+            let f = band.gains(columns(x0 &+ 8 &* j), dy: dy), offset = 128 &* j
             scalePair(offset, spread.spread(f, 0, i0))
             scalePair(offset &+ 32, spread.spread(f, 1, i1))
             scalePair(offset &+ 64, spread.spread(f, 2, i2))
@@ -700,7 +704,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
         let x = count & ~7
         guard x < count else { return }
-        let f = band.gains(laneOffsets + Float(x0 &+ x), dy: dy)
+        let f = band.gains(columns(x0 &+ x), dy: dy)
         for k in 0..<(count &- x) {
             let pixel = p + (x &+ k)
             pixel.pointee = (pixel.pointee * SIMD4(repeating: f[k])).replacing(with: pixel.pointee, where: keep.pixel)
@@ -739,9 +743,9 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `R, G, B ×= gains[x]` for pixels `0 ..< count`, the gains read as `Float`s from
     /// `gains`; alpha kept bit for bit: `scaleRowPairs` where the build targets AVX2,
     /// `scaleRowPixels` in other builds (baseline x86-64, arm64). Both give the same
-    /// bits. Like `scaleBand` and `scaleSpan`, both take a long span's 4-pixel blocks in
-    /// four interleaved streams (`MemoryStreams`): 1.29× natively and 1.59× in the
-    /// default build for the vignette at 12 MP.
+    /// bits. Both take a long span's blocks of 4 pixels in four interleaved streams
+    /// (`MemoryStreams`), as `scaleSpan` does and `scaleBand` with blocks of 8: 1.29×
+    /// natively and 1.59× in the default build for the vignette at 12 MP.
     @inline(never)
     static func scaleRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer, _ keep: AlphaMasks) {
         #if canImport(TargetFeatures.AVX2)

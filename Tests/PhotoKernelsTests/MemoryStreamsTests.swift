@@ -12,7 +12,7 @@ struct MemoryStreamsTests {
 
     @Test("every block exactly once, for counts around the threshold and with every remainder")
     func everyBlockOnce() {
-        let threshold = 4 * MemoryStreams.minimumBlocksPerStream
+        let threshold = MemoryStreams.minimumBlocks
         for blockBytes in [16, 64, 128] {
             for blocks in [0, 1, 2, 3, 4, 63, 64, threshold - 1, threshold, threshold + 1, threshold + 2, threshold + 3,
                            1024, 4 * threshold + 7, 10_000] {
@@ -37,7 +37,7 @@ struct MemoryStreamsTests {
 
     @Test("below four streams' worth, in order; from there, one block of each sub-span in turn, then the rest")
     func order() {
-        let threshold = 4 * MemoryStreams.minimumBlocksPerStream
+        let threshold = MemoryStreams.minimumBlocks
         #expect(visits(threshold - 1) == Array(0..<(threshold - 1)))
         // 1030 blocks of 64 bytes: sub-spans of 240 from 0, 240, 480, 720; blocks 960…1029 follow.
         let order = visits(1030)

@@ -11,8 +11,9 @@ import Testing
 /// block or tail that writes past the end fails too.
 @Suite("Sample conversion fast paths: bit-identical to SampleCoding (SPEC §0)")
 struct SampleConversionFastPathTests {
-    /// 1…33, and 2059: past the 2048 pixels from which the encoder's blocks go as four
-    /// interleaved streams (`MemoryStreams`), with a tail.
+    /// 1…33, and 2059: past the 2048 pixels from which the encoder's blocks (and the
+    /// RGBA decoder's, from 1024) go as four interleaved streams (`MemoryStreams`), with
+    /// a tail.
     static let counts = Array(1...33) + [2059]
     static let layouts: [SampleLayout] = [.rgb, .rgba]
     /// Guard pixels / samples after the `count` the loop may write.
@@ -54,7 +55,7 @@ struct SampleConversionFastPathTests {
         return failures
     }
 
-    @Test("8-bit RGB and RGBA decode: all 256 values at every sample position, counts 1…33",
+    @Test("8-bit RGB and RGBA decode: all 256 values at every sample position, counts 1…33 and 2059",
           arguments: [1, 15, 100, 254, 255])
     func decode8Exhaustive(maxval: Int) {
         // Rotation r puts value (r + k) mod 256 at sample k, so over the 256 rotations
@@ -108,7 +109,7 @@ struct SampleConversionFastPathTests {
         #expect(out == bytes, "decode then encode returns every byte")
     }
 
-    @Test("16-bit RGB and RGBA decode: every value 0…maxval, counts 1…33", arguments: [1023, 65535])
+    @Test("16-bit RGB and RGBA decode: every value 0…maxval, counts 1…33 and 2059", arguments: [1023, 65535])
     func decode16Exhaustive(maxval: Int) {
         // For each count the values 0…maxval run through consecutive buffers, so each
         // value is decoded once per count; the buffer start advances by one sample

@@ -340,6 +340,25 @@ struct VignetteFastPathTests {
         #expect(compared > 50_000, "\(compared)")
     }
 
+    @Test("scaleSpan multiplies R, G, B by its one gain, alpha kept: counts 1…33, 1027 and 4099 (four interleaved streams), both 16-byte places")
+    func scaleSpanByOneGain() {
+        for count in Array(1...33) + [1027, 4099] {
+            let row = randomRow(count, seed: UInt64(count) &+ 77)
+            for gain: Float in [0.37, -2.5] {
+                for start in 0...1 {
+                    let out = inPlace(row, start: start) { Vignette.scaleSpan($0, count: count, by: gain, AlphaMasks()) }
+                    let wrong = (0..<count).filter { i in
+                        let v = row[i], expected = SIMD4(gain * v.x, gain * v.y, gain * v.z, v.w)
+                        return (0..<4).contains { c in
+                            out[i][c].isNaN ? !expected[c].isNaN : out[i][c].bitPattern != expected[c].bitPattern
+                        } || out[i].w.bitPattern != v.w.bitPattern
+                    }
+                    #expect(wrong.isEmpty, "\(count) pixels, gain \(gain), start \(start): \(wrong.count) differ, first at \(wrong.first ?? -1)")
+                }
+            }
+        }
+    }
+
     @Test("scaleRow's two schedules (two pixels per SIMD8, one per SIMD4) multiply by each gain, alpha kept, counts 1…33, 1027 and 4099 (four interleaved streams)")
     func scaleRowSchedules() {
         var rng = SeededGenerator(seed: 4711)
@@ -382,6 +401,9 @@ struct VignetteFastPathTests {
             (.vignette(intensity: 1, radius: 0.7), 2049, 7, true),
             (.vignetteEffect(center: SIMD2(900.5, 3.5), radius: 900, intensity: 0.7, falloff: 0.4), 2100, 7, true),
             (.vignetteEffect(center: SIMD2(700, 2), radius: 900, intensity: 0.7, falloff: 0.4), 2100, 5, false),
+            // Rows of two `Float` pieces (`floatPiece`), the second from x0 = 4096.
+            (.vignette(intensity: 0.8, radius: 1.2), 4133, 5, true),
+            (.vignetteEffect(center: SIMD2(3000, 2), radius: 2500, intensity: 0.7, falloff: 0.4), 4133, 5, false),
             (.relativeVignetteEffect(center: SIMD2(0.5, 0.5), radius: 0.8), 37, 29, true),
             (.vignetteEffect(center: SIMD2(10.25, 3.75), radius: 8, intensity: 0.6, falloff: 0.5), 33, 9, false),
         ]
