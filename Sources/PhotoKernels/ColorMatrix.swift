@@ -402,9 +402,8 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     }
     let head = pixelsBeforePairBoundary(p, count: count)
     if head != 0 { pixel(p) }
-    let pairCount = (count &- head) &>> 1
-    let start = head &* 16
-    @inline(__always) func pair(_ offset: Int) {
+    @inline(__always) func pair(_ x: Int) {
+        let offset = x &* 16
         let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
         let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
         let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
@@ -412,13 +411,8 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
         let out = matrixTerms(d0, r, d1, g, d2, b, dt)
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
     }
-    @inline(__always) func block(_ k: Int) {
-        pair(start &+ k &* 64)
-        pair(start &+ k &* 64 &+ 32)
-    }
-    MemoryStreams.forEachBlock(pairCount &>> 1, blockBytes: 64, block)
-    if pairCount & 1 != 0 { pair(start &+ (pairCount &- 1) &* 32) }
-    if (count &- head) & 1 != 0 { pixel(p + (count &- 1)) }
+    @inline(__always) func last(_ x: Int) { pixel(p + x) }
+    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
 }
 
 
@@ -441,9 +435,8 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
     }
     let head = pixelsBeforePairBoundary(p, count: count)
     if head != 0 { pixel(p) }
-    let pairCount = (count &- head) &>> 1
-    let start = head &* 16
-    @inline(__always) func pair(_ offset: Int) {
+    @inline(__always) func pair(_ x: Int) {
+        let offset = x &* 16
         let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
         let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
         let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
@@ -451,13 +444,8 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
         let out = greyPreservingTerms(d0, r, d2, b, ds, g, dt)
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
     }
-    @inline(__always) func block(_ k: Int) {
-        pair(start &+ k &* 64)
-        pair(start &+ k &* 64 &+ 32)
-    }
-    MemoryStreams.forEachBlock(pairCount &>> 1, blockBytes: 64, block)
-    if pairCount & 1 != 0 { pair(start &+ (pairCount &- 1) &* 32) }
-    if (count &- head) & 1 != 0 { pixel(p + (count &- 1)) }
+    @inline(__always) func last(_ x: Int) { pixel(p + x) }
+    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
 }
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one

@@ -52,4 +52,25 @@ enum MemoryStreams {
             k &+= 1
         }
     }
+
+    /// Calls `pair(x)` for the pixel pairs `x, x + 1` of pixels `start ..< count`, and
+    /// `pixel(x)` for a last pixel left alone: two pairs (`2 × pairBytes` bytes) to a
+    /// block of `forEachBlock`, an odd pair after the blocks. The two-pixel loops
+    /// (`SIMD8<Float>`, a pair per register) go through it.
+    @inline(__always)
+    static func forEachPair(from start: Int, to count: Int, pairBytes: Int,
+                            _ pair: (Int) -> Void, last pixel: (Int) -> Void) {
+        let pairs = (count &- start) &>> 1
+        @inline(__always) func block(_ k: Int) {
+            pair(start &+ 4 &* k)
+            pair(start &+ 4 &* k &+ 2)
+        }
+        forEachBlock(pairs &>> 1, blockBytes: 2 &* pairBytes, block)
+        var x = start &+ 4 &* (pairs &>> 1)
+        if pairs & 1 != 0 {
+            pair(x)
+            x &+= 2
+        }
+        if x < count { pixel(x) }
+    }
 }

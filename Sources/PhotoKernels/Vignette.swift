@@ -723,21 +723,11 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             let v = pixels.loadUnaligned(as: SIMD8<Float>.self)
             pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.pair), as: SIMD8<Float>.self)
         }
-        let pairCount = (count &- head) &>> 1
-        @inline(__always) func block(_ k: Int) {
-            pair(head &+ 4 &* k)
-            pair(head &+ 4 &* k &+ 2)
-        }
-        MemoryStreams.forEachBlock(pairCount &>> 1, blockBytes: 64, block)
-        var x = head &+ 4 &* (pairCount &>> 1)
-        if pairCount & 1 != 0 {
-            pair(x)
-            x &+= 2
-        }
-        if x < count {
+        @inline(__always) func last(_ x: Int) {
             let v = p[x]
             p[x] = (v * g.lowHalf).replacing(with: v, where: keep.pixel)
         }
+        MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
     }
 
     /// `R, G, B ×= gains[x]` for pixels `0 ..< count`, the gains read as `Float`s from
@@ -769,21 +759,11 @@ public struct Vignette: PositionalStage, Codable, Hashable {
                                  highHalf: SIMD4(repeating: gain.load(fromByteOffset: 4, as: Float.self)))
             pixels.storeBytes(of: (v * g).replacing(with: v, where: keep.pair), as: SIMD8<Float>.self)
         }
-        let pairCount = (count &- head) &>> 1
-        @inline(__always) func block(_ k: Int) {
-            pair(head &+ 4 &* k)
-            pair(head &+ 4 &* k &+ 2)
-        }
-        MemoryStreams.forEachBlock(pairCount &>> 1, blockBytes: 64, block)
-        var x = head &+ 4 &* (pairCount &>> 1)
-        if pairCount & 1 != 0 {
-            pair(x)
-            x &+= 2
-        }
-        if x < count {
+        @inline(__always) func last(_ x: Int) {
             let v = p[x]
             p[x] = (v * SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self))).replacing(with: v, where: keep.pixel)
         }
+        MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
     }
 
     /// `scaleRow` one pixel per `SIMD4`, four gains loaded at once and each broadcast

@@ -46,3 +46,25 @@ struct MemoryStreamsTests {
         #expect(Array(order.suffix(70)) == Array(960..<1030))
     }
 }
+
+@Suite("Memory streams: the two-pixel loops' pairs and last pixel")
+struct MemoryStreamsPairTests {
+    @Test("every pixel from start to count once, in pairs and at most one alone at the end")
+    func everyPixelOnce() {
+        for start in 0...1 {
+            for count in [start, start + 1, start + 2, start + 3, 1027, 1030, 2049, 4099] {
+                var seen = [Int](repeating: 0, count: count)
+                var alone: [Int] = []
+                MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, { x in
+                    seen[x] += 1
+                    seen[x + 1] += 1
+                }, last: { x in
+                    seen[x] += 1
+                    alone.append(x)
+                })
+                #expect(seen == (0..<count).map { $0 < start ? 0 : 1 }, "start \(start), count \(count)")
+                #expect(alone == ((count - start) % 2 == 1 ? [count - 1] : []), "start \(start), count \(count)")
+            }
+        }
+    }
+}
