@@ -450,7 +450,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one
 /// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane
-/// `matrixTerms`. about 15.5 SSE2 instructions per pixel,
+/// `matrixTerms`. About 15.5 SSE2 instructions per pixel,
 /// against 19.5 for the two-pixel form (see `forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,

@@ -767,9 +767,10 @@ public final class PreparedEditPlan: @unchecked Sendable {
     }
 
     /// The gains of one piece of the `Float` row path, computed for the piece alone in
-    /// the slot's own piece of gains: without the row pairing of `holdsRowGains`, a
-    /// whole row's gains (16 KiB at 4032 pixels) next to the `Float` piece (16 KiB) made
-    /// the vignette row 10 % slower.
+    /// the slot's own piece of gains (without the row pairing of `holdsRowGains` a row's
+    /// gains have nothing to share). With `floatPiece` a 12 MP row is one piece; the
+    /// recipe with the `Float` block ran as fast as with 1024-pixel pieces natively and
+    /// 1.11× as fast in the default build.
     func floatPieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
         guard let gains else { return nil }
         assert(count <= Self.floatPiece, "a piece longer than the slot's piece gains")
