@@ -279,21 +279,21 @@ public struct ColorMatrixKernel: AffineStage {
         if relativeToGreen {
             #if canImport(TargetFeatures.FMA)
             let (c0, c2, s, t) = (column0, column2, greenScales, translation)
-            forEachPixelInPlace(p, count: count, alpha) { w in
-                let v = unsafeBitCast(w, to: SIMD4<Float>.self)
-                return greyPreservingTerms(c0, SIMD4(repeating: v.x), c2, SIMD4(repeating: v.z), s, SIMD4(repeating: v.y), t)
+            forEachPixelInPlace(p, count: count) { v in
+                greyPreservingTerms(c0, SIMD4(repeating: v.x), c2, SIMD4(repeating: v.z), s, SIMD4(repeating: v.y), t)
             }
             #else
-            applyGreyPreservingMatrixPixels(p, count: count, greyFirst, greySecond, translation, greenScales, alpha)
+            applyGreyPreservingMatrixPixels(p, count: count, greyFirst, greySecond, translation, greenScales)
             #endif
         } else {
-            applyMatrixPixels(p, count: count, column0, column1, column2, translation, alpha)
+            applyMatrixPixels(p, count: count, column0, column1, column2, translation)
         }
     }
 }
 
 /// The alpha-lane masks of every SIMD4 schedule: lanes 3 and 7 of a `SIMD8` (two
-/// pixels), lane 3 of a `SIMD4` (one pixel), and the one-pixel schedules' bit masks.
+/// pixels) and lane 3 of a `SIMD4` (one pixel). (The one-pixel loops of the colour
+/// matrix and the vignette keep alpha by memory instead: `replaceColour(ofPixelAt:_:)`.)
 ///
 /// Every pixel loop receives them as a value (stored in the kernel, or passed to a
 /// non-inlined loop function), never as literals in the loop, on purpose.
@@ -309,10 +309,6 @@ struct AlphaMasks: Sendable {
     let pixel: SIMDMask<SIMD4<Int32>>
     /// Lanes 0–2: the colour channels of one pixel.
     var colour: SIMDMask<SIMD4<Int32>> { .!pixel }
-    /// Lanes 0–2 and lane 3 of one pixel as bit masks, for the 128-bit schedules'
-    /// blend `out & colourBits | v & alphaBits`: two masks rather than one and its
-    /// complement, so that SSE2 needs no register copy for `pandn`.
-    let colourBits = SIMD4<UInt32>(~0, ~0, ~0, 0), alphaBits = SIMD4<UInt32>(0, 0, 0, ~0)
 
     init() {
         var pair = SIMDMask<SIMD8<Int32>>(repeating: false)
@@ -450,17 +446,14 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one
 /// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane
-/// `matrixTerms`. About 15.5 SSE2 instructions per pixel,
-/// against 19.5 for the two-pixel form (see `forEachPixelInPlace`).
+/// `matrixTerms`. Nine SSE2 arithmetic and shuffle instructions per pixel (three
+/// `shufps`, three `mulps`, three `addps`), against 19.5 for the two-pixel form split
+/// into 128-bit halves; alpha goes back by memory (`forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                       _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
-                       _ alpha: AlphaMasks) {
-    forEachPixelInPlace(p, count: count, alpha) { w in
-        let r = unsafeBitCast(SIMD4(w.x, w.x, w.x, w.w), to: SIMD4<Float>.self)
-        let g = unsafeBitCast(SIMD4(w.y, w.y, w.y, w.w), to: SIMD4<Float>.self)
-        let b = unsafeBitCast(SIMD4(w.z, w.z, w.z, w.w), to: SIMD4<Float>.self)
-        return matrixTerms(c0, r, c1, g, c2, b, t)
+                       _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>) {
+    forEachPixelInPlace(p, count: count) { v in
+        matrixTerms(c0, SIMD4(v.x, v.x, v.x, v.w), c1, SIMD4(v.y, v.y, v.y, v.w), c2, SIMD4(v.z, v.z, v.z, v.w), t)
     }
 }
 
@@ -470,44 +463,14 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 /// the reference's `mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`: the third lane adds its
 /// two products in the other order, which gives the same number (a NaN's payload
 /// aside). One subtraction: `(B − G, B − G, R − G)` is a shuffle of `(R − G, R − G, B − G)`.
-/// about 17.5 SSE2 instructions per pixel, against 22 for the
-/// two-pixel form.
+/// Ten SSE2 arithmetic and shuffle instructions per pixel, against 22 for the two-pixel
+/// form split into 128-bit halves; alpha goes back by memory (`forEachPixelInPlace`).
 @inline(__always)
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                                      _ first: SIMD4<Float>, _ second: SIMD4<Float>, _ t: SIMD4<Float>,
-                                     _ s: SIMD4<Float>, _ alpha: AlphaMasks) {
-    forEachPixelInPlace(p, count: count, alpha) { w in
-        let g = unsafeBitCast(SIMD4(w.y, w.y, w.y, w.y), to: SIMD4<Float>.self)
-        let rrb = unsafeBitCast(SIMD4(w.x, w.x, w.z, w.w), to: SIMD4<Float>.self)
-        let bbr = unsafeBitCast(SIMD4(w.z, w.z, w.x, w.w), to: SIMD4<Float>.self)
+                                     _ s: SIMD4<Float>) {
+    forEachPixelInPlace(p, count: count) { v in
+        let g = SIMD4(repeating: v.y), rrb = SIMD4(v.x, v.x, v.z, v.w), bbr = SIMD4(v.z, v.z, v.x, v.w)
         return first * (rrb - g) + second * (bbr - g) + (s * g + t)
     }
-}
-
-/// Replaces R, G, B of each of `count` pixels with lanes 0–2 of `colour(w)`, where `w`
-/// is the pixel's bits; alpha keeps its bits. Four pixels (one 64-byte block) per
-/// step, a long span's blocks in four interleaved streams (`MemoryStreams`).
-///
-/// The pixel is loaded as `SIMD4<UInt32>` and used as integers (for the blend) as well
-/// as `Float`s: a value used only as `Float` is shuffled by `shufps`, which in SSE2
-/// overwrites its source and needs a register copy per broadcast, while the integer
-/// value's broadcasts stay `pshufd`, one instruction each. The blend is
-/// `out & colourBits | w & alphaBits` (see `AlphaMasks.colourBits`).
-@inline(__always)
-func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ alpha: AlphaMasks,
-                         _ colour: (SIMD4<UInt32>) -> SIMD4<Float>) {
-    let raw = UnsafeMutableRawPointer(p), colourBits = alpha.colourBits, alphaBits = alpha.alphaBits
-    @inline(__always) func pixel(_ offset: Int) {
-        let w = raw.load(fromByteOffset: offset, as: SIMD4<UInt32>.self)
-        raw.storeBytes(of: unsafeBitCast(colour(w), to: SIMD4<UInt32>.self) & colourBits | w & alphaBits,
-                       toByteOffset: offset, as: SIMD4<UInt32>.self)
-    }
-    @inline(__always) func block(_ k: Int) {
-        pixel(k &* 64)
-        pixel(k &* 64 &+ 16)
-        pixel(k &* 64 &+ 32)
-        pixel(k &* 64 &+ 48)
-    }
-    MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, block)
-    for i in (count & ~3)..<count { pixel(i &* 16) }
 }

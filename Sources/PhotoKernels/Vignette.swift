@@ -711,10 +711,13 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         }
     }
 
-    /// `R, G, B ×= gain` in place for `count` pixels, two per `SIMD8`, a first pixel off
-    /// a 32-byte boundary alone (`pixelsBeforePairBoundary`); alpha kept bit for bit.
+    /// `R, G, B ×= gain` in place for `count` pixels; alpha kept bit for bit. Where the
+    /// build targets AVX2 two pixels per `SIMD8`, a first pixel off a 32-byte boundary
+    /// alone (`pixelsBeforePairBoundary`); elsewhere one per `SIMD4`, alpha put back by
+    /// memory (`forEachPixelInPlace`): one `mulps` per pixel on the vector ports.
     @inline(never)
     static func scaleSpan(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float, _ keep: AlphaMasks) {
+        #if canImport(TargetFeatures.AVX2)
         let g = SIMD8<Float>(repeating: gain)
         let head = pixelsBeforePairBoundary(p, count: count)
         if head != 0 { p[0] = (p[0] * g.lowHalf).replacing(with: p[0], where: keep.pixel) }
@@ -728,6 +731,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             p[x] = (v * g.lowHalf).replacing(with: v, where: keep.pixel)
         }
         MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
+        #else
+        let g = SIMD4<Float>(repeating: gain)
+        forEachPixelInPlace(p, count: count) { $0 * g }
+        #endif
     }
 
     /// `R, G, B ×= gains[x]` for pixels `0 ..< count`, the gains read as `Float`s from
@@ -742,7 +749,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         #if canImport(TargetFeatures.AVX2)
         scaleRowPairs(p, count: count, by: gains, keep)
         #else
-        scaleRowPixels(p, count: count, by: gains, keep)
+        scaleRowPixels(p, count: count, by: gains)
         #endif
     }
 
@@ -769,30 +776,23 @@ public struct Vignette: PositionalStage, Codable, Hashable {
 
     /// `scaleRow` one pixel per `SIMD4`, four gains loaded at once and each broadcast
     /// by a `shufps` (three of them after a register copy, as SSE2's shuffle overwrites
-    /// its operand); the blend is `product & colourBits | v & alphaBits` (see
-    /// `AlphaMasks.colourBits`). 9.5 SSE2 instructions per pixel with the loop's
-    /// share, against 11 for the two-pixel form split into 128-bit halves.
+    /// its operand), alpha put back by memory (`replaceColour(ofPixelAt:_:)`): two
+    /// instructions per pixel on the vector ports, a `shufps` and a `mulps` (the blend
+    /// this replaced took three more).
     @inline(__always)
-    static func scaleRowPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer,
-                               _ keep: AlphaMasks) {
-        let raw = UnsafeMutableRawPointer(p), colourBits = keep.colourBits, alphaBits = keep.alphaBits
-        @inline(__always) func pixel(_ offset: Int, _ gain: SIMD4<Float>) {
-            let v = raw.load(fromByteOffset: offset, as: SIMD4<UInt32>.self)
-            let product = unsafeBitCast(unsafeBitCast(v, to: SIMD4<Float>.self) * gain, to: SIMD4<UInt32>.self)
-            raw.storeBytes(of: product & colourBits | v & alphaBits, toByteOffset: offset, as: SIMD4<UInt32>.self)
-        }
+    static func scaleRowPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer) {
+        let raw = UnsafeMutableRawPointer(p)
         @inline(__always) func block(_ k: Int) {
-            let g = gains.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Float>.self), offset = 64 &* k
-            pixel(offset, SIMD4(repeating: g.x))
-            pixel(offset &+ 16, SIMD4(repeating: g.y))
-            pixel(offset &+ 32, SIMD4(repeating: g.z))
-            pixel(offset &+ 48, SIMD4(repeating: g.w))
+            let g = gains.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Float>.self), pixels = raw + 64 &* k
+            replaceColour(ofPixelAt: pixels) { $0 * SIMD4(repeating: g.x) }
+            replaceColour(ofPixelAt: pixels + 16) { $0 * SIMD4(repeating: g.y) }
+            replaceColour(ofPixelAt: pixels + 32) { $0 * SIMD4(repeating: g.z) }
+            replaceColour(ofPixelAt: pixels + 48) { $0 * SIMD4(repeating: g.w) }
         }
         MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, block)
-        var x = count & ~3
-        while x < count {
-            pixel(16 &* x, SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self)))
-            x &+= 1
+        for x in (count & ~3)..<count {
+            let g = SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self))
+            replaceColour(ofPixelAt: raw + 16 &* x) { $0 * g }
         }
     }
 

@@ -375,10 +375,14 @@ struct VignetteFastPathTests {
                 return SIMD4(g * v.x, g * v.y, g * v.z, v.w)
             }
             // The row's first pixel (after the guard) 16 bytes past a 32-byte boundary, then on one.
-            for (name, schedule) in [("pairs", Vignette.scaleRowPairs), ("pixels", Vignette.scaleRowPixels)] {
+            let schedules: [(String, (UnsafeMutablePointer<SIMD4<Float>>, Int, UnsafeRawPointer) -> Void)] = [
+                ("pairs", { Vignette.scaleRowPairs($0, count: $1, by: $2, AlphaMasks()) }),
+                ("pixels", { Vignette.scaleRowPixels($0, count: $1, by: $2) }),
+            ]
+            for (name, schedule) in schedules {
                 for start in 0...1 {
                     let out = inPlace(row, start: start) { p in
-                        gains.withUnsafeBytes { schedule(p + 1, count, $0.baseAddress!, AlphaMasks()) }
+                        gains.withUnsafeBytes { schedule(p + 1, count, $0.baseAddress!) }
                     }
                     let differing = (0..<row.count).filter { i in
                         (0..<4).contains { c in
