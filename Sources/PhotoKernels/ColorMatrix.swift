@@ -168,7 +168,7 @@ public struct ColorMatrixKernel: AffineStage {
     // `greenScale` in every lane, read from the kernel: a splat the optimiser can see
     // becomes a scalar multiply and a shuffle, two instructions more per pixel in SSE2.
     let greenScales: SIMD4<Float>
-    // The alpha masks of the schedules.
+    // The alpha masks of the two-pixel schedule and its one-pixel head and tail.
     let alpha = AlphaMasks()
 
     /// Rounds `matrix` to `Float` once.
@@ -246,8 +246,8 @@ public struct ColorMatrixKernel: AffineStage {
     /// The SIMD4 schedule. Where the build targets AVX2, two pixels per `SIMD8<Float>`
     /// (one 256-bit register, `applyPairs`); otherwise (the baseline x86-64 build,
     /// arm64: 128-bit vectors) one pixel per `SIMD4<Float>` (`applyPixels`), whose
-    /// shuffles and blend take fewer SSE2 instructions than the two-pixel form split in
-    /// halves. Both give the reference's numbers to the bit, or where the build targets
+    /// shuffles take fewer SSE2 instructions than the two-pixel form split in halves,
+    /// and which keeps alpha by memory instead of a blend (`forEachPixelInPlace`). Both give the reference's numbers to the bit, or where the build targets
     /// FMA the same fused numbers (`matrixTerms`), within SPEC §8 of the reference.
     func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         guard let base = row.baseAddress else { return }
@@ -291,11 +291,12 @@ public struct ColorMatrixKernel: AffineStage {
     }
 }
 
-/// The alpha-lane masks of every SIMD4 schedule: lanes 3 and 7 of a `SIMD8` (two
-/// pixels) and lane 3 of a `SIMD4` (one pixel). (The one-pixel loops of the colour
-/// matrix and the vignette keep alpha by memory instead: `replaceColour(ofPixelAt:_:)`.)
+/// The alpha-lane masks of the two-pixel schedules (where the build targets AVX2) and
+/// of their one-pixel heads and tails: lanes 3 and 7 of a `SIMD8` (two pixels) and
+/// lane 3 of a `SIMD4` (one pixel). The one-pixel loops of builds without AVX2 keep
+/// alpha by memory instead (`replaceColour(ofPixelAt:_:)`).
 ///
-/// Every pixel loop receives them as a value (stored in the kernel, or passed to a
+/// Every loop that blends receives them as a value (stored in the kernel, or passed to a
 /// non-inlined loop function), never as literals in the loop, on purpose.
 /// With a constant mask the optimiser knows lanes 3 and 7 of the sum are discarded
 /// and splits the loop into scalar and 128-bit pieces joined by shuffles (about 25
@@ -446,9 +447,10 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one
 /// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane
-/// `matrixTerms`. Nine SSE2 arithmetic and shuffle instructions per pixel (three
-/// `shufps`, three `mulps`, three `addps`), against 19.5 for the two-pixel form split
-/// into 128-bit halves; alpha goes back by memory (`forEachPixelInPlace`).
+/// `matrixTerms`. Nine SSE2 instructions per pixel on the vector ports (three
+/// `shufps`, three `mulps`, three `addps`; about 15.5 in all with the loads, stores,
+/// register copies and the loop's share), against 19.5 in all for the two-pixel form
+/// split into 128-bit halves; alpha goes back by memory (`forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                        _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>) {
@@ -463,8 +465,9 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 /// the reference's `mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`: the third lane adds its
 /// two products in the other order, which gives the same number (a NaN's payload
 /// aside). One subtraction: `(B − G, B − G, R − G)` is a shuffle of `(R − G, R − G, B − G)`.
-/// Ten SSE2 arithmetic and shuffle instructions per pixel, against 22 for the two-pixel
-/// form split into 128-bit halves; alpha goes back by memory (`forEachPixelInPlace`).
+/// Ten SSE2 instructions per pixel on the vector ports (about 16.5 in all), against 22
+/// in all for the two-pixel form split into 128-bit halves; alpha goes back by memory
+/// (`forEachPixelInPlace`).
 @inline(__always)
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                                      _ first: SIMD4<Float>, _ second: SIMD4<Float>, _ t: SIMD4<Float>,

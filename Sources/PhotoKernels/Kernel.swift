@@ -85,9 +85,9 @@ func pixelsBeforePairBoundary(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: In
     #endif
 }
 
-/// Replaces R, G, B of the pixel at `pixel` (16 bytes, `SIMD4<Float>` RGBA) with lanes
-/// 0–2 of `colour(v)`, `v` the pixel; its alpha keeps its bits, whatever they are (a
-/// signalling NaN too).
+/// Replaces R, G, B of the pixel at `pixel` (16 bytes, `SIMD4<Float>` RGBA, 16-byte
+/// aligned) with lanes 0–2 of `colour(v)`, `v` the pixel; its alpha keeps its bits,
+/// whatever they are (a signalling NaN too).
 ///
 /// The 128-bit schedules keep alpha this way: its four bytes are loaded on their own
 /// and stored back over the new pixel, two scalar memory operations where a blend would

@@ -338,16 +338,17 @@ func exactFloats(_ v: SIMD16<UInt32>) -> SIMD16<Float> {
 
 /// The sixteen samples at `offset` as two halves of eight 32-bit lanes.
 ///
-/// Where the build targets AVX2 each half is one `vpmovzxbd` (`vpmovzxwd`). Elsewhere
-/// bytes are loaded sixteen at a time and interleaved with zeros, bytes into words and
+/// Each half is `SIMD8<UInt32>(truncatingIfNeeded:)` of eight samples: one `vpmovzxbd`
+/// (`vpmovzxwd`) where the build targets AVX2. Bytes in the baseline x86-64 build are
+/// loaded sixteen at a time instead and interleaved with zeros, bytes into words and
 /// words into 32-bit lanes (`punpcklbw`, `punpckhbw`, then two `punpcklwd` and two
-/// `punpckhwd` in SSE2): six instructions for sixteen bytes, where the optimiser widened
-/// each group of four on its own for eight (`convert/rgba8-to-float` in cache 1.08× as
-/// fast in the baseline build on a Xeon). The lanes are in memory order (little-endian).
+/// `punpckhwd`): six instructions for sixteen bytes, where the optimiser widened each
+/// group of four on its own for eight (`convert/rgba8-to-float` in cache 1.07–1.08× as
+/// fast on a Xeon). x86-64 is little-endian, so the interleaved lanes are in memory order.
 @inline(__always)
 func widenedSamples<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
     _ from: UnsafeRawPointer, offset: Int, _: Sample.Type) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
-    #if !canImport(TargetFeatures.AVX2)
+    #if arch(x86_64) && !canImport(TargetFeatures.AVX2)
     if Sample.bitWidth == 8 {
         let b = from.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
         let low = unsafeBitCast(SIMD16<UInt8>(b[0], 0, b[1], 0, b[2], 0, b[3], 0, b[4], 0, b[5], 0, b[6], 0, b[7], 0),
@@ -435,10 +436,9 @@ enum SampleConversion {
             // sixteen floats: the same correctly rounded division as
             // `SampleCoding.decode`, the integer converted through `Int32` (one
             // `cvtdq2ps`, exact below 2²⁴; the mantissa trick, an OR and a subtraction,
-            // cost the baseline build 8 % of this loop). The block is two eight-sample halves because
-            // `SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Sample>)` inlines as one
-            // `vpmovzxbd`/`vpmovzxwd` while the SIMD16 widening is an out-of-line
-            // call (docs/performance.md §4). The offsets use `&*`: `i < count`, and
+            // cost the baseline build 8 % of this loop). The block is two eight-sample
+            // halves (`widenedSamples`): the SIMD16 widening is an out-of-line call
+            // (docs/performance.md §4). The offsets use `&*`: `i < count`, and
             // the caller's buffers already hold `count` pixels, so they cannot
             // overflow. The blocks start at a 64-byte boundary of the destination, the
             // pixels before it (at most three) and the tail taking the scalar formula:

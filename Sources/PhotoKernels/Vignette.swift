@@ -711,13 +711,22 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         }
     }
 
-    /// `R, G, B ×= gain` in place for `count` pixels; alpha kept bit for bit. Where the
-    /// build targets AVX2 two pixels per `SIMD8`, a first pixel off a 32-byte boundary
-    /// alone (`pixelsBeforePairBoundary`); elsewhere one per `SIMD4`, alpha put back by
-    /// memory (`forEachPixelInPlace`): one `mulps` per pixel on the vector ports.
+    /// `R, G, B ×= gain` in place for `count` pixels; alpha kept bit for bit:
+    /// `scaleSpanPairs` where the build targets AVX2, `scaleSpanPixels` in other builds.
+    /// Both give the same bits. `keep`: the two-pixel form's masks.
     @inline(never)
     static func scaleSpan(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float, _ keep: AlphaMasks) {
         #if canImport(TargetFeatures.AVX2)
+        scaleSpanPairs(p, count: count, by: gain, keep)
+        #else
+        scaleSpanPixels(p, count: count, by: gain)
+        #endif
+    }
+
+    /// `scaleSpan` two pixels per `SIMD8`, alpha put back by a lane mask, a first pixel
+    /// off a 32-byte boundary alone (`pixelsBeforePairBoundary`).
+    @inline(__always)
+    static func scaleSpanPairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float, _ keep: AlphaMasks) {
         let g = SIMD8<Float>(repeating: gain)
         let head = pixelsBeforePairBoundary(p, count: count)
         if head != 0 { p[0] = (p[0] * g.lowHalf).replacing(with: p[0], where: keep.pixel) }
@@ -731,10 +740,15 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             p[x] = (v * g.lowHalf).replacing(with: v, where: keep.pixel)
         }
         MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
-        #else
+    }
+
+    /// `scaleSpan` one pixel per `SIMD4`, alpha put back by memory
+    /// (`forEachPixelInPlace`): one `mulps` per pixel on SSE2's vector ports, where the
+    /// two-pixel form split into 128-bit halves takes four.
+    @inline(__always)
+    static func scaleSpanPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gain: Float) {
         let g = SIMD4<Float>(repeating: gain)
         forEachPixelInPlace(p, count: count) { $0 * g }
-        #endif
     }
 
     /// `R, G, B ×= gains[x]` for pixels `0 ..< count`, the gains read as `Float`s from
@@ -743,7 +757,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// bits. Both take a long span's blocks of 4 pixels in four interleaved streams
     /// (`MemoryStreams`), as `scaleSpan` does and `scaleBand` with blocks of 8: the
     /// vignette at 12 MP ran 1.59× as fast in the default build through this function,
-    /// 1.29× natively through `scaleBand`.
+    /// 1.29× natively through `scaleBand`. `keep`: the two-pixel form's masks.
     @inline(never)
     static func scaleRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer, _ keep: AlphaMasks) {
         #if canImport(TargetFeatures.AVX2)
@@ -777,8 +791,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `scaleRow` one pixel per `SIMD4`, four gains loaded at once and each broadcast
     /// by a `shufps` (three of them after a register copy, as SSE2's shuffle overwrites
     /// its operand), alpha put back by memory (`replaceColour(ofPixelAt:_:)`): two
-    /// instructions per pixel on the vector ports, a `shufps` and a `mulps` (the blend
-    /// this replaced took three more).
+    /// instructions per pixel on the vector ports, a `shufps` and a `mulps`, where a
+    /// blend would take three more.
     @inline(__always)
     static func scaleRowPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer) {
         let raw = UnsafeMutableRawPointer(p)

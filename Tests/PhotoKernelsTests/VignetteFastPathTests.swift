@@ -34,6 +34,9 @@ private func randomRow(_ count: Int, seed: UInt64) -> [SIMD4<Float>] {
     }
     let specials: [Float] = [.nan, Float(bitPattern: 0x7FA0_0001), -0.0, .infinity]
     for i in stride(from: 5, to: count, by: 9) { row[i][i % 4] = specials[(i / 9) % specials.count] }
+    // Alpha gets each special too, at every place in a block of four and in the tails.
+    let alphas: [Float] = [.nan, Float(bitPattern: 0x7FA0_0001), Float(bitPattern: 0xFFC0_1234), .infinity, -.infinity, -0.0]
+    for i in stride(from: 2, to: count, by: 7) { row[i].w = alphas[(i / 7) % alphas.count] }
     return row
 }
 
@@ -340,20 +343,26 @@ struct VignetteFastPathTests {
         #expect(compared > 50_000, "\(compared)")
     }
 
-    @Test("scaleSpan multiplies R, G, B by its one gain, alpha kept: counts 1…33, 1027 and 4099 (four interleaved streams), both 16-byte places")
+    @Test("scaleSpan's two schedules (two pixels per SIMD8, one per SIMD4) multiply R, G, B by the one gain, alpha kept: counts 1…33, 1027 and 4099 (four interleaved streams), both 16-byte places")
     func scaleSpanByOneGain() {
+        let schedules: [(String, (UnsafeMutablePointer<SIMD4<Float>>, Int, Float) -> Void)] = [
+            ("pairs", { Vignette.scaleSpanPairs($0, count: $1, by: $2, AlphaMasks()) }),
+            ("pixels", { Vignette.scaleSpanPixels($0, count: $1, by: $2) }),
+        ]
         for count in Array(1...33) + [1027, 4099] {
             let row = randomRow(count, seed: UInt64(count) &+ 77)
             for gain: Float in [0.37, -2.5] {
                 for start in 0...1 {
-                    let out = inPlace(row, start: start) { Vignette.scaleSpan($0, count: count, by: gain, AlphaMasks()) }
-                    let wrong = (0..<count).filter { i in
-                        let v = row[i], expected = SIMD4(gain * v.x, gain * v.y, gain * v.z, v.w)
-                        return (0..<4).contains { c in
-                            out[i][c].isNaN ? !expected[c].isNaN : out[i][c].bitPattern != expected[c].bitPattern
-                        } || out[i].w.bitPattern != v.w.bitPattern
+                    for (name, schedule) in schedules {
+                        let out = inPlace(row, start: start) { schedule($0, count, gain) }
+                        let wrong = (0..<count).filter { i in
+                            let v = row[i], expected = SIMD4(gain * v.x, gain * v.y, gain * v.z, v.w)
+                            return (0..<4).contains { c in
+                                out[i][c].isNaN ? !expected[c].isNaN : out[i][c].bitPattern != expected[c].bitPattern
+                            } || out[i].w.bitPattern != v.w.bitPattern
+                        }
+                        #expect(wrong.isEmpty, "\(name), \(count) pixels, gain \(gain), start \(start): \(wrong.count) differ, first at \(wrong.first ?? -1)")
                     }
-                    #expect(wrong.isEmpty, "\(count) pixels, gain \(gain), start \(start): \(wrong.count) differ, first at \(wrong.first ?? -1)")
                 }
             }
         }
