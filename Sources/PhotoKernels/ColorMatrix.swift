@@ -247,8 +247,9 @@ public struct ColorMatrixKernel: AffineStage {
     /// (one 256-bit register, `applyPairs`); otherwise (the baseline x86-64 build,
     /// arm64: 128-bit vectors) one pixel per `SIMD4<Float>` (`applyPixels`), whose
     /// shuffles take fewer SSE2 instructions than the two-pixel form split in halves,
-    /// and which keeps alpha by memory instead of a blend (`forEachPixelInPlace`). Both give the reference's numbers to the bit, or where the build targets
-    /// FMA the same fused numbers (`matrixTerms`), within SPEC §8 of the reference.
+    /// and which keeps alpha by memory instead of a blend (`forEachPixelInPlace`).
+    /// Both give the reference's numbers to the bit, or where the build targets FMA the
+    /// same fused numbers (`matrixTerms`), within SPEC §8 of the reference.
     func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
         guard let base = row.baseAddress else { return }
         #if canImport(TargetFeatures.AVX2)
