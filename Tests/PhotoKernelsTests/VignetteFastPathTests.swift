@@ -170,6 +170,85 @@ struct VignetteFastPathTests {
         #expect(nonEmpty.outside > 50 && nonEmpty.inside > 50, "\(nonEmpty)")
     }
 
+    @Test("liesInBand: true exactly when every pixel of the range has inner2 ≤ d² < outer2")
+    func liesInBandDecides() {
+        let vignettes: [Vignette] = [
+            .vignette(intensity: 0.8, radius: 1.2), .vignette(intensity: 1, radius: 0.5),
+            .vignetteEffect(center: SIMD2(60.5, 20), radius: 40, intensity: 0.8, falloff: 0.5),
+            .vignetteEffect(center: SIMD2(31.3, 9.7), radius: 25.4, intensity: 0.6, falloff: 0.3),
+            .vignetteEffect(center: SIMD2(-20.25, 10), radius: 70, intensity: 1, falloff: 0.4),
+            .vignetteEffect(center: SIMD2(30, 10), radius: 20, intensity: 1, falloff: 0),
+            .vignetteEffect(center: SIMD2(.nan, 10), radius: 20, intensity: 1, falloff: 0.5),
+        ]
+        var decided = (inBand: 0, notInBand: 0)
+        for vignette in vignettes {
+            let (w, h) = (120, 40)
+            let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
+            var rng = SeededGenerator(seed: 77)
+            for y in stride(from: 0, to: h, by: 3) {
+                let dy = (Float(y) + 0.5) - g.cy, dy2 = dy * dy
+                func d2(_ x: Int) -> Float { let dx = (Float(x) + 0.5) - g.cx; return dx * dx + dy2 }
+                for _ in 0..<60 {
+                    // Negative columns too: the floor of cx − 0.5 below 0.
+                    let first = Int.random(in: -30..<w, using: &rng), last = min(w - 1, first + Int.random(in: 0...40, using: &rng))
+                    let expected = (first...last).allSatisfy { d2($0) >= g.inner2 && d2($0) < g.outer2 }
+                    #expect(Vignette.liesInBand(from: first, to: last, dy: dy, g) == expected,
+                            "\(vignette.form) row \(y), pixels \(first)...\(last)")
+                    if expected { decided.inBand += 1 } else { decided.notInBand += 1 }
+                }
+            }
+        }
+        #expect(decided.inBand > 300 && decided.notInBand > 300, "\(decided)")
+    }
+
+    @Test("bandGains where every lane lies in the band gives the full formula's bits, lane for lane")
+    func bandOnlyGains() {
+        let vignettes: [Vignette] = [
+            .vignette(intensity: 0.8, radius: 1.2), .vignette(intensity: -0.5, radius: 3),
+            .vignetteEffect(center: SIMD2(2000.5, 700), radius: 1500, intensity: 0.7, falloff: 0.9),
+            .vignetteEffect(center: SIMD2(1031.3, 99.7), radius: 900.4, intensity: 0.6, falloff: 0.3),
+            .vignetteEffect(center: SIMD2(3.3, 2.2), radius: 1000, intensity: 0.5, falloff: 0.001),
+            .vignetteEffect(center: SIMD2(2000.5, 700), radius: 1500, intensity: 0.9, falloff: 0),
+            .vignette(intensity: .infinity, radius: 1.2),
+        ]
+        var taken = (inBand: 0, notInBand: 0)
+        for vignette in vignettes {
+            let (w, h) = (4099, 1400)
+            let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
+            let band = Vignette.BandFormula(g)
+            for y in stride(from: 0, to: h, by: 97) {
+                let dy = (Float(y) + 0.5) - g.cy
+                for (x0, blocks) in [(0, 512), (1, 3), (5, 40), (777, 200), (2000, 7), (4000, 12)] {
+                    if Vignette.liesInBand(from: x0, to: x0 + 8 * blocks - 1, dy: dy, g) {
+                        taken.inBand += 1
+                    } else {
+                        taken.notInBand += 1
+                    }
+                    var gains = [Float](repeating: .nan, count: 8 * blocks)
+                    gains.withUnsafeMutableBytes { Vignette.bandGains($0.baseAddress!, from: x0, blocks: blocks, dy: dy, g) }
+                    let full = (0..<blocks).flatMap { j in
+                        let lanes = band.gains(SIMD8(0, 1, 2, 3, 4, 5, 6, 7) + Float(x0 + 8 * j), dy: dy)
+                        return (0..<8).map { lanes[$0] }
+                    }
+                    let differing = (0..<(8 * blocks)).filter { gains[$0].bitPattern != full[$0].bitPattern }
+                    #expect(differing.isEmpty, "\(vignette.form) row \(y), x0 \(x0): \(differing.count) gains differ")
+                }
+            }
+        }
+        #expect(taken.inBand > 100 && taken.notInBand > 100, "\(taken)")
+        // Centres `x + 0.5` step by 8 only while exact, below 2^23.
+        let far = Vignette.Resolved(Vignette.vignetteEffect(center: SIMD2(0x1p23 - 1e6, 10), radius: 1e6, intensity: 0.7,
+                                                            falloff: 0.5).geometry(width: 1 << 24, height: 20))
+        let band = Vignette.BandFormula(far)
+        for x0 in [(1 << 23) - 64, (1 << 23) - 60, (1 << 23) - 8, 1 << 23] {
+            var gains = [Float](repeating: .nan, count: 64)
+            gains.withUnsafeMutableBytes { Vignette.bandGains($0.baseAddress!, from: x0, blocks: 8, dy: 3.5, far) }
+            let full = (0..<64).map { i in band.gains(SIMD8(repeating: Float(x0 + i)), dy: 3.5)[0] }
+            let differing = (0..<64).filter { gains[$0].bitPattern != full[$0].bitPattern }
+            #expect(differing.isEmpty, "x0 \(x0): \(differing.count) gains differ")
+        }
+    }
+
     @Test("hand-computed gains of an off-centre ring with a non-integer centre, r0 = 4, r1 = 12")
     func handComputedGains() {
         // vignetteEffect(center (10.25, 3.75), R 8, falloff 0.5): r0 = 4, r1 = 12; a
