@@ -241,6 +241,13 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             outer2 = hardEdge ? inner2 : Resolved.squaredThreshold(r1)
         }
 
+        /// `dx = (x + 0.5) − cx` of column `x`, as a lane of `BandFormula` computes it.
+        func dx(_ x: Int) -> Float { (Float(x) + 0.5) - cx }
+
+        /// `d² = dx² + dy²` of column `x` in a row whose `dy²` is `dy2`, as a lane of
+        /// `BandFormula` computes it.
+        func squaredDistance(_ x: Int, dy2: Float) -> Float { dx(x) * dx(x) + dy2 }
+
         /// The least non-negative `Float` `s` whose correctly rounded square root is
         /// at least `r` (0 when `r ≤ 0` or NaN), so that for every `d²`,
         /// `(d²).squareRoot() ≥ r ⟺ d² ≥ s`: comparing squares then makes exactly the
@@ -537,8 +544,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         // Every `d² = dx² + dy²` rounds to at least dy², so a row beyond `r1` is
         // beyond it everywhere (dx is never NaN here).
         if dy2 >= g.outer2 { return (count, count, count, count) }
-        func dx(_ x: Int) -> Float { (Float(x) + 0.5) - g.cx }
-        func d2(_ x: Int) -> Float { dx(x) * dx(x) + dy2 }
+        func dx(_ x: Int) -> Float { g.dx(x) }
+        func d2(_ x: Int) -> Float { g.squaredDistance(x, dy2: dy2) }
         func clamp(_ x: Double) -> Int { Int(min(max(x, 0), Double(count))) }
         let cx = Double(g.cx) - 0.5
         // Pixel x lies beyond r1 when |x − cx| ≥ √(outer2 − dy²), roughly.
@@ -608,10 +615,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// - Complexity: O(1).
     static func liesInBand(from first: Int, to last: Int, dy: Float, _ g: Resolved) -> Bool {
         let dy2 = dy * dy
-        func d2(_ x: Int) -> Float {
-            let dx = (Float(x) + 0.5) - g.cx
-            return dx * dx + dy2
-        }
+        func d2(_ x: Int) -> Float { g.squaredDistance(x, dy2: dy2) }
         guard g.cx.isFinite, d2(first) < g.outer2, d2(last) < g.outer2 else { return false }
         // ⌊cx − 0.5⌋ clamped to the range, without `floorf` (a call in the baseline build).
         let centre = min(max(g.cx - 0.5, Float(first)), Float(last))
@@ -639,13 +643,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         @_transparent
         func gains(_ xs: SIMD8<Float>, dy: Float) -> SIMD8<Float> {
             let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
-            let dx = (xs + 0.5) - cx
-            let d2 = dx * dx + SIMD8(repeating: dy * dy)
+            let (d2, band) = squaredDistanceAndBand(centres: xs + 0.5, dy: dy)
             let inside = d2 .< inner2, outside = d2 .>= outer2
-            // u ≥ 0 in the band (d ≥ r0); it can round an ulp above 1 just below r1.
-            var u = (d2.squareRoot() - r0) * inverseWidth
-            u = u.replacing(with: one, where: u .> one)
-            let band = u * u * (3 - 2 * u)
             let t = band.replacing(with: zero.replacing(with: one, where: outside), where: inside .| outside)
             return 1 - intensity * t
         }
@@ -655,12 +654,21 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// the inside and outside tests and the choice are left out.
         @_transparent
         func bandGains(centres: SIMD8<Float>, dy: Float) -> SIMD8<Float> {
+            1 - intensity * squaredDistanceAndBand(centres: centres, dy: dy).band
+        }
+
+        /// `d²` of the lanes whose column centres `x + 0.5` are `centres`, and the band
+        /// value `u²(3 − 2u)`, `u = min((d − r0)·w, 1)`, that `gains` and `bandGains`
+        /// share.
+        @_transparent
+        func squaredDistanceAndBand(centres: SIMD8<Float>, dy: Float) -> (d2: SIMD8<Float>, band: SIMD8<Float>) {
             let one = SIMD8<Float>(repeating: 1)
             let dx = centres - cx
             let d2 = dx * dx + SIMD8(repeating: dy * dy)
+            // u ≥ 0 in the band (d ≥ r0); it can round an ulp above 1 just below r1.
             var u = (d2.squareRoot() - r0) * inverseWidth
             u = u.replacing(with: one, where: u .> one)
-            return 1 - intensity * (u * u * (3 - 2 * u))
+            return (d2, u * u * (3 - 2 * u))
         }
     }
 
