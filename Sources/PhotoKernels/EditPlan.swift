@@ -192,6 +192,13 @@ public struct ImageRegion: Sendable, Hashable {
 /// where the tones are one line (`ToneLine`), the entry is the line's value instead.
 final class ToneTables: @unchecked Sendable {
     let red, green, blue: UnsafePointer<Float>
+    /// With a line, the same entries as coordinates on it, for the fused matrix blocks,
+    /// which fold the line into their matrix (`ColorMatrix.afterLine`): entry `x` as the
+    /// sample the line maps to it, `u = (x − o)·m/G` computed in `Double` and rounded
+    /// once, and exactly `v` where the entry is the line's value at sample `v`. A sample
+    /// on the line then gives the same result whether its block loads the entry or
+    /// takes the sample itself, so no result depends on a pixel's neighbours.
+    let coordinates: (red: UnsafePointer<Float>, green: UnsafePointer<Float>, blue: UnsafePointer<Float>)?
     /// Entries per channel.
     let count: Int
     /// The line the entries follow from its first sample on, if any.
@@ -203,9 +210,9 @@ final class ToneTables: @unchecked Sendable {
     convenience init(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
         let m = Float(maxval)
         let line = ToneLine(tones, maxval: maxval, eightBit: eightBit)
-        self.init(tones, count: eightBit ? 256 : maxval + 1, line: line) { i in
-            if let line, i >= line.from, i <= line.last { return (line.value(i), true) }
-            return (SampleCoding.decode(UInt16(truncatingIfNeeded: i), maxval: m), false)
+        self.init(tones, count: eightBit ? 256 : maxval + 1, maxval: maxval, line: line) { i in
+            if let line, i >= line.from, i <= line.last { return (line.value(i), i) }
+            return (SampleCoding.decode(UInt16(truncatingIfNeeded: i), maxval: m), nil)
         }
     }
 
@@ -214,32 +221,41 @@ final class ToneTables: @unchecked Sendable {
     /// A = 255, the opaque pixels, follows the line as the 1D table does.
     convenience init(premultiplied tones: [any ToneStage]) {
         let line = ToneLine(tones, maxval: 255, eightBit: true)
-        self.init(tones, count: 65_536, line: line) { index in
+        self.init(tones, count: 65_536, maxval: 255, line: line) { index in
             let a = index >> 8, c = index & 0xFF
-            if a == 255, let line, c >= line.from { return (line.value(c), true) }
-            return (a == 0 ? 0 : Float(c) / Float(a), false)
+            if a == 255, let line, c >= line.from { return (line.value(c), c) }
+            return (a == 0 ? 0 : Float(c) / Float(a), nil)
         }
     }
 
     /// Entry `i` of channel `c` is the tones of `value(i).x` on channel `c`, or that value
-    /// itself where `value(i).onLine` (the line's value, already toned); one table for
-    /// all three channels when every tone stage treats them alike.
-    private init(_ tones: [any ToneStage], count: Int, line: ToneLine?, value: (Int) -> (x: Float, onLine: Bool)) {
+    /// itself where it is the line's value at sample `value(i).lineSample` (already
+    /// toned); one table for all three channels when every tone stage treats them alike.
+    private init(_ tones: [any ToneStage], count: Int, maxval: Int, line: ToneLine?,
+                 value: (Int) -> (x: Float, lineSample: Int?)) {
         let uniform = tones.allSatisfy(\.isChannelUniform)
         let channels = uniform ? 1 : 3
-        storage = .allocate(capacity: count * channels)
+        let tables = line == nil ? 1 : 2
+        storage = .allocate(capacity: count * channels * tables)
+        let coordinates = storage + count * channels
         for c in 0..<channels {
             for i in 0..<count {
-                var (x, onLine) = value(i)
-                if !onLine {
+                var (x, lineSample) = value(i)
+                if lineSample == nil {
                     for t in tones { x = t.map(x, channel: c) }
                 }
                 storage[c * count + i] = x
+                if let segment = line?.segment {
+                    coordinates[c * count + i] = lineSample.map(Float.init)
+                        ?? Float((Double(x) - segment.offset) * Double(maxval) / segment.gain)
+                }
             }
         }
-        red = UnsafePointer(storage)
-        green = UnsafePointer(storage + (uniform ? 0 : count))
-        blue = UnsafePointer(storage + (uniform ? 0 : 2 * count))
+        func channel(_ base: UnsafeMutablePointer<Float>, _ c: Int) -> UnsafePointer<Float> {
+            UnsafePointer(base + (uniform ? 0 : c * count))
+        }
+        (red, green, blue) = (channel(storage, 0), channel(storage, 1), channel(storage, 2))
+        self.coordinates = line == nil ? nil : (channel(coordinates, 0), channel(coordinates, 1), channel(coordinates, 2))
         self.count = count
         self.line = line
     }
@@ -253,15 +269,21 @@ final class ToneTables: @unchecked Sendable {
 struct ToneLine: Sendable {
     let from: Int, last: Int
     let gain: Float, offset: Float
+    /// The tones' segment on the `[0, 1]` scale, unrounded (for the fused blocks,
+    /// which fold it into their matrix).
+    let segment: AffineToneSegment
 
     /// The line of `tones` at `maxval`, or `nil` when they have no common segment, it
     /// starts above the last sample, or (8-bit) above 128, where the blocks' byte test
-    /// no longer holds.
+    /// no longer holds, or its gain is not a positive finite number (the blocks divide
+    /// by it: `ToneTables.coordinates`).
     init?(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
         guard !tones.isEmpty, let segment = AffineToneSegment.composed(tones),
+              segment.gain > 0, segment.gain.isFinite, segment.offset.isFinite,
               let from = Self.firstSample(above: segment.lowerBound, maxval: maxval, eightBit: eightBit),
               !eightBit || from <= 128 else { return nil }
         self.from = from
+        self.segment = segment
         last = eightBit ? 255 : maxval
         gain = Float(segment.gain / Double(maxval))
         offset = Float(segment.offset)

@@ -26,8 +26,9 @@
 // split into channels with shifts and masks (structure of arrays without a shuffle);
 // table entries are scalar loads (24 per 8 pixels) indexed by the bytes in memory, or,
 // where the tones are a line (exposure above its dark band) and all the block's samples
-// lie on it, the line's values computed in registers — the same values the table
-// holds there, so the path never changes a result; the matrix broadcasts stay in
+// lie on it, the samples themselves: the line is folded into the matrix, and the
+// tables hold each entry as its coordinate on the line (the sample itself where it
+// lies on it), so the path never changes a result; the matrix broadcasts stay in
 // registers; the result is clamped with two lane selects (one `max`, one `min`),
 // rounded by adding 2²³, and repacked from the low mantissa bits with shifts and ORs.
 // Every combination of table, matrix form and gain is its own loop (`@inline(never)`
@@ -124,6 +125,18 @@ enum PositionsOfTheBlock: BlockLayout {
     static var positions: ChannelPositions? { nil }
 }
 
+extension ColorMatrix {
+    /// The matrix that follows a tone line `G·x + o`, without its gain: `M·(G·x + o) + t`
+    /// is `G·M·x + (t + o·M·1)`, so this is `M` with the offset `t + o·M·1`, and the
+    /// caller scales the rows by `G`. A grey-preserving matrix's rows share one sum,
+    /// used for all three, so its offsets stay one value.
+    func afterLine(offset o: Double) -> ColorMatrix {
+        let r = rows
+        let sums = greyRowSum.map { SIMD3(repeating: $0) } ?? SIMD3(r.0.sum(), r.1.sum(), r.2.sum())
+        return ColorMatrix(r.0, r.1, r.2, offset: offset + o * sums)
+    }
+}
+
 /// One colour matrix of a block schedule on the samples' scale, broadcast across a
 /// block's lanes (column 1 unused in the relative form).
 struct BlockMatrix {
@@ -175,10 +188,9 @@ struct FusedBlock {
     /// The matrix on decoded samples or table entries.
     let matrix: BlockMatrix
     /// Whether the tone tables have a line (`ToneTables.line`): samples `v` with
-    /// `v − lineFrom ≤ lineSpan` (unsigned) have the entry `v·lineGain + lineOffset`.
+    /// `v − lineFrom ≤ lineSpan` (unsigned) lie on it, where the tables hold `v` itself
+    /// (`ToneTables.coordinates`) and the matrix has the line folded in.
     let hasLine: Bool
-    /// The tones' line on the samples' scale: `G/m` and `o`.
-    let lineGain: BlockFloats, lineOffset: BlockFloats
     /// The segment's first sample, repeated in every byte (8-bit), and as one value with
     /// the width of the range (8-bit: to 255, the tables cover every byte; 16-bit: to
     /// maxval, samples above it take the table, which clamps them).
@@ -188,8 +200,9 @@ struct FusedBlock {
     let relativeToGreen: Bool
     /// Whether samples decode through tone tables (else plainly).
     let hasTables: Bool
-    /// The tone tables of R, G, B as plain pointers for the loops (a placeholder, never
-    /// read, when there are none), so no optional is tested per block.
+    /// The tone tables of R, G, B (as coordinates on the tones' line where they have
+    /// one) as plain pointers for the loops (a placeholder, never read, when there are
+    /// none), so no optional is tested per block.
     let red, green, blue: UnsafePointer<Float>
     /// The largest valid table index (`maxval`; 255 for 8-bit tables, which cover every byte).
     let lastIndex: Int
@@ -224,29 +237,33 @@ struct FusedBlock {
         // integer samples (v = m·x), and `m·t` in both.
         let m = Double(maxval)
         let scale = tables == nil ? 1 : m
-        matrix = BlockMatrix(exchange ? k.matrix.exchangingRedAndBlue : k.matrix, scale: scale, offsetScale: m,
-                             greenGain: scale * Double(k.greenScale))
-        // On the segment the tones are the line `G·x + o`: a group whose samples all lie
-        // on it computes it instead of loading its table entries. The tables hold the
-        // same line values there (`ToneTables`), so a sample's value never depends on
-        // its group.
-        if let toneLine = tables?.line {
+        let blockMatrix = exchange ? k.matrix.exchangingRedAndBlue : k.matrix
+        // On the segment the tones are the line `G·x + o`, and the matrix after them
+        // `M·(G·v/m + o) + t` on a sample v: the block takes the one matrix
+        // `G·M·v + m·(t + o·M·1)` (built in `Double`, rounded once) on the tables'
+        // coordinates on the line, which are `v` itself there, so a group whose samples
+        // all lie on it takes its samples instead of loading their entries, with the
+        // same result.
+        if let toneLine = tables?.line, tables?.coordinates != nil {
+            let g = toneLine.segment.gain
+            matrix = BlockMatrix(blockMatrix.afterLine(offset: toneLine.segment.offset), scale: g, offsetScale: m,
+                                 greenGain: g * Double(k.greenScale))
             hasLine = true
-            lineGain = BlockFloats(repeating: toneLine.gain)
-            lineOffset = BlockFloats(repeating: toneLine.offset)
             lineBytes = BlockWords(repeating: UInt32(toneLine.from) &* 0x0101_0101)
             lineFrom = BlockWords(repeating: UInt32(toneLine.from))
             lineSpan = BlockWords(repeating: UInt32(toneLine.last - toneLine.from))
         } else {
+            matrix = BlockMatrix(blockMatrix, scale: scale, offsetScale: m, greenGain: scale * Double(k.greenScale))
             hasLine = false
-            (lineGain, lineOffset) = (.zero, .zero)
             (lineBytes, lineFrom, lineSpan) = (.zero, .zero, .zero)
         }
         self.maxval = .init(repeating: Float(maxval))
         relativeToGreen = k.relativeToGreen
         hasTables = tables != nil
-        (red, green, blue) = tables.map { exchange ? ($0.blue, $0.green, $0.red) : ($0.red, $0.green, $0.blue) }
-            ?? (noTable, noTable, noTable)
+        (red, green, blue) = tables.map {
+            let t = $0.coordinates ?? ($0.red, $0.green, $0.blue)
+            return exchange ? (t.blue, t.green, t.red) : (t.red, t.green, t.blue)
+        } ?? (noTable, noTable, noTable)
         lastIndex = tables.map { $0.count - 1 } ?? 0
         opaqueZero = 0
         self.positions = positions
@@ -293,12 +310,11 @@ struct FusedBlock {
         return unsafeBitCast(c * alpha + magic, to: BlockWords.self)
     }
 
-    /// `matrix` on decoded samples (`fromTable` false) or on table entries and line
-    /// values (true, whose green the relative form scales by maxval); times the gains,
-    /// encoded.
+    /// `matrix` on decoded samples, on table entries, or (where the tones have a line)
+    /// on samples and entries as coordinates on the line; times the gains, encoded.
     @_transparent
     func transform(_ r: BlockFloats, _ g: BlockFloats, _ b: BlockFloats, relative: Bool, gain: BlockFloats?,
-                   alpha: BlockFloats? = nil, fromTable: Bool, greenBias: BlockFloats? = nil)
+                   alpha: BlockFloats? = nil, greenBias: BlockFloats? = nil)
         -> (BlockWords, BlockWords, BlockWords) {
         var (x, y, z) = matrix.apply(r, g, b, relative: relative, greenBias: greenBias)
         if let gain {
@@ -306,11 +322,6 @@ struct FusedBlock {
         }
         return (encode(x, alpha), encode(y, alpha), encode(z, alpha))
     }
-
-    /// The tones' line on integer samples: `v·(G/m) + o`, as `ToneLine.value` computes
-    /// it (the same two roundings).
-    @_transparent
-    func line(_ v: BlockWords) -> BlockFloats { decode(v) * lineGain + lineOffset }
 
     /// Whether every colour byte of a block of 8-bit pixels is at least the segment's first
     /// sample `n` (≤ 128): the fourth bytes set to 255 so they pass, then the word test
@@ -563,7 +574,7 @@ struct FusedBlock {
             let opaque = premultiplied && Self.isOpaque(v, fourthMask)
             if premultiplied { alpha = BlockFloats(repeating: 1) }
             if line && (!premultiplied || opaque) && allOnLine(v, fourthMask) {
-                r = self.line((v &>> rs) & byte); g = self.line((v &>> gs) & byte); b = self.line((v &>> bs) & byte)
+                r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
             } else if table && premultiplied && !opaque {
                 let at = indices + offset
                 r = lookup2D(red, at, p.red, alpha: p.fourth)
@@ -591,8 +602,7 @@ struct FusedBlock {
                 }
             }
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
-            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, fromTable: table,
-                                      greenBias: bias)
+            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, greenBias: bias)
             let out = place(x, rs) | place(y, gs) | place(z, bs) | (v & fourthMask)
             output.storeBytes(of: out, toByteOffset: offset, as: BlockWords.self)
             offset &+= blockBytes8
@@ -697,7 +707,7 @@ struct FusedBlock {
             let (ri, gi, bi) = (Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))
             var r, g, b: BlockFloats
             if line && allOnLine(ri, gi, bi) {
-                (r, g, b) = (self.line(ri), self.line(gi), self.line(bi))
+                (r, g, b) = (decode(ri), decode(gi), decode(bi))
             } else if table {
                 let at = s + offset / 2
                 r = lookup(red, at, p.red, clampIndex: true)
@@ -707,7 +717,7 @@ struct FusedBlock {
                 (r, g, b) = (decode(ri), decode(gi), decode(bi))
             }
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
-            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, fromTable: table)
+            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain)
             let fourth = Self.word(even, odd, p.fourth)
             let (r0, r1) = split(place(x, p.red), p.red), (g0, g1) = split(place(y, p.green), p.green)
             let (b0, b1) = split(place(z, p.blue), p.blue), (a0, a1) = split(place(fourth, p.fourth), p.fourth)
@@ -761,15 +771,14 @@ struct FusedFloatBlock: Sendable {
         func pair(_ v: SIMD4<Float>) -> SIMD8<Float> { SIMD8(lowHalf: v, highHalf: v) }
         (d0, d1, d2, dt) = (pair(k.column0), pair(k.column1), pair(k.column2), pair(k.translation))
         // Columns of G·M and the offset t + o·(row sums), in Double, rounded once.
-        let r = k.matrix.rows, t = k.matrix.offset, g = segment.gain, o = segment.offset
+        let r = k.matrix.rows, g = segment.gain
         func column(_ a: Double, _ b: Double, _ c: Double) -> SIMD8<Float> {
             pair(SIMD4(Float(g * a), Float(g * b), Float(g * c), 0))
         }
         f0 = column(r.0.x, r.1.x, r.2.x)
         f1 = column(r.0.y, r.1.y, r.2.y)
         f2 = column(r.0.z, r.1.z, r.2.z)
-        let sums = SIMD3(r.0.x + r.0.y + r.0.z, r.1.x + r.1.y + r.1.z, r.2.x + r.2.y + r.2.z)
-        let offset = t + o * sums
+        let offset = k.matrix.afterLine(offset: segment.offset).offset
         ft = pair(SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0))
         greenGain = SIMD8(repeating: Float(g * Double(k.greenScale)))
         greenScale = SIMD4(repeating: k.greenScale)

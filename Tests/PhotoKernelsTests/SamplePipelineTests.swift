@@ -206,6 +206,19 @@ struct SamplePipelineTests {
             #expect(tables.red[v] == (v >= first ? line.value(v) : reference), "ev \(ev) sample \(v)")
             #expect(abs(tables.red[v] - reference) < 4e-7, "ev \(ev) sample \(v): \(tables.red[v]) vs \(reference)")
         }
+        // The same entries as coordinates on the line, for the fused blocks: the sample
+        // itself, exactly, where the entry is the line's value, and below it the
+        // coordinate the line maps back to the entry.
+        let coordinates = try #require(tables.coordinates)
+        for v in [0, first / 2, first - 1, first, first + 1, maxval] {
+            let u = coordinates.red[v]
+            if v >= first {
+                #expect(u == Float(v), "ev \(ev) sample \(v): coordinate \(u)")
+            } else {
+                let back = Double(u) * segment.gain / Double(maxval) + segment.offset
+                #expect(abs(back - Double(tables.red[v])) < 1e-7, "ev \(ev) sample \(v): \(back) vs \(tables.red[v])")
+            }
+        }
         // Just below it the power and linear segments meet: the line no longer holds.
         let below = Double(first - 1) / Double(maxval) - 0.01
         let exactBelow = Exposure(ev: ev).evaluate(SIMD4(below, below, below, 1), x: 0, y: 0, width: 1, height: 1).x
@@ -245,6 +258,75 @@ struct SamplePipelineTests {
                     operations.reduce(c) { $1.evaluate($0, x: x, y: y, width: w, height: h) }
                 }
                 #expect(report.failures == 0, "ev \(ev) \(name) maxval \(maxval): \(report)")
+            }
+        }
+    }
+
+    @Test("the premultiplied 2D tables as coordinates on the line: row A = 255 holds c itself from the line's first sample, A = 0 maps back to 0; no line, no coordinates")
+    func premultipliedCoordinates() throws {
+        let tables = ToneTables(premultiplied: [Exposure(ev: 0.3)])
+        let (line, coordinates) = (try #require(tables.line), try #require(tables.coordinates))
+        let (g, o) = (line.segment.gain, line.segment.offset)
+        for c in [0, line.from - 1, line.from, 128, 255] {
+            let opaque = 255 << 8 | c
+            if c >= line.from {
+                #expect(coordinates.red[opaque] == Float(c) && tables.red[opaque] == line.value(c), "c \(c)")
+            }
+            for index in [opaque, 128 << 8 | c, c] {
+                let back = Double(coordinates.green[index]) * g / 255 + o
+                #expect(abs(back - Double(tables.green[index])) < 1e-7, "entry \(index): \(back) vs \(tables.green[index])")
+            }
+        }
+        let curve = try ToneCurve(masterPoints: [SIMD2(0, 0), SIMD2(0.3, 0.2), SIMD2(1, 1)])
+        #expect(ToneTables([curve], maxval: 255, eightBit: true).coordinates == nil, "a curve has no line")
+    }
+
+    @Test("a pixel on the line gives the same bits whichever way its block goes, its samples through the folded matrix or its table entries; exact ties included, 8 and 16 bits",
+          arguments: [255, 65535])
+    func lineAndTableAgree(_ maxval: Int) throws {
+        let ev = 0.3
+        let segment = try #require(Exposure(ev: ev).affineSegment)
+        let first = try #require(ToneLine.firstSample(above: segment.lowerBound, maxval: maxval, eightBit: maxval == 255))
+        // After exposure, `diag(1/G)` with offset `½/m − o/G` puts every sample on the
+        // line on an exact tie, v + ½: a path that rounded its way there differently
+        // would land on the other side for about half of them.
+        let m = Double(maxval), (g, o) = (segment.gain, segment.offset)
+        let tie = ColorMatrixKernel(ColorMatrix(SIMD3(1 / g, 0, 0), SIMD3(0, 1 / g, 0), SIMD3(0, 0, 1 / g),
+                                                offset: SIMD3(repeating: 0.5 / m - o / g)))
+        let vivid: [any RecipeOperation] = [Exposure(ev: ev)] + Recipe(preset: .vivid).operationsInOrder
+        let sepia: [any RecipeOperation] = [Exposure(ev: ev), Effect.sepia(intensity: 0.7),
+                                            Vignette.vignette(intensity: 0.8, radius: 0.9)]
+        let edits: [(String, [Stage])] = [
+            ("exposure, then ties", Exposure(ev: ev).stages + [tie.stage]),
+            ("vivid (relative form)", vivid.flatMap(\.stages)),
+            ("sepia + vignette", sepia.flatMap(\.stages)),
+        ]
+        let (w, h) = (64, 2)
+        var rng = SeededGenerator(seed: UInt64(maxval) + 7)
+        let onLine = (0..<(w * h)).flatMap { _ in (0..<3).map { _ in UInt16(Int.random(in: first...maxval, using: &rng)) } + [UInt16(maxval)] }
+        for (name, stages) in edits {
+            let plan = try EditPlan(stages: stages).prepared(width: w, height: h, threads: 1)
+            let clean = try runRGBA(plan, onLine, maxval: maxval)
+            // One colour sample below the line in every fourth pixel: every block then
+            // loads its table entries (the piece takes the table loop).
+            for k in 0..<4 {
+                var spoiled = onLine
+                for p in stride(from: k, to: w * h, by: 4) { spoiled[4 * p + p % 3] = UInt16(first - 1) }
+                let out = try runRGBA(plan, spoiled, maxval: maxval)
+                var differing = 0
+                for p in 0..<(w * h) where p % 4 != k {
+                    if out[(4 * p)..<(4 * p + 4)] != clean[(4 * p)..<(4 * p + 4)] { differing += 1 }
+                }
+                #expect(differing == 0, "\(name), maxval \(maxval), pixels \(k) mod 4 off the line: \(differing) pixels changed")
+            }
+            if name.hasSuffix("ties") {
+                // v + ½ rounds half to even; alpha kept.
+                for p in 0..<(w * h) {
+                    for c in 0..<3 {
+                        let v = Int(onLine[4 * p + c])
+                        #expect(Int(clean[4 * p + c]) == min(maxval, v + (v & 1)), "pixel \(p) channel \(c): \(v) gave \(clean[4 * p + c])")
+                    }
+                }
             }
         }
     }
