@@ -197,7 +197,9 @@ final class ToneTables: @unchecked Sendable {
     /// sample the line maps to it, `u = (x − o)·m/G` computed in `Double` and rounded
     /// once, and exactly `v` where the entry is the line's value at sample `v`. A sample
     /// on the line then gives the same result whether its block loads the entry or
-    /// takes the sample itself, so no result depends on a pixel's neighbours.
+    /// takes the sample itself, so no result depends on a pixel's neighbours. They
+    /// double the tables' memory (a 16-bit table over 0…65535, one for all channels:
+    /// 512 KiB instead of 256), built once per plan and maxval.
     let coordinates: (red: UnsafePointer<Float>, green: UnsafePointer<Float>, blue: UnsafePointer<Float>)?
     /// Entries per channel.
     let count: Int
@@ -265,7 +267,7 @@ final class ToneTables: @unchecked Sendable {
 
 /// The leading tones' affine segment on integer samples: from sample `from` to `last`
 /// the tones are `v·gain + offset` with `gain = G/m` and `offset = o` rounded to
-/// `Float` once, evaluated with two roundings (exactly as the fused blocks' lanes do).
+/// `Float` once, evaluated with two roundings (the tone tables' entries there).
 struct ToneLine: Sendable {
     let from: Int, last: Int
     let gain: Float, offset: Float
@@ -275,11 +277,12 @@ struct ToneLine: Sendable {
 
     /// The line of `tones` at `maxval`, or `nil` when they have no common segment, it
     /// starts above the last sample, or (8-bit) above 128, where the blocks' byte test
-    /// no longer holds, or its gain is not a positive finite number (the blocks divide
-    /// by it: `ToneTables.coordinates`).
+    /// no longer holds, or its gain and offset are not finite as `Float`s, scaled by
+    /// maxval (the coordinates on it divide by the gain, and the fused blocks' matrix
+    /// takes both: `ToneTables.coordinates`).
     init?(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
         guard !tones.isEmpty, let segment = AffineToneSegment.composed(tones),
-              segment.gain > 0, segment.gain.isFinite, segment.offset.isFinite,
+              segment.gain > 0, Float(segment.gain).isFinite, Float(segment.offset * Double(maxval)).isFinite,
               let from = Self.firstSample(above: segment.lowerBound, maxval: maxval, eightBit: eightBit),
               !eightBit || from <= 128 else { return nil }
         self.from = from

@@ -7,8 +7,10 @@
 // in any byte order.
 //
 // Why it is exact (SPEC §8): the block computes the reference's real number with the
-// scaling by maxval `m` folded into the matrix — `m·M·x + m·t` on table entries `x`, or
-// `M·v + m·t` straight on the integer samples `v` (no division) — clamps to [0, m] and
+// scaling by maxval `m` folded into the matrix — `m·M·x + m·t` on table entries `x`,
+// `M·v + m·t` straight on the integer samples `v` (no division), or, where the tones are
+// a line `G·x + o`, `G·M·u + m·(t + o·M·1)` on samples and on table entries given as
+// coordinates `u` on the line — clamps to [0, m] and
 // rounds half to even. That is the same value rounded differently, within a few `Float`
 // ulps of the exact one, so every sample is the correctly rounded value except within
 // τ = 2⁻²⁰ of a tie, where either neighbour is right (and where the folded sum often
@@ -143,7 +145,7 @@ struct BlockMatrix {
     let m00, m01, m02, m10, m11, m12, m20, m21, m22: BlockFloats
     let t0, t1, t2: BlockFloats
     /// The factor on green in the relative form: the rows' common sum, times maxval on
-    /// table entries.
+    /// table entries (times the line's gain on coordinates on it).
     let greenGain: BlockFloats
 
     /// `scale·M` and `offsetScale·t`, computed in `Double` and rounded once; the
@@ -234,26 +236,28 @@ struct FusedBlock {
         let positions = exchange ? positions.exchangingRedAndBlue : positions
         rgbaPositions = positions == .rgba
         // Built in Double, rounded once: `m·M` on decoded table entries, `M` itself on
-        // integer samples (v = m·x), and `m·t` in both.
+        // integer samples (v = m·x), and `m·t` in both (with a line, below).
         let m = Double(maxval)
         let scale = tables == nil ? 1 : m
-        let blockMatrix = exchange ? k.matrix.exchangingRedAndBlue : k.matrix
         // On the segment the tones are the line `G·x + o`, and the matrix after them
         // `M·(G·v/m + o) + t` on a sample v: the block takes the one matrix
         // `G·M·v + m·(t + o·M·1)` (built in `Double`, rounded once) on the tables'
         // coordinates on the line, which are `v` itself there, so a group whose samples
         // all lie on it takes its samples instead of loading their entries, with the
         // same result.
+        // The line is folded before red and blue are exchanged, so that the exchange
+        // permutes the same rounded coefficients and BGRA keeps RGBA's bits.
         if let toneLine = tables?.line, tables?.coordinates != nil {
-            let g = toneLine.segment.gain
-            matrix = BlockMatrix(blockMatrix.afterLine(offset: toneLine.segment.offset), scale: g, offsetScale: m,
+            let g = toneLine.segment.gain, folded = k.matrix.afterLine(offset: toneLine.segment.offset)
+            matrix = BlockMatrix(exchange ? folded.exchangingRedAndBlue : folded, scale: g, offsetScale: m,
                                  greenGain: g * Double(k.greenScale))
             hasLine = true
             lineBytes = BlockWords(repeating: UInt32(toneLine.from) &* 0x0101_0101)
             lineFrom = BlockWords(repeating: UInt32(toneLine.from))
             lineSpan = BlockWords(repeating: UInt32(toneLine.last - toneLine.from))
         } else {
-            matrix = BlockMatrix(blockMatrix, scale: scale, offsetScale: m, greenGain: scale * Double(k.greenScale))
+            matrix = BlockMatrix(exchange ? k.matrix.exchangingRedAndBlue : k.matrix, scale: scale, offsetScale: m,
+                                 greenGain: scale * Double(k.greenScale))
             hasLine = false
             (lineBytes, lineFrom, lineSpan) = (.zero, .zero, .zero)
         }
@@ -336,9 +340,10 @@ struct FusedBlock {
     }
 
     /// Whether at least 5 in 8 of the piece's first 16 groups lie on the line (8-bit).
-    /// Then the loop that computes the line for such groups pays; otherwise its test is
-    /// a badly predicted branch and the table loop is faster (the tables hold the same
-    /// values, so the choice never changes a result). The first groups are the ones the
+    /// Then the loop that takes such groups' samples instead of their table entries
+    /// pays; otherwise its test is a badly predicted branch and the table loop is faster
+    /// (the tables hold the samples themselves there, so the choice never changes a
+    /// result). The first groups are the ones the
     /// loop reads next: groups spread over the piece cost a cache miss each, 10 % of
     /// the recipe row.
     func mostlyOnLine8(_ s: UnsafePointer<UInt8>, blocks: Int) -> Bool {
@@ -537,8 +542,8 @@ struct FusedBlock {
 
     /// `blocks` blocks of `blockPixels` pixels; every block loads its pixels before storing, so
     /// the source and destination may be the same memory. With `line`, a group whose
-    /// colour samples all lie on the tones' line (straight or opaque) computes it
-    /// instead of loading its table entries, which hold the same values.
+    /// colour samples all lie on the tones' line (straight or opaque) takes its samples
+    /// instead of loading its table entries, which hold the same numbers.
     @_transparent
     func body8<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
                                _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,

@@ -49,9 +49,9 @@ public protocol ToneStage: PixelKernel {
     /// one table instead of three).
     var isChannelUniform: Bool { get }
     /// Where `map` is exactly affine on every channel, or `nil` if it is nowhere (the
-    /// default). The fused blocks use it: the integer ones compute the line in
-    /// registers, instead of loading table entries, for every group of pixels whose
-    /// samples all lie in it; the `Float` one folds it into its colour matrix.
+    /// default). The fused blocks fold it into their colour matrix: the integer ones
+    /// then take a group of pixels whose samples all lie in it as they are, instead of
+    /// loading table entries, and the `Float` one takes such pixels' values.
     var affineSegment: AffineToneSegment? { get }
 }
 

@@ -241,7 +241,7 @@ struct SamplePipelineTests {
             // Blocks of the build's width (8, or 16 with AVX-512): samples first … first + 3,
             // and in every third block one colour sample at first − 1, which sends that
             // block to the table loads; the rest, 2 in 3 (at least 5 in 8 of a piece's first
-            // 16 blocks), keep the piece in the loop that computes the line.
+            // 16 blocks), keep the piece in the loop that takes the samples on the line.
             let (w, h) = (64, 4)
             var rng = SeededGenerator(seed: UInt64(maxval))
             var samples: [UInt16] = []
