@@ -320,11 +320,19 @@ struct FusedBlock {
     func transform(_ r: BlockFloats, _ g: BlockFloats, _ b: BlockFloats, relative: Bool, gain: BlockFloats?,
                    alpha: BlockFloats? = nil, greenBias: BlockFloats? = nil)
         -> (BlockWords, BlockWords, BlockWords) {
+        let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: greenBias)
+        return (encode(x, alpha), encode(y, alpha), encode(z, alpha))
+    }
+
+    /// `matrix` times the gains, before encoding.
+    @_transparent
+    func scaled(_ r: BlockFloats, _ g: BlockFloats, _ b: BlockFloats, relative: Bool, gain: BlockFloats?,
+                greenBias: BlockFloats? = nil) -> (BlockFloats, BlockFloats, BlockFloats) {
         var (x, y, z) = matrix.apply(r, g, b, relative: relative, greenBias: greenBias)
         if let gain {
             x = gain * x; y = gain * y; z = gain * z
         }
-        return (encode(x, alpha), encode(y, alpha), encode(z, alpha))
+        return (x, y, z)
     }
 
     /// Whether every colour byte of a block of 8-bit pixels is at least the segment's first
@@ -607,6 +615,17 @@ struct FusedBlock {
                 }
             }
             let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
+            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
+            // The baseline build rounds, clamps and packs straight R G B A with SSE2's
+            // conversion and packs (`BytePacking.rgbaBlock`).
+            if L.positions == .rgba && !premultiplied {
+                let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
+                output.storeBytes(of: BytePacking.rgbaBlock(x, y, z, maxval: maxval, fourth: v & fourthMask),
+                                  toByteOffset: offset, as: BlockWords.self)
+                offset &+= blockBytes8
+                continue
+            }
+            #endif
             let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, greenBias: bias)
             let out = place(x, rs) | place(y, gs) | place(z, bs) | (v & fourthMask)
             output.storeBytes(of: out, toByteOffset: offset, as: BlockWords.self)
