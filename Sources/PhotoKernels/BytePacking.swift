@@ -41,7 +41,7 @@ enum BytePacking {
     ///
     /// `min(m, x)` keeps NaN, which the conversion turns into Int32.min like −∞; the
     /// signed pack to 16 bits and a word `max` with 0 then clamp below. Clamping before
-    /// rounding gives the same integer (m is one, and rounding is monotone). Green is
+    /// rounding gives the same integer (m is an integer, and rounding is monotone). Green is
     /// shifted into the high byte of red's words, and interleaving those words with
     /// blue's puts each pixel in its 32-bit lane: 26 instructions per block where the
     /// clamps, masks, shifts and ORs of the portable packing took 32.

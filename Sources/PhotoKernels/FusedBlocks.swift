@@ -32,7 +32,9 @@
 // tables hold each entry as its coordinate on the line (the sample itself where it
 // lies on it), so the path never changes a result; the matrix broadcasts stay in
 // registers; the result is clamped with two lane selects (one `max`, one `min`),
-// rounded by adding 2²³, and repacked from the low mantissa bits with shifts and ORs.
+// rounded by adding 2²³, and repacked from the low mantissa bits with shifts and ORs
+// (the baseline build's straight RGBA loops: SSE2's conversion and packs instead,
+// `BytePacking.rgbaBlock`).
 // Every combination of table, matrix form and gain is its own loop (`@inline(never)`
 // entry, `@_transparent` body), so no flag is tested per pixel; the 8-bit loops come
 // twice, with RGBA's channel positions as constants (BGRA too, red and blue exchanged)

@@ -471,6 +471,32 @@ struct SamplePipelineTests {
         try! rowPlan(kernel, count: count).run(input: i, inputLayout: .rgba, inputMaxval: 65535, output: o, outputLayout: .rgba, outputMaxval: 65535)
     }
 
+    #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
+    @Test("the baseline build's SSE2 packing of a block gives the portable encoding's bytes: NaN, ±∞, −0, negatives, ties and values past maxval, at maxval 1, 100 and 255")
+    func sse2BlockPacking() {
+        let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, -0.4, -0.5, -1e10, -3e9, 0.5, 1.5, 2.5, 99.5,
+                                 100.5, 254.5, 255.5, 3e9, 1e10]
+        var rng = SeededGenerator(seed: 4)
+        for maxval in [1, 100, 255] {
+            let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: maxval, tables: nil, positions: .rgba)
+            func lanes() -> SIMD8<Float> {
+                SIMD8((0..<8).map { _ in
+                    Bool.random(using: &rng) ? specials.randomElement(using: &rng)! : Float.random(in: -2...Float(maxval + 2), using: &rng)
+                })
+            }
+            for _ in 0..<256 {
+                let (r, g, b) = (lanes(), lanes(), lanes())
+                let fourth = SIMD8<UInt32>((0..<8).map { _ in UInt32.random(in: 0...255, using: &rng) << 24 })
+                let byte = SIMD8<UInt32>(repeating: 0xFF)
+                let portable = block.encode(r, nil) & byte | (block.encode(g, nil) & byte) &<< 8
+                    | (block.encode(b, nil) & byte) &<< 16 | fourth
+                let packed = BytePacking.rgbaBlock(r, g, b, maxval: block.maxval, fourth: fourth)
+                #expect(packed == portable, "maxval \(maxval): \(r), \(g), \(b): \(packed) vs \(portable)")
+            }
+        }
+    }
+    #endif
+
     @Test("8-bit block edges: every count 1…33 in place equals out of place and from any alignment (16-bit too); saturation to 0 and maxval; exact ties round to even")
     func packedEightBitEdges() {
         var rng = SeededGenerator(seed: 88)
