@@ -199,7 +199,8 @@ final class ToneTables: @unchecked Sendable {
     /// on the line then gives the same result whether its block loads the entry or
     /// takes the sample itself, so no result depends on a pixel's neighbours. They
     /// double the tables' memory (a 16-bit table over 0…65535, one for all channels:
-    /// 512 KiB instead of 256), built once per plan and maxval.
+    /// 512 KiB instead of 256), built once per plan and maxval. Present exactly when
+    /// `line` is.
     let coordinates: (red: UnsafePointer<Float>, green: UnsafePointer<Float>, blue: UnsafePointer<Float>)?
     /// Entries per channel.
     let count: Int

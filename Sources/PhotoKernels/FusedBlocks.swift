@@ -249,7 +249,7 @@ struct FusedBlock {
         // same result.
         // The line is folded before red and blue are exchanged, so that the exchange
         // permutes the same rounded coefficients and BGRA keeps RGBA's bits.
-        if let toneLine = tables?.line, tables?.coordinates != nil {
+        if let toneLine = tables?.line {
             let g = toneLine.segment.gain, folded = k.matrix.afterLine(offset: toneLine.segment.offset)
             matrix = BlockMatrix(exchange ? folded.exchangingRedAndBlue : folded, scale: g, offsetScale: m,
                                  greenGain: g * Double(k.greenScale))
@@ -353,9 +353,8 @@ struct FusedBlock {
     /// Then the loop that takes such groups' samples instead of their table entries
     /// pays; otherwise its test is a badly predicted branch and the table loop is faster
     /// (the tables hold the samples themselves there, so the choice never changes a
-    /// result). The first groups are the ones the
-    /// loop reads next: groups spread over the piece cost a cache miss each, 10 % of
-    /// the recipe row.
+    /// result). The first groups are the ones the loop reads next: groups spread over
+    /// the piece cost a cache miss each, 10 % of the recipe row.
     func mostlyOnLine8(_ s: UnsafePointer<UInt8>, blocks: Int) -> Bool {
         let fourthMask = BlockWords(repeating: 0xFF << UInt32(8 * positions.fourth))
         return Self.mostly(blocks) { j in
