@@ -132,7 +132,7 @@ enum BytePacking {
             let words = _mm256_packus_epi16(_mm256_packs_epi32(pair(0), pair(1)), _mm256_packs_epi32(pair(2), pair(3)))
             destination.storeBytes(of: _mm256_permutevar8x32_epi32(words, order), toByteOffset: i &* 4, as: __m256i.self)
         }
-        MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
+        MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, prefetching: source, block)
         i = count & ~7
         #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         let m = SIMD4<Float>(repeating: maxval), one = SIMD4<Float>(repeating: 1)
@@ -153,6 +153,8 @@ enum BytePacking {
                 StreamingStores.store(four(i), to: destination + i &* 4)
                 StreamingStores.store(four(i &+ 4), to: destination + (i &* 4 &+ 16))
             }
+            // No prefetches with streaming stores, which hold the line fill buffers
+            // that prefetches also take (as in the RGBA decoder).
             MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
             StreamingStores.fence()
         } else {
@@ -161,7 +163,7 @@ enum BytePacking {
                 destination.storeBytes(of: four(i), toByteOffset: i &* 4, as: SIMD16<UInt8>.self)
                 destination.storeBytes(of: four(i &+ 4), toByteOffset: i &* 4 &+ 16, as: SIMD16<UInt8>.self)
             }
-            MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
+            MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, prefetching: source, block)
         }
         i = count & ~7
         #endif

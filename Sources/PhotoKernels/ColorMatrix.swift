@@ -410,7 +410,7 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
     }
     @inline(__always) func last(_ x: Int) { pixel(p + x) }
-    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
+    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetching: raw, pair, last: last)
 }
 
 
@@ -443,7 +443,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
     }
     @inline(__always) func last(_ x: Int) { pixel(p + x) }
-    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
+    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetching: raw, pair, last: last)
 }
 
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one

@@ -578,7 +578,15 @@ struct FusedBlock {
         // Xeon, 8-pixel blocks). The 16-bit loop's lookups were loads already.
         let indices = UnsafePointer<UInt8>(bitPattern: Int(bitPattern: s) ^ opaqueZero).unsafelyUnwrapped
         var offset = 0
+        let inPlace = input == UnsafeRawPointer(output)
         for j in 0..<blocks {
+            // The piece is walked front to back: the destination its ordinary stores
+            // would first read, and a separate source, are asked for 4 KiB ahead, at
+            // the first block of each line (blocks of 8 pixels are half a line).
+            if blockBytes8 >= 64 || offset & 63 == 0 {
+                Prefetch.write(output, offset: offset &+ Prefetch.distance)
+                if !inPlace { Prefetch.read(input, offset: offset &+ Prefetch.distance) }
+            }
             let v = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
             var r, g, b: BlockFloats
             // Premultiplied: A/m for the result. A block of opaque pixels (the common
@@ -725,8 +733,14 @@ struct FusedBlock {
             w < 2 ? (x, .zero) : (.zero, x)
         }
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
+        let inPlace = input == UnsafeRawPointer(output)
         var offset = 0
         for j in 0..<blocks {
+            // As in `body8`: the destination and a separate source, 4 KiB ahead, per line.
+            for line in stride(from: 0, to: 2 &* blockBytes8, by: 64) {
+                Prefetch.write(output, offset: offset &+ Prefetch.distance &+ line)
+                if !inPlace { Prefetch.read(input, offset: offset &+ Prefetch.distance &+ line) }
+            }
             let v = input.loadUnaligned(fromByteOffset: offset, as: BlockPixelWords16.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
             let (ri, gi, bi) = (Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))
@@ -952,6 +966,9 @@ struct FusedFloatBlock: Sendable {
         var i = first
         while i &+ 8 <= count {
             let offset = 16 &* i
+            // In place, front to back: the two lines 4 KiB ahead.
+            Prefetch.read(raw, offset: offset &+ Prefetch.distance)
+            Prefetch.read(raw, offset: offset &+ (Prefetch.distance &+ 64))
             let v0 = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
             let v1 = raw.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD8<Float>.self)
             let v2 = raw.loadUnaligned(fromByteOffset: offset &+ 64, as: SIMD8<Float>.self)

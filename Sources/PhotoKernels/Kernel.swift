@@ -117,7 +117,7 @@ func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
         replaceColour(ofPixelAt: raw + (k &* 64 &+ 32), colour)
         replaceColour(ofPixelAt: raw + (k &* 64 &+ 48), colour)
     }
-    MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, block)
+    MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, block)
     for i in (count & ~3)..<count { replaceColour(ofPixelAt: raw + i &* 16, colour) }
 }
 

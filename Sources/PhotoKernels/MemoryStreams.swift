@@ -9,6 +9,9 @@
 /// Walking four sub-spans at once, one block of each in turn, keeps four such streams
 /// going, so their misses overlap.
 ///
+/// Where the loop says what it reads, each stream also prefetches its lines a little
+/// ahead (`Prefetch`), which hides the start of each page as well.
+///
 /// The sub-spans start 1 KiB or 3 KiB apart modulo 4 KiB, never a whole number of
 /// pages: a load whose address matches a store still in flight in its low 12 bits
 /// waits for it (4K aliasing), and sub-spans a multiple of 4 KiB apart would meet that
@@ -35,11 +38,48 @@ enum MemoryStreams {
     /// (the largest of the loop's arrays): in the order 0, q, 2q, 3q, 1, q + 1, …, q − 1,
     /// …, 4q − 1 (q = `blocksPerStream`), then the rest in order; in order where q is 0.
     /// `body` must not depend on the order (every block its own pixels).
+    ///
+    /// With `source`, the memory the loop reads (`blockBytes` of it per block), every
+    /// stream prefetches its lines `Prefetch.streamDistance` bytes ahead
+    /// (`forEachBlock(_:blockBytes:requesting:_:)`).
     @inline(__always)
-    static func forEachBlock(_ blocks: Int, blockBytes: Int, _ body: (Int) -> Void) {
+    static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetching source: UnsafeRawPointer? = nil,
+                             _ body: (Int) -> Void) {
+        forEachBlock(blocks, blockBytes: blockBytes,
+                     requesting: source.map { source in { Prefetch.read(source, offset: $0) } }, body)
+    }
+
+    /// `forEachBlock(_:blockBytes:prefetching:_:)` with each prefetch given to `request`
+    /// as a byte offset from the start of the span: in each stream the line
+    /// `Prefetch.streamDistance` bytes past the first byte of each block that starts a
+    /// line (of every line of a block of 128 bytes or more), before the blocks it
+    /// visits at that step. Over the walk every line from `streamDistance` to
+    /// `streamDistance` past the span's end is requested once (past the end: the next
+    /// row's, or harmless, as a prefetch never faults), before its block is visited,
+    /// except the first `streamDistance` bytes of the second, third and fourth
+    /// sub-spans: the sub-span before each asks for them as it ends, after they were
+    /// read, as the first lines of any stream are missed.
+    @inline(__always)
+    static func forEachBlock(_ blocks: Int, blockBytes: Int, requesting request: ((Int) -> Void)?,
+                             _ body: (Int) -> Void) {
         let q = blocksPerStream(blocks, blockBytes: blockBytes)
+        // Blocks per line less one (a mask; blocks are a power of two bytes), and lines
+        // per block.
+        let lineMask = blockBytes >= 64 ? 0 : 63 / max(blockBytes, 1), lines = max(1, blockBytes &>> 6)
+        // The lines of block `k` and of the blocks `q`, `2q`, `3q` after it (`streams`
+        // of them), `Prefetch.streamDistance` ahead.
+        @inline(__always) func prefetch(_ k: Int, streams: Int) {
+            guard let request, k & lineMask == 0 else { return }
+            let offset = k &* blockBytes &+ Prefetch.streamDistance
+            for stream in 0..<streams {
+                for line in 0..<lines {
+                    request(offset &+ stream &* q &* blockBytes &+ line &* 64)
+                }
+            }
+        }
         var k = 0
         while k < q {
+            prefetch(k, streams: 4)
             body(k)
             body(k &+ q)
             body(k &+ 2 &* q)
@@ -48,6 +88,7 @@ enum MemoryStreams {
         }
         k = 4 &* q
         while k < blocks {
+            prefetch(k, streams: 1)
             body(k)
             k &+= 1
         }
@@ -59,13 +100,15 @@ enum MemoryStreams {
     /// (`SIMD8<Float>`, a pair per register) go through it.
     @inline(__always)
     static func forEachPair(from start: Int, to count: Int, pairBytes: Int,
+                            prefetching source: UnsafeRawPointer? = nil,
                             _ pair: (Int) -> Void, last pixel: (Int) -> Void) {
         let pairs = (count &- start) &>> 1
         @inline(__always) func block(_ k: Int) {
             pair(start &+ 4 &* k)
             pair(start &+ 4 &* k &+ 2)
         }
-        forEachBlock(pairs &>> 1, blockBytes: 2 &* pairBytes, block)
+        forEachBlock(pairs &>> 1, blockBytes: 2 &* pairBytes,
+                     prefetching: source.map { $0 + start &* (pairBytes &>> 1) }, block)
         var x = start &+ 4 &* (pairs &>> 1)
         if pairs & 1 != 0 {
             pair(x)

@@ -6,7 +6,8 @@
 // the fallback. In-place work and small, cache-resident buffers keep ordinary stores.
 // `PHOTOKERNELS_NO_INTRINSICS` (a `-D` compilation condition) turns off every use of
 // that module here, in BytePacking.swift and in Vignette.swift, so that an x86-64 build
-// compiles and tests the fallbacks that builds without it (arm64) run.
+// compiles and tests the fallbacks that builds without it (arm64) run; it also turns
+// off the prefetch hints of Prefetch.swift.
 
 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
 import _Builtin_intrinsics.intel

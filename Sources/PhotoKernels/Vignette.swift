@@ -755,6 +755,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             scalePair(offset &+ 64, spread.spread(f, 2, i2))
             scalePair(offset &+ 96, spread.spread(f, 3, i3))
         }
+        // No prefetches here: with them this loop ran 0.93× at one thread, 0.90× at two.
         MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
         let x = count & ~7
         guard x < count else { return }
@@ -793,7 +794,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             let v = p[x]
             p[x] = (v * g.lowHalf).replacing(with: v, where: keep.pixel)
         }
-        MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
+        MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetching: p, pair, last: last)
     }
 
     /// `scaleSpan` one pixel per `SIMD4`, alpha put back by memory
@@ -839,7 +840,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             let v = p[x]
             p[x] = (v * SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self))).replacing(with: v, where: keep.pixel)
         }
-        MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, pair, last: last)
+        MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetching: p, pair, last: last)
     }
 
     /// `scaleRow` one pixel per `SIMD4`, four gains loaded at once and each broadcast
@@ -857,7 +858,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             replaceColour(ofPixelAt: pixels + 32) { $0 * SIMD4(repeating: g.z) }
             replaceColour(ofPixelAt: pixels + 48) { $0 * SIMD4(repeating: g.w) }
         }
-        MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, block)
+        MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, block)
         for x in (count & ~3)..<count {
             let g = SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self))
             replaceColour(ofPixelAt: raw + 16 &* x) { $0 * g }

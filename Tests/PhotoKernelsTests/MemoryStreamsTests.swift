@@ -10,6 +10,21 @@ struct MemoryStreamsTests {
         return order
     }
 
+    /// What `forEachBlock` does while prefetching, in order: `.visit(k)` for block `k`,
+    /// `.request(offset)` for a line it prefetches.
+    private enum Event: Equatable {
+        case visit(Int)
+        case request(Int)
+    }
+
+    private func events(_ blocks: Int, blockBytes: Int) -> [Event] {
+        var events: [Event] = []
+        MemoryStreams.forEachBlock(blocks, blockBytes: blockBytes, requesting: { events.append(.request($0)) }) {
+            events.append(.visit($0))
+        }
+        return events
+    }
+
     @Test("every block exactly once, for counts around the threshold and with every remainder")
     func everyBlockOnce() {
         let threshold = MemoryStreams.minimumBlocks
@@ -19,6 +34,71 @@ struct MemoryStreamsTests {
                 #expect(visits(blocks, blockBytes: blockBytes).sorted() == Array(0..<blocks), "\(blocks) blocks of \(blockBytes) bytes")
             }
         }
+    }
+
+    @Test("prefetching visits the same blocks in the same order, for blocks of 16 to 256 bytes")
+    func prefetchingKeepsTheOrder() {
+        let threshold = MemoryStreams.minimumBlocks
+        for blockBytes in [16, 32, 64, 128, 256] {
+            for blocks in [0, 1, 5, threshold - 1, threshold, threshold + 3, 1030, 4 * threshold + 7] {
+                let visited = events(blocks, blockBytes: blockBytes).compactMap { event -> Int? in
+                    if case .visit(let k) = event { return k } else { return nil }
+                }
+                #expect(visited == visits(blocks, blockBytes: blockBytes), "\(blocks) blocks of \(blockBytes) bytes")
+                let source = UnsafeMutableRawPointer.allocate(byteCount: max(1, blocks * blockBytes), alignment: 64)
+                var order: [Int] = []
+                MemoryStreams.forEachBlock(blocks, blockBytes: blockBytes, prefetching: source) { order.append($0) }
+                source.deallocate()
+                #expect(order == visited, "\(blocks) blocks of \(blockBytes) bytes, through the source's prefetches")
+            }
+        }
+    }
+
+    @Test("every line from the distance on is requested once, before its block is visited but at the sub-spans' starts")
+    func prefetchLinesOnceAhead() {
+        let threshold = MemoryStreams.minimumBlocks, distance = Prefetch.streamDistance
+        for blockBytes in [16, 32, 64, 128, 256] {
+            for blocks in [1, 5, threshold - 1, threshold, threshold + 3, 1030, 4 * threshold + 7, 5000] {
+                let label = "\(blocks) blocks of \(blockBytes) bytes"
+                var requested: [Int] = [], seen = Set<Int>(), late = Set<Int>()
+                for event in events(blocks, blockBytes: blockBytes) {
+                    switch event {
+                    case .request(let offset):
+                        requested.append(offset)
+                        seen.insert(offset)
+                    case .visit(let k):
+                        // The block's lines that lie past the distance must have been asked for.
+                        for line in stride(from: k * blockBytes / 64 * 64, to: (k + 1) * blockBytes, by: 64)
+                        where line >= distance && !seen.contains(line) {
+                            late.insert(line)
+                        }
+                    }
+                }
+                let end = (blocks * blockBytes + 63) / 64 * 64
+                #expect(requested.sorted() == Array(stride(from: distance, to: end + distance, by: 64)), "\(label)")
+                // Only the first `distance` bytes of the second to fourth sub-spans come
+                // late: the sub-span before each reaches them as it ends.
+                let q = MemoryStreams.blocksPerStream(blocks, blockBytes: blockBytes)
+                let starts = q == 0 ? [] : (1...3).map { $0 * q * blockBytes }
+                let unexpected = late.filter { line in !starts.contains { $0 <= line && line < $0 + distance } }
+                #expect(unexpected.isEmpty, "\(label): lines visited before their request, from \(unexpected.min() ?? 0)")
+                if q * blockBytes >= distance {
+                    #expect(late.count == starts.count * distance / 64, "\(label): \(late.count) late lines")
+                }
+            }
+        }
+    }
+
+    @Test("a prefetch is a hint: far past the end of an allocation, or of any mapping, it does not fault")
+    func prefetchPastTheEnd() {
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+        defer { bytes.deallocate() }
+        bytes.storeBytes(of: 0x5A, as: UInt8.self)
+        for offset in [64, Prefetch.distance, Prefetch.streamDistance, 1 << 30, 1 << 44] {
+            Prefetch.read(bytes, offset: offset)
+            Prefetch.write(bytes, offset: offset)
+        }
+        #expect(bytes.load(as: UInt8.self) == 0x5A)
     }
 
     @Test("sub-spans 1 KiB or 3 KiB past a whole number of pages, at most half a page's blocks short of a quarter")
@@ -53,17 +133,22 @@ struct MemoryStreamsPairTests {
     func everyPixelOnce() {
         for start in 0...1 {
             for count in [start, start + 1, start + 2, start + 3, 1027, 1030, 2049, 4099] {
-                var seen = [Int](repeating: 0, count: count)
-                var alone: [Int] = []
-                MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, { x in
-                    seen[x] += 1
-                    seen[x + 1] += 1
-                }, last: { x in
-                    seen[x] += 1
-                    alone.append(x)
-                })
-                #expect(seen == (0..<count).map { $0 < start ? 0 : 1 }, "start \(start), count \(count)")
-                #expect(alone == ((count - start) % 2 == 1 ? [count - 1] : []), "start \(start), count \(count)")
+                let pixels = UnsafeMutableRawPointer.allocate(byteCount: max(1, 16 * count), alignment: 64)
+                defer { pixels.deallocate() }
+                for source in [nil, UnsafeRawPointer(pixels)] {
+                    var seen = [Int](repeating: 0, count: count)
+                    var alone: [Int] = []
+                    MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, prefetching: source, { x in
+                        seen[x] += 1
+                        seen[x + 1] += 1
+                    }, last: { x in
+                        seen[x] += 1
+                        alone.append(x)
+                    })
+                    let label = "start \(start), count \(count), \(source == nil ? "no prefetching" : "prefetching")"
+                    #expect(seen == (0..<count).map { $0 < start ? 0 : 1 }, "\(label)")
+                    #expect(alone == ((count - start) % 2 == 1 ? [count - 1] : []), "\(label)")
+                }
             }
         }
     }

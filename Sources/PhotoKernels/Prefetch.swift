@@ -1,0 +1,56 @@
+// Software prefetches: a loop that streams an image through the core asks for the
+// lines it will touch a few KiB ahead, so that their misses to DRAM overlap the work on
+// the lines before them. The hardware prefetcher follows a stream a 4 KiB page at a
+// time and starts each page late, and the reorder window of these loops covers far
+// less than one miss to DRAM; a plain load cannot stand in for a prefetch, as it must
+// complete before it retires.
+//
+// Swift has no prefetch of its own, and the toolchain's Clang declares `_m_prefetch`
+// as a `const` builtin, which Swift imports as having no effect and deletes. LLVM's own
+// intrinsic, `llvm.prefetch`, is reached by declaring it under its LLVM name
+// (`@_silgen_name`): the Swift compiler lowers through LLVM, which takes a function of
+// that name for the intrinsic on every target (on x86-64 `prefetcht0`, and `prefetchw`
+// for a write where the build targets a CPU with it, as `-target-cpu native` does on a
+// recent Xeon; `prfm` on arm64). The declaration's types must lower to exactly the
+// intrinsic's (`ptr`, three `i32`s: an optional pointer, say, fails LLVM's verifier in a
+// debug build), and its last three operands must be constants, as they are here. `PHOTOKERNELS_NO_INTRINSICS` turns it off with the other intrinsic uses,
+// and every loop then runs without the hints.
+
+#if !PHOTOKERNELS_NO_INTRINSICS
+/// LLVM's `llvm.prefetch` on a pointer in address space 0: `write` 0 (to read) or 1 (to
+/// write), `locality` 0…3 (3: keep in every cache level), `cache` 1 (data).
+@_silgen_name("llvm.prefetch.p0")
+private func llvmPrefetch(_ address: UnsafeRawPointer, _ write: Int32, _ locality: Int32, _ cache: Int32)
+#endif
+
+/// Prefetch hints for the loops that stream images through the core.
+enum Prefetch {
+    /// How far ahead a loop that walks its span front to back prefetches, in bytes: at
+    /// 12 MP the fused 8-bit blocks ran fastest 4 KiB ahead, of 1, 2 and 4 KiB
+    /// (docs/performance.md, "Software prefetches from pure Swift").
+    static let distance = 4096
+
+    /// How far ahead each of the four streams of `MemoryStreams` prefetches, in bytes
+    /// (8 KiB ahead in all): the in-place `Float` kernels ran as fast or faster at 2 KiB
+    /// than at 1 or 4 KiB.
+    static let streamDistance = 2048
+
+    /// Asks for the cache line holding `base + offset`, to be read soon. A hint: it never
+    /// faults, and the address may lie past the end of the memory being read (it is
+    /// computed as an integer, never as a pointer past the end).
+    @inline(__always)
+    static func read(_ base: UnsafeRawPointer, offset: Int) {
+        #if !PHOTOKERNELS_NO_INTRINSICS
+        llvmPrefetch(UnsafeRawPointer(bitPattern: Int(bitPattern: base) &+ offset).unsafelyUnwrapped, 0, 3, 1)
+        #endif
+    }
+
+    /// Asks for the cache line holding `base + offset`, to be written soon (with ordinary
+    /// stores: each store to a line not in the cache first reads it). As `read`, a hint.
+    @inline(__always)
+    static func write(_ base: UnsafeRawPointer, offset: Int) {
+        #if !PHOTOKERNELS_NO_INTRINSICS
+        llvmPrefetch(UnsafeRawPointer(bitPattern: Int(bitPattern: base) &+ offset).unsafelyUnwrapped, 1, 3, 1)
+        #endif
+    }
+}
