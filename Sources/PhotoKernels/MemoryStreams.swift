@@ -102,13 +102,24 @@ enum MemoryStreams {
     static func forEachPair(from start: Int, to count: Int, pairBytes: Int,
                             prefetching source: UnsafeRawPointer? = nil,
                             _ pair: (Int) -> Void, last pixel: (Int) -> Void) {
+        forEachPair(from: start, to: count, pairBytes: pairBytes,
+                    requesting: source.map { source in { Prefetch.read(source, offset: $0) } }, pair, last: pixel)
+    }
+
+    /// `forEachPair(from:to:pairBytes:prefetching:_:last:)` with each prefetch given to
+    /// `request` as a byte offset from pixel 0 (`forEachBlock(_:blockBytes:requesting:_:)`
+    /// on the blocks from pixel `start`).
+    @inline(__always)
+    static func forEachPair(from start: Int, to count: Int, pairBytes: Int, requesting request: ((Int) -> Void)?,
+                            _ pair: (Int) -> Void, last pixel: (Int) -> Void) {
         let pairs = (count &- start) &>> 1
         @inline(__always) func block(_ k: Int) {
             pair(start &+ 4 &* k)
             pair(start &+ 4 &* k &+ 2)
         }
+        let first = start &* (pairBytes &>> 1)
         forEachBlock(pairs &>> 1, blockBytes: 2 &* pairBytes,
-                     prefetching: source.map { $0 + start &* (pairBytes &>> 1) }, block)
+                     requesting: request.map { request in { request(first &+ $0) } }, block)
         var x = start &+ 4 &* (pairs &>> 1)
         if pairs & 1 != 0 {
             pair(x)

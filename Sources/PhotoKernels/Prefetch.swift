@@ -13,8 +13,9 @@
 // for a write where the build targets a CPU with it, as `-target-cpu native` does on a
 // recent Xeon; `prfm` on arm64). The declaration's types must lower to exactly the
 // intrinsic's (`ptr`, three `i32`s: an optional pointer, say, fails LLVM's verifier in a
-// debug build), and its last three operands must be constants, as they are here. `PHOTOKERNELS_NO_INTRINSICS` turns it off with the other intrinsic uses,
-// and every loop then runs without the hints.
+// debug build), and its last three operands must be constants, as they are here.
+// `PHOTOKERNELS_NO_INTRINSICS` turns it off with the other intrinsic uses, and every
+// loop then runs without the hints. CI checks that a release build contains them.
 
 #if !PHOTOKERNELS_NO_INTRINSICS
 /// LLVM's `llvm.prefetch` on a pointer in address space 0: `write` 0 (to read) or 1 (to
@@ -31,8 +32,8 @@ enum Prefetch {
     static let distance = 4096
 
     /// How far ahead each of the four streams of `MemoryStreams` prefetches, in bytes
-    /// (8 KiB ahead in all): the in-place `Float` kernels ran as fast or faster at 2 KiB
-    /// than at 1 or 4 KiB.
+    /// (8 KiB ahead in all): the in-place `Float` kernels ran fastest at 2 KiB overall,
+    /// of 1, 2 and 4 KiB (docs/performance.md).
     static let streamDistance = 2048
 
     /// Asks for the cache line holding `base + offset`, to be read soon. A hint: it never

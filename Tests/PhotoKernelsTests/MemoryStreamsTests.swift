@@ -89,6 +89,8 @@ struct MemoryStreamsTests {
         }
     }
 
+    // Only that the calls are safe: whether the build emits them at all is checked on the
+    // release binary by CI.
     @Test("a prefetch is a hint: far past the end of an allocation, or of any mapping, it does not fault")
     func prefetchPastTheEnd() {
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
@@ -129,6 +131,23 @@ struct MemoryStreamsTests {
 
 @Suite("Memory streams: the two-pixel loops' pairs and last pixel")
 struct MemoryStreamsPairTests {
+    @Test("the pairs' prefetches start from pixel start, 16 bytes a pixel: every line once, the distance ahead")
+    func prefetchesFromTheStart() {
+        let distance = Prefetch.streamDistance
+        for start in 0...1 {
+            for count in [start + 1, 1027, 4099] {
+                var requested: [Int] = []
+                MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, requesting: { requested.append($0) },
+                                          { _ in }, last: { _ in })
+                // The blocks of four pixels from `start`: their bytes from 16·start on.
+                let first = 16 * start, blockBytes = (count - start) / 4 * 64
+                let end = first + (blockBytes + 63) / 64 * 64
+                #expect(requested.sorted() == Array(stride(from: first + distance, to: end + distance, by: 64)),
+                        "start \(start), count \(count)")
+            }
+        }
+    }
+
     @Test("every pixel from start to count once, in pairs and at most one alone at the end")
     func everyPixelOnce() {
         for start in 0...1 {
