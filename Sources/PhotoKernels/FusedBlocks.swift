@@ -581,12 +581,8 @@ struct FusedBlock {
         let inPlace = input == UnsafeRawPointer(output)
         for j in 0..<blocks {
             // The piece is walked front to back: the destination its ordinary stores
-            // would first read, and a separate source, are asked for 4 KiB ahead, at
-            // the first block of each line (blocks of 8 pixels are half a line).
-            if blockBytes8 >= 64 || offset & 63 == 0 {
-                Prefetch.write(output, offset: offset &+ Prefetch.distance)
-                if !inPlace { Prefetch.read(input, offset: offset &+ Prefetch.distance) }
-            }
+            // would first read, and a separate source, are asked for 4 KiB ahead.
+            Prefetch.block(at: offset, bytes: blockBytes8, destination: output, source: input, inPlace: inPlace)
             let v = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
             var r, g, b: BlockFloats
             // Premultiplied: A/m for the result. A block of opaque pixels (the common
@@ -736,11 +732,8 @@ struct FusedBlock {
         let inPlace = input == UnsafeRawPointer(output)
         var offset = 0
         for j in 0..<blocks {
-            // As in `body8`: the destination and a separate source, 4 KiB ahead, per line.
-            for line in stride(from: 0, to: 2 &* blockBytes8, by: 64) {
-                Prefetch.write(output, offset: offset &+ Prefetch.distance &+ line)
-                if !inPlace { Prefetch.read(input, offset: offset &+ Prefetch.distance &+ line) }
-            }
+            // As in `body8`: the destination and a separate source, 4 KiB ahead.
+            Prefetch.block(at: offset, bytes: 2 &* blockBytes8, destination: output, source: input, inPlace: inPlace)
             let v = input.loadUnaligned(fromByteOffset: offset, as: BlockPixelWords16.self)
             let (even, odd) = (v.evenHalf, v.oddHalf)
             let (ri, gi, bi) = (Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))

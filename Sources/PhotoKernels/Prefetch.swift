@@ -42,7 +42,7 @@ enum Prefetch {
     @inline(__always)
     static func read(_ base: UnsafeRawPointer, offset: Int) {
         #if !PHOTOKERNELS_NO_INTRINSICS
-        llvmPrefetch(UnsafeRawPointer(bitPattern: Int(bitPattern: base) &+ offset).unsafelyUnwrapped, 0, 3, 1)
+        llvmPrefetch(address(base, offset), 0, 3, 1)
         #endif
     }
 
@@ -51,7 +51,28 @@ enum Prefetch {
     @inline(__always)
     static func write(_ base: UnsafeRawPointer, offset: Int) {
         #if !PHOTOKERNELS_NO_INTRINSICS
-        llvmPrefetch(UnsafeRawPointer(bitPattern: Int(bitPattern: base) &+ offset).unsafelyUnwrapped, 1, 3, 1)
+        llvmPrefetch(address(base, offset), 1, 3, 1)
         #endif
+    }
+
+    /// Asks for the lines of the block of `bytes` bytes at `offset`, `distance` bytes
+    /// ahead, in a loop that walks its span front to back: for writing in
+    /// `destination` and, where it is another buffer, for reading in `source`. A block
+    /// smaller than a line asks at the block that starts each line.
+    @inline(__always)
+    static func block(at offset: Int, bytes: Int, destination: UnsafeRawPointer, source: UnsafeRawPointer,
+                      inPlace: Bool) {
+        guard bytes >= 64 || offset & 63 == 0 else { return }
+        for line in stride(from: 0, to: max(bytes, 64), by: 64) {
+            write(destination, offset: offset &+ distance &+ line)
+            if !inPlace { read(source, offset: offset &+ distance &+ line) }
+        }
+    }
+
+    /// `base + offset` computed as an integer: the address may lie past the end of
+    /// `base`'s memory, which a prefetch may name and pointer arithmetic may not.
+    @inline(__always)
+    private static func address(_ base: UnsafeRawPointer, _ offset: Int) -> UnsafeRawPointer {
+        UnsafeRawPointer(bitPattern: Int(bitPattern: base) &+ offset).unsafelyUnwrapped
     }
 }
