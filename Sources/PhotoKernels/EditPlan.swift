@@ -732,7 +732,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         guard let cube else {
             let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
             return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
-                                      premultiplied: premultiplied))
+                                      premultiplied: premultiplied, largestGain: gains?.largestGainMagnitude ?? 1))
         }
         guard eightBit, maxval <= 255, !premultiplied,
               FusedCubeBlock.accepts(cube, tables: tables != nil, matrix: matrix != nil) else { return nil }

@@ -222,14 +222,21 @@ struct FusedBlock {
     let premultiplied: Bool
     /// 1/m, for the premultiplied result's `A/m`.
     let inverseMaxval: BlockFloats
+    /// Whether the baseline build may round and clamp the block's straight 8-bit
+    /// results by saturating packs alone (`BytePacking.rgbaBlock`): maxval 255, and
+    /// every result before rounding within ±2³⁰ (`largestResult`), where the
+    /// conversion to `Int32` is exact.
+    let packsBySaturation: Bool
 
     /// - Parameters:
     ///   - tables: the tone tables, with their line (`ToneTables.line`) if the tones
     ///     have an affine segment.
     ///   - premultiplied: 8-bit premultiplied pixels; `tables`, if any, must be the 2D
     ///     tables (`ToneTables(premultiplied:)`).
+    ///   - largestGain: a bound on the magnitude of the gains the block will be given
+    ///     (`PreparedGains.largestGainMagnitude`); 1 without gains.
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
-         premultiplied: Bool = false) {
+         premultiplied: Bool = false, largestGain: Float) {
         // Red after blue in memory (BGRA, ABGR): the block runs as RGBA or ARGB with red
         // and blue exchanged in the matrix and the tables, which gives the same results
         // to the bit (`BlockMatrix.apply`), so that BGRA takes RGBA's loops, whose
@@ -275,6 +282,40 @@ struct FusedBlock {
         self.positions = positions
         self.premultiplied = premultiplied
         inverseMaxval = BlockFloats(repeating: Float(1 / Double(maxval)))
+        if maxval == 255 && !premultiplied {
+            // Samples are bytes; table entries and coordinates are whatever the tables hold.
+            var largestInput: Float = 255
+            if let tables {
+                let t = tables.coordinates ?? (tables.red, tables.green, tables.blue)
+                for table in [t.red, t.green, t.blue] {
+                    for e in UnsafeBufferPointer(start: table, count: tables.count) {
+                        largestInput = e.isNaN ? .infinity : max(largestInput, e.magnitude)
+                    }
+                }
+            }
+            packsBySaturation = Self.largestResult(matrix, input: largestInput, gain: largestGain) <= 0x1p30
+        } else {
+            packsBySaturation = false
+        }
+    }
+
+    /// A bound on |x| for every result `x` of `scaled` (before rounding), and on the
+    /// matrix's result before the gain, whose inputs (samples, table entries or
+    /// coordinates) are at most `input` in magnitude and whose gain is at most `gain`:
+    /// per row, the coefficients' magnitudes (red's and blue's twice, for the relative
+    /// form's differences, and the relative form's green gain) times `input`, plus the
+    /// offset's, times the larger of `gain` and 1 (a small gain does not keep the
+    /// matrix's own result finite); the largest row's. NaN or +∞ where an operand is.
+    /// The few roundings of the block's arithmetic stay far inside the factor of 2 that
+    /// `packsBySaturation` leaves below 2³¹.
+    static func largestResult(_ m: BlockMatrix, input: Float, gain: Float) -> Double {
+        func row(_ c0: BlockFloats, _ c1: BlockFloats, _ c2: BlockFloats, _ t: BlockFloats) -> Double {
+            let coefficients = 2 * Double(c0[0].magnitude) + Double(c1[0].magnitude) + 2 * Double(c2[0].magnitude)
+                + Double(m.greenGain[0].magnitude)
+            return (coefficients * Double(input) + Double(t[0].magnitude)) * max(Double(gain.magnitude), 1)
+        }
+        let rows = [row(m.m00, m.m01, m.m02, m.t0), row(m.m10, m.m11, m.m12, m.t1), row(m.m20, m.m21, m.m22, m.t2)]
+        return rows.contains { $0.isNaN } ? .nan : rows.max()!
     }
 
     /// The integer samples as `Float`s (exact below 2²⁴ through `Int32` lanes): the
@@ -577,65 +618,76 @@ struct FusedBlock {
         // each index is its own load (`pipeline/rgba8/recipe/simd4` 1.09× faster on a
         // Xeon, 8-pixel blocks). The 16-bit loop's lookups were loads already.
         let indices = UnsafePointer<UInt8>(bitPattern: Int(bitPattern: s) ^ opaqueZero).unsafelyUnwrapped
-        var offset = 0
-        let inPlace = input == UnsafeRawPointer(output)
-        for j in 0..<blocks {
-            // The piece is walked front to back: the destination its ordinary stores
-            // would first read, and a separate source, are asked for 4 KiB ahead.
-            Prefetch.block(at: offset, bytes: blockBytes8, destination: output, source: input, inPlace: inPlace)
-            let v = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
-            var r, g, b: BlockFloats
-            // Premultiplied: A/m for the result. A block of opaque pixels (the common
-            // case, tested with one OR-reduction) is its own straight colour: the 1D
-            // decoding, or the 2D table's row A = 255, and A/m = 1 exactly.
-            var alpha: BlockFloats? = nil, bias: BlockFloats? = nil
-            let opaque = premultiplied && Self.isOpaque(v, fourthMask)
-            if premultiplied { alpha = BlockFloats(repeating: 1) }
-            if line && (!premultiplied || opaque) && allOnLine(v, fourthMask) {
-                r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
-            } else if table && premultiplied && !opaque {
-                let at = indices + offset
-                r = lookup2D(red, at, p.red, alpha: p.fourth)
-                g = lookup2D(green, at, p.green, alpha: p.fourth)
-                b = lookup2D(blue, at, p.blue, alpha: p.fourth)
-                alpha = decode((v &>> fs) & byte) * inverseMaxval
-            } else if table {
-                let at = indices + offset, row = premultiplied ? 255 &<< 8 : 0
-                r = lookup(red + row, at, p.red, clampIndex: false)
-                g = lookup(green + row, at, p.green, clampIndex: false)
-                b = lookup(blue + row, at, p.blue, clampIndex: false)
-            } else if relative && !premultiplied {
-                // 2²³ + c from the bits (exact): the differences need no conversion.
-                r = biased((v &>> rs) & byte); g = biased((v &>> gs) & byte); b = biased((v &>> bs) & byte)
-                bias = BlockFloats(repeating: magic)
-            } else {
-                r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
-                if premultiplied && !opaque {
-                    // The straight colour on the samples' scale, c·m/A (A = 0: not finite,
-                    // and the result is 0 after the clamp and the multiply by A/m).
-                    let a = decode((v &>> fs) & byte)
-                    let k = maxval / a
-                    r *= k; g *= k; b *= k
-                    alpha = a * inverseMaxval
+        // One loop per packing, chosen once: with the choice inside the loop both
+        // packings' registers stay live, and the baseline build's blocks spill their
+        // coefficients.
+        @inline(__always) func run(saturating: Bool) {
+            var offset = 0
+            let inPlace = input == UnsafeRawPointer(output)
+            for j in 0..<blocks {
+                // The piece is walked front to back: the destination its ordinary stores
+                // would first read, and a separate source, are asked for 4 KiB ahead.
+                Prefetch.block(at: offset, bytes: blockBytes8, destination: output, source: input, inPlace: inPlace)
+                let v = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
+                var r, g, b: BlockFloats
+                // Premultiplied: A/m for the result. A block of opaque pixels (the common
+                // case, tested with one OR-reduction) is its own straight colour: the 1D
+                // decoding, or the 2D table's row A = 255, and A/m = 1 exactly.
+                var alpha: BlockFloats? = nil, bias: BlockFloats? = nil
+                let opaque = premultiplied && Self.isOpaque(v, fourthMask)
+                if premultiplied { alpha = BlockFloats(repeating: 1) }
+                if line && (!premultiplied || opaque) && allOnLine(v, fourthMask) {
+                    r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
+                } else if table && premultiplied && !opaque {
+                    let at = indices + offset
+                    r = lookup2D(red, at, p.red, alpha: p.fourth)
+                    g = lookup2D(green, at, p.green, alpha: p.fourth)
+                    b = lookup2D(blue, at, p.blue, alpha: p.fourth)
+                    alpha = decode((v &>> fs) & byte) * inverseMaxval
+                } else if table {
+                    let at = indices + offset, row = premultiplied ? 255 &<< 8 : 0
+                    r = lookup(red + row, at, p.red, clampIndex: false)
+                    g = lookup(green + row, at, p.green, clampIndex: false)
+                    b = lookup(blue + row, at, p.blue, clampIndex: false)
+                } else if relative && !premultiplied {
+                    // 2²³ + c from the bits (exact): the differences need no conversion.
+                    r = biased((v &>> rs) & byte); g = biased((v &>> gs) & byte); b = biased((v &>> bs) & byte)
+                    bias = BlockFloats(repeating: magic)
+                } else {
+                    r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
+                    if premultiplied && !opaque {
+                        // The straight colour on the samples' scale, c·m/A (A = 0: not finite,
+                        // and the result is 0 after the clamp and the multiply by A/m).
+                        let a = decode((v &>> fs) & byte)
+                        let k = maxval / a
+                        r *= k; g *= k; b *= k
+                        alpha = a * inverseMaxval
+                    }
                 }
-            }
-            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
-            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
-            // The baseline build rounds, clamps and packs straight R G B A with SSE2's
-            // conversion and packs (`BytePacking.rgbaBlock`).
-            if L.positions == .rgba && !premultiplied {
-                let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
-                output.storeBytes(of: BytePacking.rgbaBlock(x, y, z, maxval: maxval, fourth: v & fourthMask),
-                                  toByteOffset: offset, as: BlockWords.self)
+                let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
+                #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
+                // The baseline build rounds, clamps and packs straight R G B A with SSE2's
+                // conversion and packs (`BytePacking.rgbaBlock`).
+                if L.positions == .rgba && !premultiplied {
+                    let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
+                    output.storeBytes(of: BytePacking.rgbaBlock(x, y, z, maxval: maxval, fourth: v & fourthMask,
+                                                                saturating: saturating),
+                                      toByteOffset: offset, as: BlockWords.self)
+                    offset &+= blockBytes8
+                    continue
+                }
+                #endif
+                let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, greenBias: bias)
+                let out = place(x, rs) | place(y, gs) | place(z, bs) | (v & fourthMask)
+                output.storeBytes(of: out, toByteOffset: offset, as: BlockWords.self)
                 offset &+= blockBytes8
-                continue
             }
-            #endif
-            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain, alpha: alpha, greenBias: bias)
-            let out = place(x, rs) | place(y, gs) | place(z, bs) | (v & fourthMask)
-            output.storeBytes(of: out, toByteOffset: offset, as: BlockWords.self)
-            offset &+= blockBytes8
         }
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
+        if packsBySaturation && L.positions == .rgba && !premultiplied { run(saturating: true) } else { run(saturating: false) }
+        #else
+        run(saturating: false)
+        #endif
     }
 
     /// Whether the fourth sample of every 8-bit pixel of a block is 255: the missing

@@ -175,11 +175,25 @@ public protocol PreparedGains: Sendable {
     ///
     /// - Complexity: O(1).
     func rowWithSameGains(as y: Int) -> Int
+
+    /// An upper bound on |g| over every gain `rowGains` writes, either variant; +∞ (or
+    /// NaN) where none is known. A plan's 8-bit blocks in the baseline x86-64 build
+    /// round and clamp their results by saturating integer packs alone when this bound,
+    /// the matrix and the tone tables keep every result far inside Int32's range, so a
+    /// bound below a gain actually written gives wrong bytes there.
+    ///
+    /// - Complexity: O(1).
+    var largestGainMagnitude: Float { get }
 }
 
 extension PreparedGains {
     /// `y`: no other row is known to share its gains.
     public func rowWithSameGains(as y: Int) -> Int { y }
+
+    /// +∞: no bound is known.
+    ///
+    /// - Complexity: O(1).
+    public var largestGainMagnitude: Float { .infinity }
 
     /// `false`: the default `scale` takes two passes.
     ///

@@ -436,6 +436,11 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// `Vignette.scalesBandInOnePass`.
         var scalesInOnePass: Bool { Vignette.scalesBandInOnePass }
 
+        /// `|1 − i·t| ≤ 1 + |i|` for `t` in [0, 1]; the factor covers the rounding of the
+        /// product and the difference (and a `t` an ulp above 1). Infinite for an
+        /// intensity beyond `Float`'s range.
+        var largestGainMagnitude: Float { Float((1 + Double(resolved.intensity.magnitude)) * (1 + 0x1p-16)) }
+
         /// Multiplies R, G, B of `count` pixels by `gains`, span by span of the row as
         /// `scale(variant: .simd4)` does (`scaleBySpans`), the band by its gains.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, by gains: UnsafePointer<Float>) {

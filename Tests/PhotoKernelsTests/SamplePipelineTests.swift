@@ -472,16 +472,22 @@ struct SamplePipelineTests {
     }
 
     #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
-    @Test("the baseline build's SSE2 packing of a block gives the portable encoding's bytes: NaN, ±∞, −0, negatives, ties and values past maxval, at maxval 1, 100 and 255")
+    @Test("the baseline build's SSE2 packing of a block gives the portable encoding's bytes: NaN, ±∞, −0, negatives, ties and values past maxval, at maxval 1, 100 and 255; by saturation alone at 255 within ±2³⁰")
     func sse2BlockPacking() {
         let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, -0.4, -0.5, -1e10, -3e9, 0.5, 1.5, 2.5, 99.5,
                                  100.5, 254.5, 255.5, 3e9, 1e10]
+        // What `packsBySaturation` admits: NaN and values within ±2³⁰, past the 16-bit
+        // pack's range too.
+        let bounded: [Float] = [.nan, -0.0, -0.4, -0.5, -0.5000001, -32768.5, -1e9, -0x1p30, 0.5, 1.5, 2.5, 253.5,
+                                254.49998, 254.5, 255.5, 256, 32767.5, 32768, 65535.5, 1e9, 0x1p30]
         var rng = SeededGenerator(seed: 4)
-        for maxval in [1, 100, 255] {
-            let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: maxval, tables: nil, positions: .rgba)
+        for (maxval, saturating, values) in [(1, false, specials), (100, false, specials), (255, false, specials),
+                                             (255, true, bounded)] {
+            let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: maxval, tables: nil, positions: .rgba,
+                                   largestGain: 1)
             func lanes() -> SIMD8<Float> {
                 SIMD8((0..<8).map { _ in
-                    Bool.random(using: &rng) ? specials.randomElement(using: &rng)! : Float.random(in: -2...Float(maxval + 2), using: &rng)
+                    Bool.random(using: &rng) ? values.randomElement(using: &rng)! : Float.random(in: -2...Float(maxval + 2), using: &rng)
                 })
             }
             for _ in 0..<256 {
@@ -490,12 +496,85 @@ struct SamplePipelineTests {
                 let byte = SIMD8<UInt32>(repeating: 0xFF)
                 let portable = block.encode(r, nil) & byte | (block.encode(g, nil) & byte) &<< 8
                     | (block.encode(b, nil) & byte) &<< 16 | fourth
-                let packed = BytePacking.rgbaBlock(r, g, b, maxval: block.maxval, fourth: fourth)
-                #expect(packed == portable, "maxval \(maxval): \(r), \(g), \(b): \(packed) vs \(portable)")
+                let packed = BytePacking.rgbaBlock(r, g, b, maxval: block.maxval, fourth: fourth, saturating: saturating)
+                #expect(packed == portable, "maxval \(maxval), saturating \(saturating): \(r), \(g), \(b): \(packed) vs \(portable)")
             }
         }
     }
     #endif
+
+    @Test("packing by saturation only where every result is known within ±2³⁰: maxval 255, straight pixels, bounded coefficients, table entries and gains")
+    func saturationBound() {
+        func packs(_ kernel: ColorMatrixKernel, maxval: Int = 255, tables: ToneTables? = nil, premultiplied: Bool = false,
+                   gain: Float = 1) -> Bool {
+            FusedBlock(matrix: kernel, maxval: maxval, tables: tables, positions: .rgba, premultiplied: premultiplied,
+                       largestGain: gain).packsBySaturation
+        }
+        for kernel in Self.matrices { #expect(packs(kernel), "\(kernel.name)") }
+        let vivid = Adjustments.vivid.kernel
+        #expect(!packs(vivid, maxval: 100))
+        #expect(!packs(vivid, premultiplied: true))
+        #expect(packs(vivid, gain: 1000))
+        #expect(!packs(vivid, gain: .infinity))
+        #expect(!packs(vivid, gain: .nan))
+        // The bound counts red's coefficient twice and the green gain once:
+        // 255·3·10⁶ < 2³⁰; 255·10⁷ > 2³¹.
+        #expect(packs(ColorMatrixKernel(.gain(1e6, 1e6, 1e6))))
+        #expect(!packs(ColorMatrixKernel(.gain(1e7, 1e7, 1e7))))
+        #expect(!packs(ColorMatrixKernel(.gain(1, .nan, 1))))
+        // A gain below 1 does not keep the matrix's own result finite: 10³⁷·255 is +∞.
+        #expect(!packs(ColorMatrixKernel(.gain(1e37, 1e37, 1e37)), gain: 1e-31))
+        #expect(packs(vivid, tables: ToneTables([Exposure(ev: 2)], maxval: 255, eightBit: true)))
+        // 2¹³⁰ overflows `Float`: infinite entries.
+        #expect(!packs(vivid, tables: ToneTables([Exposure(ev: 130)], maxval: 255, eightBit: true)))
+
+        // The vignette's bound holds every gain it writes, and is 1 + |i| rounded up.
+        for intensity in [0.8, -1.5, 3.0] {
+            let gains = Vignette.vignette(intensity: intensity, radius: 0.7).preparedGains(imageWidth: 61, imageHeight: 37)
+            var row = [Float](repeating: 0, count: 61), largest: Float = 0
+            for y in 0..<37 {
+                for variant in KernelVariant.allCases {
+                    gains.rowGains(y: y, x0: 0, count: 61, variant: variant, into: &row)
+                    largest = max(largest, row.map(\.magnitude).max()!)
+                }
+            }
+            let bound = gains.largestGainMagnitude
+            #expect(largest <= bound && bound <= Float(1 + abs(intensity)) * 1.001, "intensity \(intensity): \(largest), \(bound)")
+        }
+    }
+
+    @Test("results past Int32's range clamp to maxval, 0 stays 0: a gain of 10⁷ on every byte, 10⁶ at every count 1…33, and a vignette brightening 10⁸-fold, as the Double evaluation gives")
+    func resultsPastInt32() throws {
+        var bytes: [UInt8] = []
+        for v in 0..<256 { bytes += [UInt8(v), UInt8(255 - v), UInt8(v / 2), 255] }
+        let out = Self.packed8(ColorMatrixKernel(.gain(1e7, 1e7, 1e7)), bytes, width: 16, height: 16, maxval: 255)
+        // Every colour sample but 0 saturates; alpha (every fourth) is kept.
+        var expected = bytes
+        for i in expected.indices where i % 4 != 3 && expected[i] != 0 { expected[i] = 255 }
+        #expect(out == expected)
+
+        // Within the bound but past the 16-bit pack's range (10⁶·255), which the packs
+        // saturate: every count 1…33, so whole blocks and tails.
+        let within = ColorMatrixKernel(.gain(1e6, 1e6, 1e6))
+        for count in 1...33 {
+            let part = Array(bytes[0..<(4 * count)])
+            var clamped = part
+            for i in clamped.indices where i % 4 != 3 && clamped[i] != 0 { clamped[i] = 255 }
+            #expect(Self.packed8(within, part, width: count, height: 1, maxval: 255) == clamped, "count \(count)")
+        }
+
+        let operations: [any RecipeOperation] = Recipe(preset: .vivid).operationsInOrder
+            + [Vignette.vignette(intensity: -1e8, radius: 0.5)]
+        let (w, h) = (16, 16)
+        let samples = bytes.map(UInt16.init)
+        let plan = try EditPlan(stages: operations.flatMap(\.stages)).prepared(width: w, height: h, threads: 1)
+        let result = try runRGBA(plan, samples, maxval: 255)
+        let report = TieAwareCheck.check(result, samples, width: w, height: h, maxval: 255) { c, x, y in
+            operations.reduce(c) { $1.evaluate($0, x: x, y: y, width: w, height: h) }
+        }
+        #expect(report.failures == 0, "\(report)")
+        #expect(result.filter { $0 == 255 }.count > samples.filter { $0 == 255 }.count, "the vignette saturates")
+    }
 
     @Test("8-bit block edges: every count 1…33 in place equals out of place and from any alignment (16-bit too); saturation to 0 and maxval; exact ties round to even")
     func packedEightBitEdges() {
