@@ -50,36 +50,41 @@ enum BytePacking {
     /// `FusedBlock.packsBySaturation` ensures with room to spare) the packs clamp alone:
     /// the conversion is exact there (anything below −2³¹ converts to Int32.min, as
     /// NaN does), the signed pack to 16 bits and the unsigned pack to bytes saturate to
-    /// [0, 255], and Int32.min goes to 0. That takes the 6 `minps`, 3 `pmaxsw` and the
-    /// shift off the two ports that also take the block's multiplies and conversions
-    /// (the packs and unpacks go to the shuffle ports): 19 instructions with the fourth
-    /// bytes' mask and ORs. Written with the intrinsics, the byte interleave stays as
-    /// written; as constant SIMD shuffles LLVM re-lowered it into longer sequences.
+    /// [0, 255], and Int32.min goes to 0. The fourth bytes, shifted down, pack with
+    /// green's, so that the interleave writes them too. That takes the 6 `minps`, 3
+    /// `pmaxsw` and the shift off the two ports that also take the block's multiplies
+    /// and conversions (the packs and unpacks go to the shuffle ports), and the ORs
+    /// and masks of the fourth bytes: 18 instructions. Written with the intrinsics, the
+    /// byte interleave stays as written; as constant SIMD shuffles LLVM re-lowered it
+    /// into longer sequences.
     @inline(__always)
     static func rgbaBlock(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, maxval m: SIMD8<Float>,
                           fourth: SIMD8<UInt32>, saturating: Bool) -> SIMD8<UInt32> {
-        let zero = _mm_setzero_si128()
-        let low, high: __m128i
         if saturating {
             assert(m == SIMD8(repeating: 255), "saturation clamps to 255 only")
             @inline(__always) func words(_ x: SIMD8<Float>) -> __m128i {
                 _mm_packs_epi32(_mm_cvtps_epi32(x.lowHalf), _mm_cvtps_epi32(x.highHalf))
             }
-            // Bytes R0…R7 B0…B7 and G0…G7 with zeros; interleaved, (R, G) and (B, 0)
-            // byte pairs, then pixels.
-            let rb = _mm_packus_epi16(words(r), words(b)), gz = _mm_packus_epi16(words(g), zero)
-            let rg = _mm_unpacklo_epi8(rb, gz), bz = _mm_unpackhi_epi8(rb, gz)
-            (low, high) = (_mm_unpacklo_epi16(rg, bz), _mm_unpackhi_epi16(rg, bz))
-        } else {
-            @inline(__always) func words(_ x: SIMD8<Float>) -> __m128i {
-                _mm_max_epi16(_mm_packs_epi32(_mm_cvtps_epi32(_mm_min_ps(m.lowHalf, x.lowHalf)),
-                                              _mm_cvtps_epi32(_mm_min_ps(m.highHalf, x.highHalf))), zero)
+            @inline(__always) func fourthBytes(_ x: SIMD4<UInt32>) -> __m128i {
+                _mm_srli_epi32(unsafeBitCast(x, to: __m128i.self), 24)
             }
-            let rg = _mm_or_si128(words(r), _mm_slli_epi16(words(g), 8)), bw = words(b)
-            (low, high) = (_mm_unpacklo_epi16(rg, bw), _mm_unpackhi_epi16(rg, bw))
+            // Bytes R0…R7 B0…B7 and G0…G7 A0…A7; interleaved, (R, G) and (B, A) byte
+            // pairs, then pixels.
+            let a = _mm_packs_epi32(fourthBytes(fourth.lowHalf), fourthBytes(fourth.highHalf))
+            let rb = _mm_packus_epi16(words(r), words(b)), ga = _mm_packus_epi16(words(g), a)
+            let rg = _mm_unpacklo_epi8(rb, ga), ba = _mm_unpackhi_epi8(rb, ga)
+            return SIMD8(lowHalf: unsafeBitCast(_mm_unpacklo_epi16(rg, ba), to: SIMD4<UInt32>.self),
+                         highHalf: unsafeBitCast(_mm_unpackhi_epi16(rg, ba), to: SIMD4<UInt32>.self))
         }
-        return SIMD8(lowHalf: unsafeBitCast(low, to: SIMD4<UInt32>.self),
-                     highHalf: unsafeBitCast(high, to: SIMD4<UInt32>.self)) | fourth
+        let zero = _mm_setzero_si128()
+        @inline(__always) func words(_ x: SIMD8<Float>) -> __m128i {
+            _mm_max_epi16(_mm_packs_epi32(_mm_cvtps_epi32(_mm_min_ps(m.lowHalf, x.lowHalf)),
+                                          _mm_cvtps_epi32(_mm_min_ps(m.highHalf, x.highHalf))), zero)
+        }
+        let rg = _mm_or_si128(words(r), _mm_slli_epi16(words(g), 8)), bw = words(b)
+        let low = unsafeBitCast(_mm_unpacklo_epi16(rg, bw), to: SIMD4<UInt32>.self)
+        let high = unsafeBitCast(_mm_unpackhi_epi16(rg, bw), to: SIMD4<UInt32>.self)
+        return SIMD8(lowHalf: low, highHalf: high) | fourth
     }
     #endif
 
