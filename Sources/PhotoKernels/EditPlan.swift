@@ -206,6 +206,10 @@ final class ToneTables: @unchecked Sendable {
     let count: Int
     /// The line the entries follow from its first sample on, if any.
     let line: ToneLine?
+    /// The largest magnitude among the values the fused blocks read (the coordinates
+    /// where there is a line, else the entries); +∞ if one is NaN. It bounds their
+    /// results (`FusedBlock.packsBySaturation`).
+    let largestBlockInput: Float
     private let storage: UnsafeMutablePointer<Float>
 
     /// Tables over `0…maxval`, or over every byte for 8-bit samples (entries above
@@ -261,6 +265,8 @@ final class ToneTables: @unchecked Sendable {
         self.coordinates = line == nil ? nil : (channel(coordinates, 0), channel(coordinates, 1), channel(coordinates, 2))
         self.count = count
         self.line = line
+        largestBlockInput = UnsafeBufferPointer(start: line == nil ? storage : coordinates, count: count * channels)
+            .reduce(0) { $1.isNaN ? .infinity : max($0, $1.magnitude) }
     }
 
     deinit { storage.deallocate() }

@@ -282,21 +282,10 @@ struct FusedBlock {
         self.positions = positions
         self.premultiplied = premultiplied
         inverseMaxval = BlockFloats(repeating: Float(1 / Double(maxval)))
-        if maxval == 255 && !premultiplied {
-            // Samples are bytes; table entries and coordinates are whatever the tables hold.
-            var largestInput: Float = 255
-            if let tables {
-                let t = tables.coordinates ?? (tables.red, tables.green, tables.blue)
-                for table in [t.red, t.green, t.blue] {
-                    for e in UnsafeBufferPointer(start: table, count: tables.count) {
-                        largestInput = e.isNaN ? .infinity : max(largestInput, e.magnitude)
-                    }
-                }
-            }
-            packsBySaturation = Self.largestResult(matrix, input: largestInput, gain: largestGain) <= 0x1p30
-        } else {
-            packsBySaturation = false
-        }
+        // Samples are bytes; table entries and coordinates are whatever the tables hold.
+        let largestInput = max(255, tables?.largestBlockInput ?? 255)
+        packsBySaturation = maxval == 255 && !premultiplied
+            && Self.largestResult(matrix, input: largestInput, gain: largestGain) <= 0x1p30
     }
 
     /// A bound on |x| for every result `x` of `scaled` (before rounding), and on the
