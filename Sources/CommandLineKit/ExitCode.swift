@@ -28,6 +28,8 @@ public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let noInput = ExitCode(rawValue: 66)
     /// 70, `EX_SOFTWARE`: an internal error, a bug in the tool.
     public static let software = ExitCode(rawValue: 70)
+    /// 71, `EX_OSERR`: the system could not provide what the run needs (memory).
+    public static let osError = ExitCode(rawValue: 71)
     /// 73, `EX_CANTCREAT`: an output cannot be created or written.
     public static let cantCreate = ExitCode(rawValue: 73)
     /// 74, `EX_IOERR`: an input/output error while a file was open.

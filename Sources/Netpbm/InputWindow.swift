@@ -104,6 +104,26 @@ struct InputWindow {
     /// The absolute offset where the input ends; meaningful once `exhausted`.
     var inputEnd: Int { origin &+ end }
 
+    /// The bytes left to read, unread window bytes included, where the input's length is
+    /// known: bytes in memory, or a regular file (its size less the descriptor's
+    /// position); `nil` for a pipe, a terminal or a socket, whose length shows only at
+    /// its end.
+    var knownRemainingBytes: Int? {
+        if exhausted { return end &- position }
+        switch source {
+        case .memory:
+            return end &- position
+        case .chunkedMemory(let bytes, let next, _):
+            return end &- position &+ (bytes.count &- next)
+        case .descriptor(let descriptor):
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+            let position = lseek(descriptor, 0, SEEK_CUR)
+            guard position >= 0 else { return nil }
+            return end &- self.position &+ max(0, Int(status.st_size) &- Int(position))
+        }
+    }
+
     /// Moves the unread bytes to the front of the buffer and reads more after them.
     ///
     /// - Returns: `false` if the source had nothing more (the window is then `exhausted`).

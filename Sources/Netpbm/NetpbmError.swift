@@ -263,7 +263,7 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidMagic(let found, let offset):
-            return "Netpbm signature: the input starts with \"\(Self.escaped(found))\", which is not a Netpbm magic number P1–P7 (byte offset \(offset))"
+            return "Netpbm signature: the image starts with \"\(Self.escaped(found))\", which is not a Netpbm magic number P1–P7 (byte offset \(offset))"
         case .unsupportedFormat(let name, let offset):
             return "Netpbm signature: \(name) is not supported (byte offset \(offset))"
         case .unexpectedEnd(let expected, let offset):

@@ -210,6 +210,27 @@ public final class NetpbmStreamReader {
         }
     }
 
+    /// Checks, before any of the current image's samples are read, that the input still
+    /// holds its raster, where the input's length is known (bytes in memory, a regular
+    /// file): a caller that must hold an image whole can then refuse a header whose
+    /// raster the input lacks before allocating for it. For a pipe, whose length is
+    /// unknown until it ends, and after the first sample is read, it checks nothing.
+    ///
+    /// - Throws: ``NetpbmError/inFrame(_:_:)`` wrapping
+    ///   ``NetpbmError/truncatedRaster(expectedBytes:availableBytes:offset:)`` (for a
+    ///   plain raster, `expectedBytes` is the least it can take), the error reading the
+    ///   samples would end with; the stream is then over, as after that error.
+    /// - Complexity: O(1): one `fstat` and one `lseek` for a file.
+    public func checkRasterLength() throws(NetpbmError) {
+        if let failure { throw failure }
+        guard let decoder, decoder.remaining == decoder.sampleCount,
+              let left = window.knownRemainingBytes else { return }
+        let available = window.offset &- decoder.rasterStart &+ left
+        guard available < decoder.rasterBytes else { return }
+        throw fail(.truncatedRaster(expectedBytes: decoder.rasterBytes, availableBytes: available,
+                                    offset: decoder.rasterStart))
+    }
+
     /// Fills `buffer` with the next `buffer.count` samples of the current image.
     ///
     /// Any count works: a band of rows, part of a row, one sample; consecutive calls

@@ -45,7 +45,10 @@ public struct LookupTable: RecipeOperation {
             bytes = try CubeFile.bytes(at: url, limits: limits)
         } catch {
             if case .readFailed(_, let reason) = error.reason {
-                throw .invalidValue(field: "lut.path", value: "\"\(path ?? url.path)\"", reason: "cannot be read: \(reason)")
+                // A path relative to a recipe's folder: say where it was looked for.
+                let resolved = path.map { $0 == url.path ? "" : " (\(url.path))" } ?? ""
+                throw .invalidValue(field: "lut.path", value: "\"\(path ?? url.path)\"",
+                                    reason: "cannot be read\(resolved): \(reason)")
             }
             throw .invalidValue(field: "lut.path", value: "\"\(path ?? url.path)\"", reason: error.description)
         }
@@ -248,20 +251,35 @@ public struct LookupTable: RecipeOperation {
         }
     }
 
-    /// Writes the path (relative to the recipe's folder when the table lies below it),
-    /// the digest, the intensity and the interpolation.
+    /// Writes the path, the digest, the intensity and the interpolation. The path is
+    /// relative to the recipe's folder (with `..` where the table lies beside or above
+    /// it), so that a recipe and its tables move together, where the two share a folder
+    /// below the root; absolute otherwise (a table in `/usr/share`, a recipe in a home
+    /// folder).
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         var written = path
         if let base = encoder.userInfo[Recipe.baseURLKey] as? URL {
-            let folder = base.standardizedFileURL.path.hasSuffix("/") ? base.standardizedFileURL.path : base.standardizedFileURL.path + "/"
-            let file = url.standardizedFileURL.path
-            written = file.hasPrefix(folder) ? String(file.dropFirst(folder.count)) : file
+            written = Self.path(of: url, relativeTo: base)
         }
         try c.encode(written, forKey: .path)
         try c.encode(sha256, forKey: .sha256)
         try c.encode(intensity, forKey: .intensity)
         try c.encode(interpolation, forKey: .interpolation)
+    }
+}
+
+extension LookupTable {
+    /// `file`'s path from `folder`, both made absolute and standardised (`.` and `..`
+    /// resolved by name): `looks/film.cube`, `../looks/film.cube`; `file`'s absolute path
+    /// where they share no folder but the root.
+    static func path(of file: URL, relativeTo folder: URL) -> String {
+        let target = file.standardizedFileURL.pathComponents, from = folder.standardizedFileURL.pathComponents
+        var common = 0
+        while common < min(target.count - 1, from.count), target[common] == from[common] { common += 1 }
+        guard common > 1 else { return file.standardizedFileURL.path }
+        let up = Array(repeating: "..", count: from.count - common)
+        return (up + target[common...]).joined(separator: "/")
     }
 }
 

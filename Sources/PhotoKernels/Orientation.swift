@@ -609,6 +609,17 @@ extension Orientation: RecipeOperation {
         examples: [("orientation.right", Orientation.right), ("orientation.transverse", Orientation.rightMirrored)],
         identity: Orientation.up, type: Orientation.self)
 
+    /// Reads the tag, 1…8; another number is `DecodingError.dataCorrupted`, described in
+    /// the words a recipe's error shows ("tag 9 is not one of 1…8").
+    public init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let tag = try container.decode(Int.self)
+        guard let orientation = Orientation(rawValue: tag) else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "tag \(tag) is not one of 1…8")
+        }
+        self = orientation
+    }
+
     /// Whether this is orientation 1.
     public var isIdentity: Bool { self == .up }
 

@@ -240,8 +240,7 @@ struct ApplyCommand {
                              + "'\(output)' is not one", command: commandName)
             }
             guard let target = OutputTarget(path: output, format: format) else {
-                throw .usage("cannot tell the output format from '\(output)'; use a .ppm, .pgm, .pam or .pnm name, "
-                             + "or --format", command: commandName)
+                throw .usage(OutputTarget.unknownFormat(output) + ", or --format", command: commandName)
             }
             request.files = [FileJob(input: positionals[0], output: output, target: target)]
         }

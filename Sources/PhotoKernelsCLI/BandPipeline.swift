@@ -108,14 +108,26 @@ final class BandPipeline: @unchecked Sendable {
         /// oriented image does not: it is freed).
         var pooled = true
 
-        init(samples: Int) {
-            input = .allocate(byteCount: 2 * samples, alignment: 64)
-            output = .allocate(byteCount: 2 * samples, alignment: 64)
+        /// Buffers for `samples` 16-bit samples in and out, or `nil` when the system
+        /// cannot provide them (or their size does not fit in `Int`): a whole frame's
+        /// band is sized by the input's header, so its allocation must fail cleanly, not
+        /// trap.
+        init?(samples: Int) {
+            let (bytes, overflow) = samples.multipliedReportingOverflow(by: 2)
+            guard !overflow, bytes > 0 else { return nil }
+            var input: UnsafeMutableRawPointer?, output: UnsafeMutableRawPointer?
+            guard posix_memalign(&input, 64, bytes) == 0, let input else { return nil }
+            guard posix_memalign(&output, 64, bytes) == 0, let output else {
+                Foundation.free(input)
+                return nil
+            }
+            self.input = input
+            self.output = output
         }
 
         deinit {
-            input.deallocate()
-            output.deallocate()
+            Foundation.free(input)
+            Foundation.free(output)
         }
     }
 
@@ -169,13 +181,19 @@ final class BandPipeline: @unchecked Sendable {
     private var plans: [SIMD2<Int>: PreparedEditPlan] = [:]
 
     private init(reader: NetpbmStreamReader, writer: NetpbmStreamWriter, settings: StreamSettings, source: String,
-                 progress: ProgressLine?) {
+                 progress: ProgressLine?) throws(CLIError) {
         self.reader = reader
         self.writer = writer
         self.settings = settings
         self.source = source
         self.progress = progress
-        bands = (0..<max(2, settings.slots)).map { _ in Band(samples: max(4, settings.bandSamples)) }
+        let samples = max(4, settings.bandSamples)
+        var bands: [Band] = []
+        for _ in 0..<max(2, settings.slots) {
+            guard let band = Band(samples: samples) else { throw .outOfMemory(bytes: 4 * samples, purpose: "a band's buffers") }
+            bands.append(band)
+        }
+        self.bands = bands
         for band in bands { free.send(band) }
     }
 
@@ -189,8 +207,8 @@ final class BandPipeline: @unchecked Sendable {
     ///   have been written and flushed.
     static func run(_ reader: NetpbmStreamReader, to writer: NetpbmStreamWriter, settings: StreamSettings,
                     source: String, progress: ProgressLine? = nil) throws(CLIError) -> StreamSummary {
-        let pipeline = BandPipeline(reader: reader, writer: writer, settings: settings, source: source,
-                                    progress: progress)
+        let pipeline = try BandPipeline(reader: reader, writer: writer, settings: settings, source: source,
+                                        progress: progress)
         let readerDone = pipeline.start { $0.readLoop() }
         let writerDone = pipeline.start { $0.writeLoop() }
         pipeline.computeLoop()
@@ -237,17 +255,34 @@ final class BandPipeline: @unchecked Sendable {
             let inChannels = job.frame.inputLayout.channelCount
             let channels = max(inChannels, job.frame.outputLayout.channelCount)
             // Orientation moves pixels across rows: the frame is held whole, in one band
-            // of its own (its input and output), and oriented by the plan.
+            // of its own (its input and output), and oriented by the plan. Its size comes
+            // from the header, so before it is allocated the input must hold the raster
+            // where its length is known (a file), and the allocation may fail cleanly.
             let oriented = settings.plan.orientation != .up
-            let regions = oriented
-                ? Regions(width: header.width, height: header.height, channels: channels,
-                          bandSamples: header.width * header.height * channels)
-                : Regions(width: header.width, height: header.height, channels: channels, bandSamples: settings.bandSamples)
+            var frameSamples = 0
+            if oriented {
+                do throws(NetpbmError) {
+                    try reader.checkRasterLength()
+                } catch {
+                    return toCompute.send(.failed(.netpbm(error, source: source)))
+                }
+                let (pixels, overflow) = header.width.multipliedReportingOverflow(by: header.height)
+                let (samples, overflow2) = pixels.multipliedReportingOverflow(by: channels)
+                frameSamples = overflow || overflow2 ? Int.max : samples
+            }
+            let regions = Regions(width: header.width, height: header.height, channels: channels,
+                                  bandSamples: oriented ? frameSamples : settings.bandSamples)
             for region in regions {
                 if gate.isCancelled { return toCompute.send(.finished) }
                 let band: Band
                 if oriented {
-                    band = Band(samples: region.width * region.height * channels)
+                    guard let whole = Band(samples: frameSamples) else {
+                        let (bytes, overflow) = frameSamples.multipliedReportingOverflow(by: 4)
+                        return toCompute.send(.failed(.outOfMemory(
+                            bytes: overflow ? nil : bytes,
+                            purpose: "frame \(index) of \(source) (\(header.width)×\(header.height)) whole to orient it")))
+                    }
+                    band = whole
                     band.pooled = false
                 } else {
                     band = free.receive()

@@ -5,7 +5,7 @@ import PhotoKernels
 /// A failure of one run of `photokernels`: the kit's error, printed by `main` as
 /// `Error: …` (plus, for usage errors, where to find help) and turned into the exit
 /// status (docs/cli.md lists them: 64 usage, 65 bad data, 66 missing input,
-/// 70 internal error, 73 cannot create the output, 141 a closed output pipe).
+/// 70 internal error, 71 out of memory, 73 cannot create the output, 141 a closed output pipe).
 typealias CLIError = CommandLineError
 
 extension ExitCode {
@@ -40,6 +40,13 @@ extension CommandLineError {
     static func recipe(_ error: RecipeError, file: String) -> CommandLineError {
         if error.isUnreadableFile { return .noInput("\(file): \(error.description)") }
         return .data("\(file): \(error.description)")
+    }
+
+    /// Memory the system would not provide (exit 71): `bytes` (`nil`: more than an
+    /// address can count) to hold `purpose`.
+    static func outOfMemory(bytes: Int?, purpose: String) -> CommandLineError {
+        let amount = bytes.map { "\($0) bytes" } ?? "more bytes than an address can count"
+        return CommandLineError("cannot allocate \(amount) to hold \(purpose)", status: .osError)
     }
 
     /// The reader of the output pipe has gone: nothing is printed, and the tool ends by

@@ -78,8 +78,7 @@ struct DemoCommand {
             throw .usage("--strip shows every preset; it cannot be combined with --preset", command: commandName)
         }
         if let output = request.output, OutputTarget(path: output, format: nil) == nil {
-            throw .usage("cannot tell the output format from '\(output)'; use a .ppm, .pgm, .pam or .pnm name",
-                         command: commandName)
+            throw .usage(OutputTarget.unknownFormat(output), command: commandName)
         }
         return request
     }

@@ -7,7 +7,7 @@ struct ExitCodeTests {
     @Test("the shared statuses have their sysexits(3) values")
     func values() {
         let statuses: [(ExitCode, Int32)] = [
-            (.success, 0), (.usage, 64), (.dataError, 65), (.noInput, 66), (.software, 70), (.cantCreate, 73),
+            (.success, 0), (.usage, 64), (.dataError, 65), (.noInput, 66), (.software, 70), (.osError, 71), (.cantCreate, 73),
             (.ioError, 74),
         ]
         for (status, value) in statuses {

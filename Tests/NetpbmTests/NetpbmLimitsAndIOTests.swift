@@ -159,7 +159,7 @@ struct NetpbmLimitsAndIOTests {
         #expect(NetpbmError.unexpectedByte(found: 0x2D, expected: .width, offset: 3).description
             == "Netpbm header: expected the width (decimal digits) but found '-' (0x2D) (byte offset 3)")
         #expect(NetpbmError.invalidMagic(found: [0x89, 0x50], offset: 0).description
-            == "Netpbm signature: the input starts with \"\\x89P\", which is not a Netpbm magic number P1–P7 (byte offset 0)")
+            == "Netpbm signature: the image starts with \"\\x89P\", which is not a Netpbm magic number P1–P7 (byte offset 0)")
         #expect(NetpbmError.sampleAboveMaxval(value: 12, maxval: 11, offset: 11).phase == .raster)
         #expect(NetpbmError.tokenTooLong(field: .sample, limit: 20, offset: 3).phase == .raster)
         #expect(NetpbmError.depthMismatch(format: .rawPGM, depth: 3, required: 1).description

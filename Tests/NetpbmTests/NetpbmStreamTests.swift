@@ -576,6 +576,81 @@ struct NetpbmStreamTests {
         }
     }
 
+    @Test("checkRasterLength refuses a raster the input lacks before any sample is read, where the length is known")
+    func rasterLengthChecked() throws {
+        // The raster starts at 11 and needs 6 bytes; 4 are there.
+        let short = ascii("P5 3 2 255\n") + [1, 2, 3, 4]
+        let missing = NetpbmError.inFrame(1, .truncatedRaster(expectedBytes: 6, availableBytes: 4, offset: 11))
+        func check(_ reader: NetpbmStreamReader) throws(NetpbmError) {
+            _ = try reader.nextImage()
+            try reader.checkRasterLength()
+        }
+        #expect(throws: missing) { try check(NetpbmStreamReader(bytes: short)) }
+        #expect(throws: missing) { try check(NetpbmStreamReader(bytes: short, readSize: 3)) }
+        // The stream is over, as after the same error from reading the samples.
+        let failed = NetpbmStreamReader(bytes: short)
+        #expect(throws: missing) { try check(failed) }
+        var one = [UInt16](repeating: 0, count: 1)
+        #expect(throws: missing) {
+            try one.withUnsafeMutableBufferPointer { (buffer) throws(NetpbmError) in try failed.readSamples(into: buffer) }
+        }
+        // A plain raster: its least length, as the reading reports it.
+        #expect(throws: NetpbmError.inFrame(1, .truncatedRaster(expectedBytes: 5, availableBytes: 4, offset: 8))) {
+            try check(NetpbmStreamReader(bytes: ascii("P2 3 1 9\n1 2")))
+        }
+        // A whole raster passes, and its samples are read as ever.
+        let whole = NetpbmStreamReader(bytes: ascii("P5 3 2 255\n") + [1, 2, 3, 4, 5, 6])
+        try check(whole)
+        var six = [UInt16](repeating: 0, count: 6)
+        try six.withUnsafeMutableBufferPointer { (buffer) throws(NetpbmError) in try whole.readSamples(into: buffer) }
+        #expect(six == [1, 2, 3, 4, 5, 6])
+        // Once a sample is read, nothing is checked: the reading reports the end.
+        let started = NetpbmStreamReader(bytes: short)
+        _ = try started.nextImage()
+        try one.withUnsafeMutableBufferPointer { (buffer) throws(NetpbmError) in try started.readSamples(into: buffer) }
+        try started.checkRasterLength()
+
+        // Files: the size less the position, the window's unread bytes included, in the
+        // second frame of a file read from its sixth byte on.
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netpbm-length-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let url = directory.appendingPathComponent("short.pgm")
+        try Data(short).write(to: url)
+        #expect(throws: missing) { try check(NetpbmStreamReader(contentsOf: url)) }
+        let framed = directory.appendingPathComponent("framed.pgm")
+        try Data(ascii("junk\n") + ascii("P5 3 2 255\n") + [1, 2, 3, 4, 5, 6] + short).write(to: framed)
+        let descriptor = open(framed.path, O_RDONLY)
+        try #require(descriptor >= 0)
+        defer { close(descriptor) }
+        #expect(lseek(descriptor, 5, SEEK_SET) == 5)
+        let second = NetpbmStreamReader(fileDescriptor: descriptor, name: "framed.pgm")
+        try check(second)
+        #expect(throws: NetpbmError.inFrame(2, .truncatedRaster(expectedBytes: 6, availableBytes: 4, offset: 28))) {
+            try check(second)
+        }
+
+        // A pipe whose writer is still open has no known length: nothing is checked, and
+        // the reading reports the end when it comes.
+        let pipe = Pipe()
+        let written = DispatchSemaphore(value: 0), checked = DispatchSemaphore(value: 0)
+        let input = pipe.fileHandleForWriting
+        Thread {
+            input.write(Data(ascii("P5 300 200 255\n") + [UInt8](repeating: 7, count: 4000)))
+            written.signal()
+            checked.wait()
+            try? input.close()
+        }.start()
+        written.wait()
+        let piped = NetpbmStreamReader(fileHandle: pipe.fileHandleForReading, name: "test pipe")
+        try check(piped)
+        checked.signal()
+        var all = [UInt16](repeating: 0, count: 60_000)
+        #expect(throws: NetpbmError.inFrame(1, .truncatedRaster(expectedBytes: 60_000, availableBytes: 4000, offset: 15))) {
+            try all.withUnsafeMutableBufferPointer { (buffer) throws(NetpbmError) in try piped.readSamples(into: buffer) }
+        }
+    }
+
     @Test("Writing to a pipe whose reading end is closed is brokenPipe (SIGPIPE ignored), and stays failed")
     func brokenPipe() throws {
         signal(SIGPIPE, SIG_IGN)

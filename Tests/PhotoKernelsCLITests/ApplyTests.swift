@@ -336,6 +336,21 @@ struct LookAndOrientationTests {
         #expect(!(try sandbox.contents().contains("c.ppm")))
     }
 
+    @Test("an orientation on a header whose raster the file lacks is exit 65 before anything is allocated")
+    func orientationOnHostileHeader() throws {
+        let sandbox = try Sandbox()
+        // 65536 × 65536 16-bit RGBA: 32 GiB of raster in a 75-byte file.
+        try sandbox.write("h.pam", Data("P7\nWIDTH 65536\nHEIGHT 65536\nDEPTH 4\nMAXVAL 65535\nTUPLTYPE RGB_ALPHA\nENDHDR\n".utf8))
+        for input in ["h.pam", "-"] {
+            let result = try Tool.run(["apply", input, "-o", "out.pam", "--orientation", "6", "--max-pixels", "5000000000"],
+                                      in: sandbox, stdin: input == "-" ? try sandbox.read("h.pam") : nil)
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.stderr.contains("the raster needs 34359738368 bytes but the input ends after 0 of them"),
+                    "\(result.stderr)")
+            #expect(!(try sandbox.contents().contains("out.pam")))
+        }
+    }
+
     @Test("the orientation moves pixels exactly: 3 is a 180° turn of the samples")
     func orientationMovesSamples() throws {
         let sandbox = try Sandbox()

@@ -220,6 +220,46 @@ struct StreamingTests {
         #expect(Array(writer.bytes.prefix(4 * one.count)) == Array(repeating: one, count: 4).flatMap { $0 })
     }
 
+    @Test("an oriented frame, held whole, is refused before its allocation when the input lacks it, and fails cleanly when memory does")
+    func orientedFrameMemory() throws {
+        let settings = StreamSettings(plan: EditPlan(stages: [], orientation: .right),
+                                      rules: OutputRules(target: .likeInput, maxval: nil, recipeKeepsGrey: true),
+                                      threads: 1, bandSamples: 64, slots: 2)
+        // 2³⁰ × 2³⁰ grey pixels: 2⁶¹ bytes for the frame's two buffers.
+        let limits = NetpbmLimits(maxPixels: 1 << 61, maxBytes: .max)
+        let header = Array("P5 1073741824 1073741824 255\n".utf8)
+        let body = [UInt8](repeating: 9, count: 4000)
+        let writer = NetpbmStreamWriter()
+        #expect(throws: CLIError.data("h.pgm: Netpbm raster, frame 1: the raster needs 1152921504606846976 bytes but the "
+                                      + "input ends after 4000 of them, at byte offset 4029 (raster at byte offset 29)")) {
+            _ = try BandPipeline.run(NetpbmStreamReader(bytes: header + body, limits: limits), to: writer,
+                                     settings: settings, source: "h.pgm")
+        }
+        #expect(writer.bytes.count < header.count + 8, "the header at most, no sample")
+
+        // Through a pipe still open, the length is unknown: the allocation itself fails.
+        let pipeWriter = NetpbmStreamWriter()
+        let pipe = Pipe()
+        let input = pipe.fileHandleForWriting
+        input.write(Data(header + body))
+        let reader = NetpbmStreamReader(fileHandle: pipe.fileHandleForReading, limits: limits, name: "standard input")
+        #expect(throws: CLIError.outOfMemory(bytes: 1 << 62, purpose:
+                "frame 1 of standard input (1073741824×1073741824) whole to orient it")) {
+            _ = try BandPipeline.run(reader, to: pipeWriter, settings: settings, source: "standard input")
+        }
+        try input.close()
+        #expect(pipeWriter.bytes.count < header.count + 8, "the header at most, no sample")
+        #expect(CLIError.outOfMemory(bytes: 1 << 62, purpose: "x").status == .osError)
+        #expect(CLIError.outOfMemory(bytes: nil, purpose: "x").status.rawValue == 71)
+
+        // The buffers' sizes: what cannot be counted or provided is nil, not a trap.
+        #expect(BandPipeline.Band(samples: .max) == nil)
+        #expect(BandPipeline.Band(samples: 1 << 62) == nil)
+        #expect(BandPipeline.Band(samples: 1 << 58) == nil)
+        #expect(BandPipeline.Band(samples: 0) == nil)
+        #expect(BandPipeline.Band(samples: 16) != nil)
+    }
+
     @Test("writing [UInt8] gives the same file as writing Data, and keeps a replaced file's permissions")
     func copyFreeWrite() throws {
         let sandbox = try Sandbox()

@@ -39,6 +39,35 @@ struct LookupTableTests {
         #expect(run(recipe.kernels, on: image, .simd4).pixels == run(again.kernels, on: image, .simd4).pixels)
     }
 
+    @Test("a saved recipe records its table relative to its own folder, beside or below it; absolute across trees")
+    func savedPaths() throws {
+        let folder = try Folder()
+        let file = folder.url.appendingPathComponent("looks/warm.cube")
+        var recipe = Recipe()
+        recipe[LookupTable.self] = try LookupTable(contentsOf: file)
+        let sub = folder.url.appendingPathComponent("recipes/film")
+        try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
+        let saved = try recipe.encodedJSON(relativeTo: sub)
+        #expect(String(decoding: saved, as: UTF8.self).contains("\"path\" : \"../../looks/warm.cube\""))
+        // Read back from that folder, it names the same file; so it does after the whole
+        // folder moves.
+        #expect(try Recipe.decode(from: saved, relativeTo: sub)[LookupTable.self]?.sha256 == recipe[LookupTable.self]?.sha256)
+        let moved = FileManager.default.temporaryDirectory.appendingPathComponent("lut-moved-\(UUID().uuidString)")
+        try FileManager.default.moveItem(at: folder.url, to: moved)
+        defer { try? FileManager.default.moveItem(at: moved, to: folder.url) }
+        #expect(try Recipe.decode(from: saved, relativeTo: moved.appendingPathComponent("recipes/film"))[LookupTable.self] != nil)
+
+        func path(_ file: String, _ folder: String) -> String {
+            LookupTable.path(of: URL(fileURLWithPath: file), relativeTo: URL(fileURLWithPath: folder, isDirectory: true))
+        }
+        #expect(path("/tmp/a/looks/x.cube", "/tmp/a") == "looks/x.cube")
+        #expect(path("/tmp/a/looks/x.cube", "/tmp/a/sub") == "../looks/x.cube")
+        #expect(path("/tmp/a/x.cube", "/tmp/a/b/c") == "../../x.cube")
+        #expect(path("/tmp/a/./b/../x.cube", "/tmp/a/") == "x.cube")
+        #expect(path("/usr/share/looks/x.cube", "/home/me/recipes") == "/usr/share/looks/x.cube")
+        #expect(path("/tmp/a", "/tmp/a") == "../a")
+    }
+
     @Test("a changed file, a missing file and a malformed file are errors naming the LUT")
     func errors() throws {
         let folder = try Folder()
@@ -56,7 +85,15 @@ struct LookupTableTests {
             guard case .invalidValue(let field, _, let reason) = error else { Issue.record("\(error)"); return }
             #expect(field == "lut.sha256" && reason.contains(good), "\(reason)")
         }
-        #expect(throws: RecipeError.self) { try decode("looks/none.cube", good) }
+        // A missing file: the message names the path as written and where it was looked for.
+        do {
+            _ = try decode("looks/none.cube", good)
+            Issue.record("a missing file was accepted")
+        } catch {
+            let resolved = folder.url.appendingPathComponent("looks/none.cube").standardizedFileURL.path
+            #expect(error.isUnreadableFile && error.description.contains("\"looks/none.cube\"")
+                    && error.description.contains("cannot be read (\(resolved)): "), "\(error)")
+        }
         // No digest, an unknown interpolation, a folder instead of a file.
         func decodeJSON(_ lut: String) throws(RecipeError) -> Recipe {
             let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "lut": "# + lut + "}"
@@ -65,7 +102,7 @@ struct LookupTableTests {
         for (lut, field, words) in [
             (#"{"path": "looks/warm.cube"}"#, "lut.sha256", good),
             (#"{"path": "looks/warm.cube", "sha256": "\#(good)", "interpolation": "cubic"}"#, "lut.interpolation", "tetrahedral or trilinear"),
-            (#"{"path": "looks", "sha256": "\#(good)"}"#, "lut.path", "cannot be read: it is a directory"),
+            (#"{"path": "looks", "sha256": "\#(good)"}"#, "lut.path", "cannot be read (\(folder.url.appendingPathComponent("looks").standardizedFileURL.path)): it is a directory"),
         ] {
             do {
                 _ = try decodeJSON(lut)
