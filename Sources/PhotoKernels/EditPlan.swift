@@ -114,7 +114,8 @@ public struct EditPlan: Sendable {
     ///     resolved here, once; small runs use fewer threads (no thread is started for
     ///     work that cannot gain from it). The result never depends on it.
     /// - Throws: `EditPlanError.invalidSize` unless both sizes are at least 1 and
-    ///   their product does not overflow.
+    ///   their product does not overflow; `EditPlanError.outOfMemory` when the scratch
+    ///   rows (about 4 bytes per pixel of a row, per thread) cannot be allocated.
     /// - Complexity: O(1) plus the positional constants; allocates one scratch row
     ///   piece per thread.
     public func prepared(width: Int, height: Int, threads: Int? = nil) throws(EditPlanError) -> PreparedEditPlan {
@@ -128,7 +129,7 @@ public struct EditPlan: Sendable {
         guard width >= 1, height >= 1, !width.multipliedReportingOverflow(by: height).overflow else {
             throw .invalidSize(width: width, height: height)
         }
-        return PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels,
+        return try PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels,
                                 premultipliedTablesAfter: premultipliedTablesAfter)
     }
 }
@@ -150,6 +151,11 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A plan with an orientation run in place: pixels move, so it needs a source and a
     /// destination of the upright size.
     case orientationNeedsDestination
+    /// Memory the plan needs could not be allocated: `bytes`, or `nil` where the size
+    /// does not fit in `Int` (a width or a thread count no image can have). Preparing
+    /// allocates the scratch rows (about 4 bytes per pixel of a row, per thread); a run
+    /// with an orientation, the upright copy of its source.
+    case outOfMemory(bytes: Int?)
 
     /// One sentence naming what is wrong.
     public var description: String {
@@ -165,6 +171,8 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
         case .buffer(let error): error.description
         case .orientationNeedsDestination:
             "a plan with an orientation writes a new upright image: give a source and a destination"
+        case .outOfMemory(let bytes):
+            "cannot allocate \(bytes.map { "\($0) bytes" } ?? "more bytes than an address can count") for the plan"
         }
     }
 }
@@ -402,7 +410,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     private let uprightStorage = Mutex<(address: Int, bytes: Int, busy: Bool)>((0, 0, false))
 
     init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int,
-         premultipliedTablesAfter: Int = 65_536) {
+         premultipliedTablesAfter: Int = 65_536) throws(EditPlanError) {
         self.plan = plan
         self.minimumBandPixels = max(1, minimumBandPixels)
         self.premultipliedTablesAfter = premultipliedTablesAfter
@@ -415,32 +423,42 @@ public final class PreparedEditPlan: @unchecked Sendable {
             if case .positional(let p) = stage { reference[i] = p.preparedGains(imageWidth: width, imageHeight: height) }
         }
         referenceGains = reference
-        scratch = Scratch(slots: self.threads, piece: Self.piece, rowWidth: width)
+        guard let scratch = Scratch(slots: self.threads, piece: Self.piece, rowWidth: width) else {
+            throw .outOfMemory(bytes: Scratch.bytes(slots: self.threads, piece: Self.piece, rowWidth: width))
+        }
+        self.scratch = scratch
         upright = plan.orientation == .up ? nil
-            : PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
-                               minimumBandPixels: minimumBandPixels, premultipliedTablesAfter: premultipliedTablesAfter)
+            : try PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
+                                   minimumBandPixels: minimumBandPixels, premultipliedTablesAfter: premultipliedTablesAfter)
     }
 
     deinit {
-        uprightStorage.withLock { UnsafeMutableRawPointer(bitPattern: $0.address)?.deallocate() }
+        uprightStorage.withLock { free(UnsafeMutableRawPointer(bitPattern: $0.address)) }
     }
 
     /// Runs `body` on `bytes` bytes (64-byte aligned) for the upright copy of an oriented
     /// run: the plan's own storage, allocated once, unless another run holds it.
     func withUprightStorage(bytes: Int, _ body: (UnsafeMutableRawPointer) throws(EditPlanError) -> Void) throws(EditPlanError) {
-        let address: Int = uprightStorage.withLock { state in
+        // Allocated with `posix_memalign`, which fails cleanly where `allocate` would trap.
+        func allocate() -> UnsafeMutableRawPointer? {
+            var memory: UnsafeMutableRawPointer?
+            return posix_memalign(&memory, 64, max(bytes, 1)) == 0 ? memory : nil
+        }
+        let address: Int? = uprightStorage.withLock { state in
             guard !state.busy else { return 0 }
             if state.bytes < bytes {
-                UnsafeMutableRawPointer(bitPattern: state.address)?.deallocate()
-                state.address = Int(bitPattern: UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64))
+                guard let grown = allocate() else { return nil }
+                free(UnsafeMutableRawPointer(bitPattern: state.address))
+                state.address = Int(bitPattern: grown)
                 state.bytes = bytes
             }
             state.busy = true
             return state.address
         }
+        guard let address else { throw .outOfMemory(bytes: bytes) }
         guard let claimed = UnsafeMutableRawPointer(bitPattern: address) else {
-            let temporary = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-            defer { temporary.deallocate() }
+            guard let temporary = allocate() else { throw .outOfMemory(bytes: bytes) }
+            defer { free(temporary) }
             return try body(temporary)
         }
         defer { uprightStorage.withLock { $0.busy = false } }
@@ -880,8 +898,20 @@ public final class PreparedEditPlan: @unchecked Sendable {
         // than it saves.
         let useful = max(1, region.width * region.height / minimumBandPixels)
         let bands = min(threads, units, useful)
-        let owned = bands == threads ? scratchInUse.withLock { busy in busy ? false : { busy = true; return true }() } : false
-        let scratchForRun = owned ? scratch : Scratch(slots: bands, piece: Self.piece, rowWidth: width)
+        @inline(__always) func claim() -> Bool { scratchInUse.withLock { busy in busy ? false : { busy = true; return true }() } }
+        var owned = bands == threads ? claim() : false
+        // A run that finds the plan's scratch in use (another run at once) takes scratch
+        // of its own, no larger than the plan's; where even that cannot be allocated it
+        // waits for the plan's.
+        var scratchForRun = scratch
+        if !owned {
+            if let own = Scratch(slots: bands, piece: Self.piece, rowWidth: width) {
+                scratchForRun = own
+            } else {
+                while !claim() { sched_yield() }
+                owned = true
+            }
+        }
         defer { if owned { scratchInUse.withLock { $0 = false } } }
         for band in 0..<bands { scratchForRun.slot(band).begin(span: region) }
         let h = region.height, g = scratchForRun.groupRows
@@ -955,15 +985,59 @@ final class Scratch: @unchecked Sendable {
     /// `piece` `Float` pixels per slot, the gains of one piece of the in-place `Float`
     /// path (`PreparedEditPlan.floatPiece`), and gains for `groupRows` rows of `rowWidth`
     /// pixels or block pieces (`4 × piece`), whichever is longer.
-    init(slots: Int, piece: Int, rowWidth: Int) {
+    ///
+    /// `nil` when the system cannot provide the memory or its size does not fit in
+    /// `Int` (a row width or a thread count no image can have): the sizes come from the
+    /// caller, so the allocation must fail cleanly instead of trapping.
+    init?(slots: Int, piece: Int, rowWidth: Int) {
+        guard let sizes = Scratch.sizes(slots: slots, piece: piece, rowWidth: rowWidth) else { return nil }
         self.piece = piece
-        rowStride = max(4 * piece, rowWidth)
-        groupRows = Scratch.groupRows(rowWidth: rowWidth)
-        gainsPerSlot = groupRows * rowStride + PreparedEditPlan.floatPiece
-        pixelStorage = .allocate(capacity: slots * piece)
-        gainStorage = .allocate(capacity: slots * gainsPerSlot)
-        stateStorage = .allocate(capacity: slots * (2 + groupRows))
+        rowStride = sizes.rowStride
+        groupRows = sizes.groupRows
+        gainsPerSlot = sizes.gainsPerSlot
+        guard let pixels = malloc(sizes.pixelBytes) else { return nil }
+        guard let gains = malloc(sizes.gainBytes) else {
+            free(pixels)
+            return nil
+        }
+        guard let state = malloc(sizes.stateBytes) else {
+            free(pixels)
+            free(gains)
+            return nil
+        }
+        pixelStorage = pixels.bindMemory(to: SIMD4<Float>.self, capacity: slots * piece)
+        gainStorage = gains.bindMemory(to: Float.self, capacity: slots * gainsPerSlot)
+        stateStorage = state.bindMemory(to: Int.self, capacity: slots * (2 + groupRows))
         stateStorage.initialize(repeating: 0, count: slots * (2 + groupRows))
+    }
+
+    /// The layout of a scratch for `slots` slots of rows `rowWidth` wide, its three
+    /// allocations in bytes; `nil` where a count does not fit in `Int`.
+    static func sizes(slots: Int, piece: Int, rowWidth: Int)
+        -> (rowStride: Int, groupRows: Int, gainsPerSlot: Int, pixelBytes: Int, gainBytes: Int, stateBytes: Int)? {
+        func product(_ factors: Int...) -> Int? {
+            var result = 1
+            for f in factors {
+                let (p, overflow) = result.multipliedReportingOverflow(by: f)
+                if overflow { return nil }
+                result = p
+            }
+            return result
+        }
+        let rowStride = max(4 * piece, rowWidth), rows = groupRows(rowWidth: rowWidth)
+        guard let held = product(rows, rowStride), !held.addingReportingOverflow(PreparedEditPlan.floatPiece).overflow,
+              let pixelBytes = product(slots, piece, MemoryLayout<SIMD4<Float>>.stride),
+              let gainBytes = product(slots, held + PreparedEditPlan.floatPiece, MemoryLayout<Float>.stride),
+              let stateBytes = product(slots, 2 + rows, MemoryLayout<Int>.stride) else { return nil }
+        return (rowStride, rows, held + PreparedEditPlan.floatPiece, pixelBytes, gainBytes, stateBytes)
+    }
+
+    /// The bytes `init` asks for, or `nil` where they do not fit in `Int`.
+    static func bytes(slots: Int, piece: Int, rowWidth: Int) -> Int? {
+        guard let s = sizes(slots: slots, piece: piece, rowWidth: rowWidth) else { return nil }
+        let (a, o1) = s.pixelBytes.addingReportingOverflow(s.gainBytes)
+        let (b, o2) = a.addingReportingOverflow(s.stateBytes)
+        return o1 || o2 ? nil : b
     }
 
     func slot(_ i: Int) -> ScratchSlot {
@@ -973,8 +1047,8 @@ final class Scratch: @unchecked Sendable {
     }
 
     deinit {
-        pixelStorage.deallocate()
-        gainStorage.deallocate()
-        stateStorage.deallocate()
+        free(pixelStorage)
+        free(gainStorage)
+        free(stateStorage)
     }
 }

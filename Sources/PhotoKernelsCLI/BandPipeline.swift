@@ -330,6 +330,9 @@ final class BandPipeline: @unchecked Sendable {
         do throws(EditPlanError) {
             plan = try settings.plan.prepared(width: upright.width, height: upright.height, threads: settings.threads)
         } catch {
+            if case .outOfMemory(let bytes) = error {
+                throw .outOfMemory(bytes: bytes, purpose: "the edit's scratch rows for \(source) (\(upright.width)×\(upright.height))")
+            }
             throw .software("internal error preparing the edit for \(source): \(error.description)")
         }
         if plans.count >= 4 { plans.removeAll() }

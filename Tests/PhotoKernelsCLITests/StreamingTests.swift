@@ -252,6 +252,15 @@ struct StreamingTests {
         #expect(CLIError.outOfMemory(bytes: 1 << 62, purpose: "x").status == .osError)
         #expect(CLIError.outOfMemory(bytes: nil, purpose: "x").status.rawValue == 71)
 
+        // The plan's own scratch, for a thread count no machine has: 71 too.
+        var manyThreads = settings
+        manyThreads.plan = EditPlan(stages: Recipe(adjustments: .vivid).stages)
+        manyThreads.threads = .max
+        #expect(throws: CLIError.outOfMemory(bytes: nil, purpose: "the edit's scratch rows for s.ppm (7×5)")) {
+            _ = try BandPipeline.run(NetpbmStreamReader(bytes: Fixtures.bytes(Self.inputs[0].0)), to: NetpbmStreamWriter(),
+                                     settings: manyThreads, source: "s.ppm")
+        }
+
         // The buffers' sizes: what cannot be counted or provided is nil, not a trap.
         #expect(BandPipeline.Band(samples: .max) == nil)
         #expect(BandPipeline.Band(samples: 1 << 62) == nil)

@@ -328,4 +328,24 @@ struct PixelBufferTests {
         let plan = try EditPlan(stages: Recipe(preset: .vivid).stages).prepared(width: 4, height: 2)
         #expect(throws: EditPlanError.buffer(.overlappingBuffers)) { try plan.run(from: a, to: b) }
     }
+
+    @Test("preparing for a width or thread count no image can have is EditPlanError.outOfMemory, not a trap")
+    func preparingBeyondMemory() throws {
+        let plan = EditPlan(Recipe(preset: .vivid)), oriented = EditPlan(stages: Recipe(preset: .vivid).stages, orientation: .right)
+        // 2⁴⁶ pixels a row: the scratch rows alone exceed any address space.
+        let wide = 1 << 46
+        let bytes = try #require(Scratch.bytes(slots: 2, piece: PreparedEditPlan.piece, rowWidth: wide))
+        #expect(bytes > 1 << 48)
+        for p in [plan, oriented] {
+            #expect(throws: EditPlanError.outOfMemory(bytes: bytes)) { try p.prepared(width: wide, height: 1, threads: 2) }
+            // Sizes that do not fit in Int at all.
+            #expect(throws: EditPlanError.outOfMemory(bytes: nil)) { try p.prepared(width: 1 << 61, height: 1, threads: 2) }
+            #expect(throws: EditPlanError.outOfMemory(bytes: nil)) { try p.prepared(width: 64, height: 64, threads: .max) }
+        }
+        #expect(EditPlanError.outOfMemory(bytes: 1024).description == "cannot allocate 1024 bytes for the plan")
+        #expect(EditPlanError.outOfMemory(bytes: nil).description
+                == "cannot allocate more bytes than an address can count for the plan")
+        // The sizes still prepare and run as ever.
+        #expect(try plan.prepared(width: 64, height: 64, threads: 2).width == 64)
+    }
 }
