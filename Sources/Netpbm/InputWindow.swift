@@ -105,9 +105,9 @@ struct InputWindow {
     var inputEnd: Int { origin &+ end }
 
     /// The bytes left to read, unread window bytes included, where the input's length is
-    /// known: bytes in memory, or a regular file (its size less the descriptor's
-    /// position); `nil` for a pipe, a terminal or a socket, whose length shows only at
-    /// its end.
+    /// known: bytes in memory, or a regular file of nonzero size (its size less the
+    /// descriptor's position); `nil` for a pipe, a terminal or a socket, whose length
+    /// shows only at its end, and for an empty-looking file such as `/proc`'s.
     var knownRemainingBytes: Int? {
         if exhausted { return end &- position }
         switch source {
@@ -117,7 +117,9 @@ struct InputWindow {
             return end &- position &+ (bytes.count &- next)
         case .descriptor(let descriptor):
             var status = stat()
-            guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+            // A regular file of size 0 may be a kernel's (`/proc`), whose bytes show only
+            // when read: its length is not known.
+            guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG, status.st_size > 0 else { return nil }
             let position = lseek(descriptor, 0, SEEK_CUR)
             guard position >= 0 else { return nil }
             return end &- self.position &+ max(0, Int(status.st_size) &- Int(position))

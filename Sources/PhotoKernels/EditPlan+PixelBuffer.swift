@@ -31,7 +31,8 @@ extension PreparedEditPlan {
     ///
     /// - Throws: `EditPlanError.buffer(.sizeMismatch)`, `.buffer(.overlappingBuffers)`
     ///   when the two overlap other than exactly (same base, stride and pixel size), or
-    ///   `.regionOutside`.
+    ///   `.regionOutside`; with an orientation, `.outOfMemory` where the upright copy of
+    ///   the source (kept for the next run) cannot be allocated.
     public func run(from source: PixelBuffer, to destination: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),
                     variant: KernelVariant = .simd4) throws(EditPlanError) {
         if plan.orientation != .up {

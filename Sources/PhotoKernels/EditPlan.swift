@@ -115,7 +115,8 @@ public struct EditPlan: Sendable {
     ///     work that cannot gain from it). The result never depends on it.
     /// - Throws: `EditPlanError.invalidSize` unless both sizes are at least 1 and
     ///   their product does not overflow; `EditPlanError.outOfMemory` when the scratch
-    ///   rows (about 4 bytes per pixel of a row, per thread) cannot be allocated.
+    ///   rows (about 4 bytes per pixel of a row, per thread; twice that with an
+    ///   orientation) cannot be allocated.
     /// - Complexity: O(1) plus the positional constants; allocates one scratch row
     ///   piece per thread.
     public func prepared(width: Int, height: Int, threads: Int? = nil) throws(EditPlanError) -> PreparedEditPlan {
@@ -362,7 +363,8 @@ struct CubeTableKey: Hashable {
 /// table once and keeps it).
 ///
 /// Runs may overlap in time (the prepared plan is `Sendable`); a run that finds the
-/// scratch in use by another allocates its own.
+/// scratch in use by another allocates its own, or, where the system cannot provide
+/// it, waits for the plan's.
 public final class PreparedEditPlan: @unchecked Sendable {
     /// The compiled plan.
     public let plan: EditPlan
@@ -377,7 +379,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
     private let tables = Mutex<[Int: ToneTables]>([:])
     private let cubeTables = Mutex<[CubeTableKey: FusedCubeTable]>([:])
     private let scratch: Scratch
-    private let scratchInUse = Mutex(false)
+    /// 1 while `scratch` is free: a run takes it without waiting, or, where it cannot
+    /// allocate scratch of its own, waits for it.
+    private let scratchFree = DispatchSemaphore(value: 1)
 
     /// Pixels per row piece: a piece's Float scratch (16 KiB) and gains (4 KiB) stay in
     /// L1 between the passes of the general schedule.
@@ -512,7 +516,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// - Parameter variant: `.simd4`, the fused schedule, or `.scalar`, the unfused
     ///   stages with scalar loops (the reference).
     /// - Throws: `EditPlanError.imageSizeMismatch`.
-    /// - Complexity: O(width × height × stages); no allocation.
+    /// - Complexity: O(width × height × stages); no allocation without an orientation
+    ///   (with one, the upright image).
     public func run(_ image: inout FloatImage, variant: KernelVariant = .simd4) throws(EditPlanError) {
         if plan.orientation != .up {
             let stored = storedSize
@@ -550,8 +555,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
     ///   - outputLayout, outputMaxval: how to write them.
     ///   - region: where the buffers lie in the prepared image; `nil` is the whole image.
     ///   - variant: `.simd4` (fused) or `.scalar` (the reference).
-    /// - Throws: `EditPlanError` for a maxval, region or buffer size that does not fit.
-    /// - Complexity: O(pixels × stages); no allocation.
+    /// - Throws: `EditPlanError` for a maxval, region or buffer size that does not fit;
+    ///   with an orientation, `.outOfMemory` where the upright copy of the input cannot
+    ///   be allocated.
+    /// - Complexity: O(pixels × stages); no allocation without an orientation (with one,
+    ///   the upright copy, kept for the next run).
     public func run(input: UnsafeBufferPointer<UInt8>, inputLayout: SampleLayout, inputMaxval: Int,
                     output: UnsafeMutableBufferPointer<UInt8>, outputLayout: SampleLayout, outputMaxval: Int,
                     region: ImageRegion? = nil, variant: KernelVariant = .simd4) throws(EditPlanError) {
@@ -898,21 +906,17 @@ public final class PreparedEditPlan: @unchecked Sendable {
         // than it saves.
         let useful = max(1, region.width * region.height / minimumBandPixels)
         let bands = min(threads, units, useful)
-        @inline(__always) func claim() -> Bool { scratchInUse.withLock { busy in busy ? false : { busy = true; return true }() } }
-        var owned = bands == threads ? claim() : false
         // A run that finds the plan's scratch in use (another run at once) takes scratch
         // of its own, no larger than the plan's; where even that cannot be allocated it
         // waits for the plan's.
-        var scratchForRun = scratch
-        if !owned {
-            if let own = Scratch(slots: bands, piece: Self.piece, rowWidth: width) {
-                scratchForRun = own
-            } else {
-                while !claim() { sched_yield() }
-                owned = true
-            }
+        var owned = scratchFree.wait(timeout: .now()) == .success
+        let own = owned ? nil : Scratch(slots: bands, piece: Self.piece, rowWidth: width)
+        if !owned && own == nil {
+            scratchFree.wait()
+            owned = true
         }
-        defer { if owned { scratchInUse.withLock { $0 = false } } }
+        let scratchForRun = own ?? scratch
+        defer { if owned { scratchFree.signal() } }
         for band in 0..<bands { scratchForRun.slot(band).begin(span: region) }
         let h = region.height, g = scratchForRun.groupRows
         let paired = pairingRows && rowsPair(in: region)

@@ -11,7 +11,8 @@ import Foundation
 /// JSON: `{"path": "looks/film.cube", "sha256": "…64 hex digits…", "intensity": 1,
 /// "interpolation": "tetrahedral"}`. A relative path is resolved against the folder of
 /// the recipe file (`Recipe.decode(from:relativeTo:)`), or the current directory; on
-/// encoding it is written relative to the recipe's folder where it lies below it.
+/// encoding it is written relative to the recipe's folder (with `..` where needed)
+/// where the two share a folder below the root, absolute otherwise.
 /// Decoding reads the file, and throws when its SHA-256 differs from the recorded one.
 public struct LookupTable: RecipeOperation {
     /// The path as written in the recipe.

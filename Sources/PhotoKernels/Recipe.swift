@@ -200,7 +200,8 @@ public struct Recipe: Sendable, Hashable {
     }
 
     /// The recipe as pretty-printed JSON with sorted keys (stable for diffs); paths to
-    /// files it refers to (a LUT) are written relative to `folder` where they lie below it.
+    /// files it refers to (a LUT) are written relative to `folder` (with `..` where
+    /// needed) where the two share a folder below the root, absolute otherwise.
     ///
     /// - Throws: `RecipeError.invalidValue` for a value that is not finite (checked
     ///   first, by `validate()`), so no recipe value can make encoding fail or trap.

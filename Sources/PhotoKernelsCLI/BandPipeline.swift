@@ -33,12 +33,13 @@ struct StreamSettings: Sendable {
     static let defaultBandSamples = 1 << 20
 
     /// `PHOTOKERNELS_BAND_SAMPLES` from the environment (at least 4, so a pixel of four
-    /// channels fits), else ``defaultBandSamples``: a knob for tests that need bands of
-    /// a few pixels, not an option, because the result never depends on it.
+    /// channels fits, and at most ``defaultBandSamples``), else ``defaultBandSamples``: a
+    /// knob for tests that need bands of a few pixels, not an option, because the
+    /// result never depends on it.
     static var bandSamplesFromEnvironment: Int {
         guard let text = ProcessInfo.processInfo.environment["PHOTOKERNELS_BAND_SAMPLES"],
               let value = Int(text), value >= 1 else { return defaultBandSamples }
-        return max(4, value)
+        return min(max(4, value), defaultBandSamples)
     }
 }
 
@@ -190,7 +191,10 @@ final class BandPipeline: @unchecked Sendable {
         let samples = max(4, settings.bandSamples)
         var bands: [Band] = []
         for _ in 0..<max(2, settings.slots) {
-            guard let band = Band(samples: samples) else { throw .outOfMemory(bytes: 4 * samples, purpose: "a band's buffers") }
+            guard let band = Band(samples: samples) else {
+                let (bytes, overflow) = samples.multipliedReportingOverflow(by: 4)
+                throw .outOfMemory(bytes: overflow ? nil : bytes, purpose: "a band's buffers")
+            }
             bands.append(band)
         }
         self.bands = bands
@@ -245,6 +249,19 @@ final class BandPipeline: @unchecked Sendable {
             }
             guard let header else { return toCompute.send(.finished) }
             index += 1
+            // Orientation moves pixels across rows: the frame is held whole, in one band
+            // of its own (its input and output), and oriented by the plan. Its size comes
+            // from the header, so before anything is allocated for it (the plan's scratch
+            // rows included) the input must hold the raster where its length is known (a
+            // file), and the allocation may fail cleanly.
+            let oriented = settings.plan.orientation != .up
+            if oriented {
+                do throws(NetpbmError) {
+                    try reader.checkRasterLength()
+                } catch {
+                    return toCompute.send(.failed(.netpbm(error, source: source)))
+                }
+            }
             let job: Job
             do throws(CLIError) {
                 job = try makeJob(header, index: index)
@@ -254,18 +271,8 @@ final class BandPipeline: @unchecked Sendable {
             toCompute.send(.begin(job))
             let inChannels = job.frame.inputLayout.channelCount
             let channels = max(inChannels, job.frame.outputLayout.channelCount)
-            // Orientation moves pixels across rows: the frame is held whole, in one band
-            // of its own (its input and output), and oriented by the plan. Its size comes
-            // from the header, so before it is allocated the input must hold the raster
-            // where its length is known (a file), and the allocation may fail cleanly.
-            let oriented = settings.plan.orientation != .up
             var frameSamples = 0
             if oriented {
-                do throws(NetpbmError) {
-                    try reader.checkRasterLength()
-                } catch {
-                    return toCompute.send(.failed(.netpbm(error, source: source)))
-                }
                 let (pixels, overflow) = header.width.multipliedReportingOverflow(by: header.height)
                 let (samples, overflow2) = pixels.multipliedReportingOverflow(by: channels)
                 frameSamples = overflow || overflow2 ? Int.max : samples
@@ -391,7 +398,11 @@ final class BandPipeline: @unchecked Sendable {
                     do throws(EditPlanError) {
                         try compute(job, band, plan)
                     } catch {
-                        fail(.software("internal error running the edit on \(source): \(error.description)"))
+                        if case .outOfMemory(let bytes) = error {
+                            fail(.outOfMemory(bytes: bytes, purpose: "the upright copy of frame \(job.index) of \(source)"))
+                        } else {
+                            fail(.software("internal error running the edit on \(source): \(error.description)"))
+                        }
                     }
                 }
                 progress?.advance(pixels: band.region.width * band.region.height)

@@ -102,12 +102,11 @@ enum OutputTarget: Equatable, Sendable {
     }
 
     /// Why `path` names no output format ``init(path:format:)`` accepts: a PBM name
-    /// (read, not written: an edit's result has more than two levels), or an unknown one.
+    /// (the tool reads PBM but writes PPM, PGM and PAM), or an unknown one.
     static func unknownFormat(_ path: String) -> String {
         let known = "use a .ppm, .pgm, .pam or .pnm name"
         if URL(fileURLWithPath: path).pathExtension.lowercased() == "pbm" {
-            return "'\(path)' names a PBM file, which is read but not written (an edited image has more than "
-                + "two levels); " + known
+            return "'\(path)' names a PBM file, which this tool reads but does not write; " + known
         }
         return "cannot tell the output format from '\(path)'; " + known
     }

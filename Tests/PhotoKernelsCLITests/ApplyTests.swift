@@ -336,6 +336,33 @@ struct LookAndOrientationTests {
         #expect(!(try sandbox.contents().contains("c.ppm")))
     }
 
+    @Test("--save-recipe records a LUT relative to the recipe's folder, with '..' where it lies beside it")
+    func savedLUTPath() throws {
+        let sandbox = try Sandbox()
+        let image = Fixtures.image(3, 2, depth: 3, maxval: 255, tupleType: .rgb, format: .rawPPM,
+                                   samples: Fixtures.samples(18, maxval: 255, seed: 6))
+        try sandbox.write("in.ppm", Fixtures.bytes(image))
+        try FileManager.default.createDirectory(at: sandbox.work.appendingPathComponent("looks"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: sandbox.work.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        try sandbox.write("looks/warm.cube", CubeFile(title: "warm", cube: try ColorCube.identity(size: 3)).encoded())
+        let saved = try Tool.run(["apply", "in.ppm", "-o", "a.ppm", "--lut", "looks/warm.cube", "--save-recipe", "sub/r.json"],
+                                 in: sandbox)
+        #expect(saved.status == 0, "\(saved.stderr)")
+        let json = String(decoding: try sandbox.read("sub/r.json"), as: UTF8.self)
+        #expect(json.contains("\"path\" : \"../looks/warm.cube\""), "\(json)")
+        // Below the recipe's folder: no '..'.
+        _ = try Tool.run(["apply", "in.ppm", "-o", "b.ppm", "--lut", "looks/warm.cube", "--save-recipe", "r.json"], in: sandbox)
+        #expect(String(decoding: try sandbox.read("r.json"), as: UTF8.self).contains("\"path\" : \"looks/warm.cube\""))
+        // The recipe and its looks move together.
+        let moved = sandbox.work.appendingPathComponent("moved")
+        try FileManager.default.createDirectory(at: moved, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: sandbox.work.appendingPathComponent("looks"), to: moved.appendingPathComponent("looks"))
+        try FileManager.default.moveItem(at: sandbox.work.appendingPathComponent("sub"), to: moved.appendingPathComponent("sub"))
+        let again = try Tool.run(["apply", "in.ppm", "-o", "c.ppm", "--recipe", "moved/sub/r.json"], in: sandbox)
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(try sandbox.read("a.ppm") == sandbox.read("c.ppm"))
+    }
+
     @Test("an orientation on a header whose raster the file lacks is exit 65 before anything is allocated")
     func orientationOnHostileHeader() throws {
         let sandbox = try Sandbox()

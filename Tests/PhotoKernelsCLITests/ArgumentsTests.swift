@@ -192,8 +192,8 @@ struct ArgumentsTests {
         #expect(OutputTarget(path: "noextension", format: nil) == nil)
         #expect(OutputTarget(path: "a.png", format: .plainPPM) == .fixed(.plainPPM))
         #expect(OutputTarget(path: "m.pbm", format: nil) == nil)
-        #expect(OutputTarget.unknownFormat("m.PBM") == "'m.PBM' names a PBM file, which is read but not written "
-                + "(an edited image has more than two levels); use a .ppm, .pgm, .pam or .pnm name")
+        #expect(OutputTarget.unknownFormat("m.PBM") == "'m.PBM' names a PBM file, which this tool reads but does not "
+                + "write; use a .ppm, .pgm, .pam or .pnm name")
         #expect(OutputTarget.unknownFormat("a.png") == "cannot tell the output format from 'a.png'; "
                 + "use a .ppm, .pgm, .pam or .pnm name")
     }

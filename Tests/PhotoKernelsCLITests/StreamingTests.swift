@@ -236,6 +236,16 @@ struct StreamingTests {
                                      settings: settings, source: "h.pgm")
         }
         #expect(writer.bytes.count < header.count + 8, "the header at most, no sample")
+        // The check comes before the plan is prepared too: rows 2³¹ − 1 pixels wide on
+        // 2²⁰ threads would ask for more scratch than any address space holds (exit 71),
+        // but the file's length already refuses them (exit 65).
+        var wide = settings
+        wide.threads = 1 << 20
+        #expect(throws: CLIError.data("w.pgm: Netpbm raster, frame 1: the raster needs 2147483647 bytes but the "
+                                      + "input ends after 4000 of them, at byte offset 4020 (raster at byte offset 20)")) {
+            _ = try BandPipeline.run(NetpbmStreamReader(bytes: Array("P5 2147483647 1 255\n".utf8) + body, limits: limits),
+                                     to: NetpbmStreamWriter(), settings: wide, source: "w.pgm")
+        }
 
         // Through a pipe still open, the length is unknown: the allocation itself fails.
         let pipeWriter = NetpbmStreamWriter()
