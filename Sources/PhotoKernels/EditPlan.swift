@@ -1029,11 +1029,12 @@ final class Scratch: @unchecked Sendable {
             return result
         }
         let rowStride = max(4 * piece, rowWidth), rows = groupRows(rowWidth: rowWidth)
-        guard let held = product(rows, rowStride), !held.addingReportingOverflow(PreparedEditPlan.floatPiece).overflow,
+        guard let held = product(rows, rowStride),
+              case let (perSlot, false) = held.addingReportingOverflow(PreparedEditPlan.floatPiece),
               let pixelBytes = product(slots, piece, MemoryLayout<SIMD4<Float>>.stride),
-              let gainBytes = product(slots, held + PreparedEditPlan.floatPiece, MemoryLayout<Float>.stride),
+              let gainBytes = product(slots, perSlot, MemoryLayout<Float>.stride),
               let stateBytes = product(slots, 2 + rows, MemoryLayout<Int>.stride) else { return nil }
-        return (rowStride, rows, held + PreparedEditPlan.floatPiece, pixelBytes, gainBytes, stateBytes)
+        return (rowStride, rows, perSlot, pixelBytes, gainBytes, stateBytes)
     }
 
     /// The bytes `init` asks for, or `nil` where they do not fit in `Int`.

@@ -114,8 +114,7 @@ final class BandPipeline: @unchecked Sendable {
         /// band is sized by the input's header, so its allocation must fail cleanly, not
         /// trap.
         init?(samples: Int) {
-            let (bytes, overflow) = samples.multipliedReportingOverflow(by: 2)
-            guard !overflow, bytes > 0 else { return nil }
+            guard let bytes = Band.bufferBytes(samples: samples), bytes > 0 else { return nil }
             var input: UnsafeMutableRawPointer?, output: UnsafeMutableRawPointer?
             guard posix_memalign(&input, 64, bytes) == 0, let input else { return nil }
             guard posix_memalign(&output, 64, bytes) == 0, let output else {
@@ -129,6 +128,20 @@ final class BandPipeline: @unchecked Sendable {
         deinit {
             Foundation.free(input)
             Foundation.free(output)
+        }
+
+        /// The bytes of one of a band's two buffers for `samples` 16-bit samples, or `nil`
+        /// where that does not fit in `Int`.
+        static func bufferBytes(samples: Int) -> Int? {
+            let (bytes, overflow) = samples.multipliedReportingOverflow(by: 2)
+            return overflow ? nil : bytes
+        }
+
+        /// The bytes of both buffers, as an out-of-memory error reports them.
+        static func totalBytes(samples: Int) -> Int? {
+            guard let one = bufferBytes(samples: samples) else { return nil }
+            let (both, overflow) = one.multipliedReportingOverflow(by: 2)
+            return overflow ? nil : both
         }
     }
 
@@ -192,8 +205,7 @@ final class BandPipeline: @unchecked Sendable {
         var bands: [Band] = []
         for _ in 0..<max(2, settings.slots) {
             guard let band = Band(samples: samples) else {
-                let (bytes, overflow) = samples.multipliedReportingOverflow(by: 4)
-                throw .outOfMemory(bytes: overflow ? nil : bytes, purpose: "a band's buffers")
+                throw .outOfMemory(bytes: Band.totalBytes(samples: samples), purpose: "a band's buffers")
             }
             bands.append(band)
         }
@@ -284,9 +296,8 @@ final class BandPipeline: @unchecked Sendable {
                 let band: Band
                 if oriented {
                     guard let whole = Band(samples: frameSamples) else {
-                        let (bytes, overflow) = frameSamples.multipliedReportingOverflow(by: 4)
                         return toCompute.send(.failed(.outOfMemory(
-                            bytes: overflow ? nil : bytes,
+                            bytes: Band.totalBytes(samples: frameSamples),
                             purpose: "frame \(index) of \(source) (\(header.width)×\(header.height)) whole to orient it")))
                     }
                     band = whole
