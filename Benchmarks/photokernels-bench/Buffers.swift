@@ -110,7 +110,25 @@ enum PhotoData {
             }
             initialized = w * h
         }
-        return FloatImage(width: w, height: h, pixels: pixels)
+        return FloatImage(size, pixels: pixels)
+    }
+}
+
+extension FloatImage {
+    /// An image of `size`, opaque black or `pixels`. `ImageSize` holds only sizes the
+    /// library accepts (each side at least 1, at most 2²⁸ pixels), and `pixels` has
+    /// `size.pixelCount` elements where given, so neither form can throw.
+    init(_ size: ImageSize, pixels: [SIMD4<Float>]? = nil) {
+        let pixels = pixels ?? Array(repeating: SIMD4(0, 0, 0, 1), count: size.pixelCount)
+        do { self = try FloatImage(width: size.width, height: size.height, pixels: pixels) }
+        catch { preconditionFailure("ImageSize \(size) with \(pixels.count) pixels: \(error)") }
+    }
+
+    /// `samples(layout: .rgba, maxval:)` at one of the runner's own maxvals (255 or
+    /// 65535), which cannot throw.
+    func rgbaSamples(maxval: Int) -> [UInt16] {
+        do { return try samples(layout: .rgba, maxval: maxval) }
+        catch { preconditionFailure("maxval \(maxval): \(error)") }
     }
 }
 
@@ -156,9 +174,9 @@ final class Fixture {
     /// The input photo; read-only.
     let pristine: FloatImage
     /// The image kernels run on; restored from `pristine` before every sample.
-    var work = FloatImage(width: 1, height: 1)
+    var work = FloatImage(ImageSize(width: 1, height: 1))
     /// The scalar output of the entry named `referenceName`.
-    var reference = FloatImage(width: 1, height: 1)
+    var reference = FloatImage(ImageSize(width: 1, height: 1))
     /// Which kernel `reference` currently holds.
     var referenceName: String?
 
@@ -178,9 +196,9 @@ final class Fixture {
 
     /// Allocates `work` (and, with `reference: true`, `reference`) at full size, once.
     func allocateFloatBuffers(reference needsReference: Bool = false) {
-        if work.pixelCount != size.pixelCount { work = FloatImage(width: size.width, height: size.height) }
+        if work.pixelCount != size.pixelCount { work = FloatImage(size) }
         if needsReference, reference.pixelCount != size.pixelCount {
-            reference = FloatImage(width: size.width, height: size.height)
+            reference = FloatImage(size)
         }
     }
 
@@ -188,7 +206,7 @@ final class Fixture {
     /// `pristine` by the library (SPEC §0).
     func samples8() -> SampleBuffers<UInt8> {
         if let rasters8 { return rasters8 }
-        let buffers = SampleBuffers(input: pristine.samples(layout: .rgba, maxval: 255).map { UInt8($0) })
+        let buffers = SampleBuffers(input: pristine.rgbaSamples(maxval: 255).map { UInt8($0) })
         rasters8 = buffers
         return buffers
     }
@@ -196,7 +214,7 @@ final class Fixture {
     /// The RGBA rasters at 16 bits: `UInt16` samples, maxval 65535.
     func samples16() -> SampleBuffers<UInt16> {
         if let rasters16 { return rasters16 }
-        let buffers = SampleBuffers(input: pristine.samples(layout: .rgba, maxval: 65535))
+        let buffers = SampleBuffers(input: pristine.rgbaSamples(maxval: 65535))
         rasters16 = buffers
         return buffers
     }
@@ -228,7 +246,7 @@ final class Fixture {
         if let image = rgbImages[depth] { return image }
         do {
             let image = try NetpbmImage(width: size.width, height: size.height, depth: 3, maxval: depth.maxval,
-                                        tupleType: .rgb, samples: pristine.samples(layout: .rgb, maxval: depth.maxval),
+                                        tupleType: .rgb, samples: try pristine.samples(layout: .rgb, maxval: depth.maxval),
                                         format: .rawPPM)
             rgbImages[depth] = image
             return image
@@ -260,44 +278,68 @@ final class Fixture {
 protocol PipelineSample: FixedWidthInteger, UnsignedInteger, Sendable {
     /// `SamplePipeline.run` from an RGBA raster to an RGBA raster at `maxval`.
     static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<Self>,
-                            output: UnsafeMutableBufferPointer<Self>, maxval: Int, variant: KernelVariant, threads: Int?)
+                            output: UnsafeMutableBufferPointer<Self>, maxval: Int, variant: KernelVariant,
+                            threads: Int?) throws(ToolError)
     /// `image.decode(from: samples, layout: .rgba, maxval:, threads:)`: overwrites `image`.
-    static func decodeRGBA(_ samples: UnsafeBufferPointer<Self>, into image: inout FloatImage, maxval: Int, threads: Int?)
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<Self>, into image: inout FloatImage, maxval: Int,
+                           threads: Int?) throws(ToolError)
     /// `image.encode(into: samples, layout: .rgba, maxval:, threads:)`: overwrites `samples`.
-    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<Self>, maxval: Int, threads: Int?)
+    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<Self>, maxval: Int,
+                           threads: Int?) throws(ToolError)
+}
+
+extension ToolError {
+    /// A library call the runner set up itself was refused: a defect of the runner.
+    init(refused call: String, _ error: some Error) {
+        self.init("\(call) refused the runner's buffers: \(error)", status: .failure)
+    }
 }
 
 extension UInt8: PipelineSample {
     static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<UInt8>,
-                            output: UnsafeMutableBufferPointer<UInt8>, maxval: Int, variant: KernelVariant, threads: Int?) {
-        SamplePipeline.run(kernels, width: size.width, height: size.height,
-                           input: input, inputLayout: .rgba, inputMaxval: maxval,
-                           output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
+                            output: UnsafeMutableBufferPointer<UInt8>, maxval: Int, variant: KernelVariant,
+                            threads: Int?) throws(ToolError) {
+        do {
+            try SamplePipeline.run(kernels, width: size.width, height: size.height,
+                                   input: input, inputLayout: .rgba, inputMaxval: maxval,
+                                   output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
+        } catch { throw ToolError(refused: "SamplePipeline.run", error) }
     }
 
-    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt8>, into image: inout FloatImage, maxval: Int, threads: Int?) {
-        image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads)
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt8>, into image: inout FloatImage, maxval: Int,
+                           threads: Int?) throws(ToolError) {
+        do { try image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads) }
+        catch { throw ToolError(refused: "FloatImage.decode", error) }
     }
 
-    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<UInt8>, maxval: Int, threads: Int?) {
-        image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads)
+    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<UInt8>, maxval: Int,
+                           threads: Int?) throws(ToolError) {
+        do { try image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads) }
+        catch { throw ToolError(refused: "FloatImage.encode", error) }
     }
 }
 
 extension UInt16: PipelineSample {
     static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<UInt16>,
-                            output: UnsafeMutableBufferPointer<UInt16>, maxval: Int, variant: KernelVariant, threads: Int?) {
-        SamplePipeline.run(kernels, width: size.width, height: size.height,
-                           input: input, inputLayout: .rgba, inputMaxval: maxval,
-                           output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
+                            output: UnsafeMutableBufferPointer<UInt16>, maxval: Int, variant: KernelVariant,
+                            threads: Int?) throws(ToolError) {
+        do {
+            try SamplePipeline.run(kernels, width: size.width, height: size.height,
+                                   input: input, inputLayout: .rgba, inputMaxval: maxval,
+                                   output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
+        } catch { throw ToolError(refused: "SamplePipeline.run", error) }
     }
 
-    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt16>, into image: inout FloatImage, maxval: Int, threads: Int?) {
-        image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads)
+    static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt16>, into image: inout FloatImage, maxval: Int,
+                           threads: Int?) throws(ToolError) {
+        do { try image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads) }
+        catch { throw ToolError(refused: "FloatImage.decode", error) }
     }
 
-    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<UInt16>, maxval: Int, threads: Int?) {
-        image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads)
+    static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<UInt16>, maxval: Int,
+                           threads: Int?) throws(ToolError) {
+        do { try image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads) }
+        catch { throw ToolError(refused: "FloatImage.encode", error) }
     }
 }
 

@@ -303,14 +303,19 @@ final class Runner {
         try verifyPipeline(workload, buffers)
         let (kernels, maxval, variant) = pipelineParameters(workload)
         let size = workload.size, libraryThreads = self.libraryThreads
-        return buffers.input.withUnsafeBufferPointer { input in
+        var failure: ToolError?
+        let samples = buffers.input.withUnsafeBufferPointer { input in
             buffers.output.withUnsafeMutableBufferPointer { output in
                 Sampler.measure(policy: policy) {
-                    Sample.runPipeline(kernels, size: size, input: input, output: output, maxval: maxval,
-                                       variant: variant ?? .scalar, threads: libraryThreads)
+                    do throws(ToolError) {
+                        try Sample.runPipeline(kernels, size: size, input: input, output: output, maxval: maxval,
+                                               variant: variant ?? .scalar, threads: libraryThreads)
+                    } catch { failure = error }
                 }
             }
         }
+        if let failure { throw failure }
+        return samples
     }
 
     /// Runs the pipeline once into `output` and checks it: the kernel-less pipeline must
@@ -321,13 +326,17 @@ final class Runner {
         let size = workload.size, libraryThreads = self.libraryThreads
         let needsReference = variant != nil && (variant != .scalar || hasOtherVariants(of: workload))
         buffers.allocate(reference: needsReference)
-        func run(_ variant: KernelVariant, into output: inout [Sample]) {
+        func run(_ variant: KernelVariant, into output: inout [Sample]) throws(ToolError) {
+            var failure: ToolError?
             buffers.input.withUnsafeBufferPointer { input in
                 output.withUnsafeMutableBufferPointer { output in
-                    Sample.runPipeline(kernels, size: size, input: input, output: output, maxval: maxval,
-                                       variant: variant, threads: libraryThreads)
+                    do throws(ToolError) {
+                        try Sample.runPipeline(kernels, size: size, input: input, output: output, maxval: maxval,
+                                               variant: variant, threads: libraryThreads)
+                    } catch { failure = error }
                 }
             }
+            if let failure { throw failure }
         }
         func compare(_ reference: [Sample]) -> Verification.SampleReport {
             reference.withUnsafeBufferPointer { r in
@@ -335,7 +344,7 @@ final class Runner {
             }
         }
         guard let variant else {
-            run(.scalar, into: &buffers.output)
+            try run(.scalar, into: &buffers.output)
             let report = compare(buffers.input)
             if report.differing > 0 {
                 throw ToolError(Verification.message(report, workload: workload, width: size.width,
@@ -347,18 +356,18 @@ final class Runner {
         if variant == .scalar {
             // The scalar warm-up output becomes the reference when other variants follow.
             if needsReference {
-                run(.scalar, into: &buffers.reference)
+                try run(.scalar, into: &buffers.reference)
                 buffers.referenceName = workload.scalarKey
             } else {
-                run(.scalar, into: &buffers.output)
+                try run(.scalar, into: &buffers.output)
             }
             return
         }
         if buffers.referenceName != workload.scalarKey {
-            run(.scalar, into: &buffers.reference)
+            try run(.scalar, into: &buffers.reference)
             buffers.referenceName = workload.scalarKey
         }
-        run(variant, into: &buffers.output)
+        try run(variant, into: &buffers.output)
         let report = compare(buffers.reference)
         if !report.passed {
             throw ToolError(Verification.message(report, workload: workload, width: size.width,
@@ -415,11 +424,14 @@ final class Runner {
         switch direction {
         case .toFloat:
             let buffer = fixture.work.withUnsafePixels { $0.baseAddress }
+            var failure: ToolError?
             let samples = buffers.input.withUnsafeBufferPointer { input in
                 Sampler.measure(policy: policy) {
-                    Sample.decodeRGBA(input, into: &fixture.work, maxval: maxval, threads: libraryThreads)
+                    do throws(ToolError) { try Sample.decodeRGBA(input, into: &fixture.work, maxval: maxval, threads: libraryThreads) }
+                    catch { failure = error }
                 }
             }
+            if let failure { throw failure }
             // A moved buffer means a copy-on-write copy ran inside the timed region.
             guard fixture.work.withUnsafePixels({ $0.baseAddress }) == buffer else {
                 throw ToolError("\(workload.name): the image was copied during timing (copy-on-write); "
@@ -428,11 +440,15 @@ final class Runner {
             return samples
         case .fromFloat:
             let image = fixture.pristine
-            return buffers.output.withUnsafeMutableBufferPointer { output in
+            var failure: ToolError?
+            let samples = buffers.output.withUnsafeMutableBufferPointer { output in
                 Sampler.measure(policy: policy) {
-                    Sample.encodeRGBA(image, into: output, maxval: maxval, threads: libraryThreads)
+                    do throws(ToolError) { try Sample.encodeRGBA(image, into: output, maxval: maxval, threads: libraryThreads) }
+                    catch { failure = error }
                 }
             }
+            if let failure { throw failure }
+            return samples
         }
     }
 
@@ -449,8 +465,8 @@ final class Runner {
         switch direction {
         case .toFloat:
             fixture.allocateFloatBuffers()
-            buffers.input.withUnsafeBufferPointer { input in
-                Sample.decodeRGBA(input, into: &fixture.work, maxval: maxval, threads: libraryThreads)
+            try buffers.input.withUnsafeBufferPointer { (input) throws(ToolError) in
+                try Sample.decodeRGBA(input, into: &fixture.work, maxval: maxval, threads: libraryThreads)
             }
             let mismatch: (index: Int, count: Int, expected: Float, actual: Float)? =
                 buffers.input.withUnsafeBufferPointer { input in
@@ -479,8 +495,8 @@ final class Runner {
         case .fromFloat:
             buffers.allocate()
             let image = fixture.pristine
-            buffers.output.withUnsafeMutableBufferPointer { output in
-                Sample.encodeRGBA(image, into: output, maxval: maxval, threads: libraryThreads)
+            try buffers.output.withUnsafeMutableBufferPointer { (output) throws(ToolError) in
+                try Sample.encodeRGBA(image, into: output, maxval: maxval, threads: libraryThreads)
             }
             let mismatch: (index: Int, count: Int, expected: Int, formula: Int, actual: Int)? =
                 buffers.input.withUnsafeBufferPointer { reference in

@@ -132,7 +132,8 @@ extension FloatImage {
         guard width <= self.width, height <= self.height else {
             throw .targetLargerThanSource(sourceWidth: self.width, sourceHeight: self.height, targetWidth: width, targetHeight: height)
         }
-        var result = FloatImage(width: width, height: height, color: .zero)
+        var result = FloatImage(checkedWidth: width, height: height,
+                                pixels: Array(repeating: .zero, count: width * height))
         let stride = MemoryLayout<SIMD4<Float>>.stride
         // Both descriptions are valid by construction (sizes ≥ 1, Float-aligned storage).
         var failure: DownscaleError?

@@ -301,9 +301,10 @@ public struct Exposure: ToneStage, Hashable {
     ///
     /// - Parameter maxval: the raster's maximum sample value, 1…65535.
     /// - Returns: `maxval + 1` values (unclamped: encode to integers afterwards).
+    /// - Throws: `RasterError.invalidMaxval` for a maxval outside 1…65535.
     /// - Complexity: O(maxval), two `pow` calls per entry; allocates the table.
-    public func makeLookupTable(maxval: Int) -> [Float] {
-        precondition(SampleCoding.maxvalRange.contains(maxval), "maxval must be in 1…65535, got \(maxval)")
+    public func makeLookupTable(maxval: Int) throws(RasterError) -> [Float] {
+        try RasterError.check(maxval: maxval, for: UInt16.self)
         let m = Float(maxval), scale = resolved.scale, ev = self.ev
         return (0...maxval).map { v in
             let x = SampleCoding.decode(UInt16(v), maxval: m)

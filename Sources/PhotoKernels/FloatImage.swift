@@ -32,28 +32,35 @@ public struct FloatImage: Sendable, Equatable {
 
     /// Wraps `pixels` as a `width × height` image.
     ///
-    /// - Precondition: `width ≥ 1`, `height ≥ 1` and `pixels.count == width × height`
-    ///   (a programming error, not a data error, so it traps).
+    /// - Throws: `RasterError.invalidSize` when a side is below 1 or the pixel count
+    ///   overflows; `RasterError.pixelCountMismatch` when `pixels.count` is not
+    ///   `width × height`.
     /// - Complexity: O(1).
-    public init(width: Int, height: Int, pixels: [SIMD4<Float>]) {
-        precondition(width >= 1 && height >= 1, "FloatImage: width and height must be at least 1")
-        precondition(width.multipliedReportingOverflow(by: height) == (pixels.count, false),
-                     "FloatImage: pixels.count must equal width × height")
-        self.width = width
-        self.height = height
-        self.pixels = pixels
+    public init(width: Int, height: Int, pixels: [SIMD4<Float>]) throws(RasterError) {
+        let count = try RasterError.pixelCount(width: width, height: height)
+        guard pixels.count == count else { throw .pixelCountMismatch(expected: count, found: pixels.count) }
+        self.init(checkedWidth: width, height: height, pixels: pixels)
     }
 
     /// A `width × height` image with every pixel set to `color`
     /// (default opaque black, `(0, 0, 0, 1)`).
     ///
-    /// - Precondition: `width ≥ 1`, `height ≥ 1`, and `width × height` does not overflow.
+    /// - Throws: `RasterError.invalidSize` when a side is below 1 or the pixel count
+    ///   overflows.
     /// - Complexity: O(width × height).
-    public init(width: Int, height: Int, color: SIMD4<Float> = SIMD4(0, 0, 0, 1)) {
-        precondition(width >= 1 && height >= 1, "FloatImage: width and height must be at least 1")
-        let (count, overflow) = width.multipliedReportingOverflow(by: height)
-        precondition(!overflow, "FloatImage: width × height overflows")
-        self.init(width: width, height: height, pixels: Array(repeating: color, count: count))
+    public init(width: Int, height: Int, color: SIMD4<Float> = SIMD4(0, 0, 0, 1)) throws(RasterError) {
+        let count = try RasterError.pixelCount(width: width, height: height)
+        self.init(checkedWidth: width, height: height, pixels: Array(repeating: color, count: count))
+    }
+
+    /// An image whose size the caller has already checked: `width, height ≥ 1` and
+    /// `pixels.count == width × height`. For the library's own images, whose sizes come
+    /// from images that already exist.
+    init(checkedWidth width: Int, height: Int, pixels: [SIMD4<Float>]) {
+        assert(width >= 1 && height >= 1 && width.multipliedReportingOverflow(by: height) == (pixels.count, false))
+        self.width = width
+        self.height = height
+        self.pixels = pixels
     }
 
     /// The pixel at column `x`, row `y` (origin top-left).
@@ -98,5 +105,54 @@ public struct FloatImage: Sendable, Equatable {
             do throws(E) { result = .success(try body(buffer)) } catch { result = .failure(error) }
         }
         return try result.get()
+    }
+}
+
+/// What is wrong with the description of an image or an integer raster handed to the
+/// library: its size, its maxval, or the number of pixels or samples that should fill it.
+public enum RasterError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A side below 1, or a pixel count `width × height` that overflows `Int`.
+    case invalidSize(width: Int, height: Int)
+    /// An array of pixels whose count is not `width × height`.
+    case pixelCountMismatch(expected: Int, found: Int)
+    /// A maxval outside 1…65535, or above what the sample type holds (255 for
+    /// `UInt8`).
+    case invalidMaxval(Int, sampleBits: Int)
+    /// A raster whose sample count is not `width × height × channels`.
+    case sampleCountMismatch(expected: Int, found: Int)
+
+    /// One sentence naming what is wrong.
+    public var description: String {
+        switch self {
+        case .invalidSize(let w, let h): "image size \(w)×\(h) is invalid (each side at least 1, and the pixel count must fit)"
+        case .pixelCountMismatch(let expected, let found): "\(found) pixels given; the size needs \(expected)"
+        case .invalidMaxval(let m, let bits):
+            "maxval \(m) is invalid for \(bits)-bit samples (1…\(bits == 8 ? 255 : 65535))"
+        case .sampleCountMismatch(let expected, let found): "the raster holds \(found) samples; \(expected) expected"
+        }
+    }
+
+    /// `width × height`, or `invalidSize` where a side is below 1 or the product overflows.
+    static func pixelCount(width: Int, height: Int) throws(RasterError) -> Int {
+        let (count, overflow) = width.multipliedReportingOverflow(by: height)
+        guard width >= 1, height >= 1, !overflow else { throw .invalidSize(width: width, height: height) }
+        return count
+    }
+
+    /// Throws `invalidMaxval` where `maxval` is outside 1…65535 or above what `Sample`
+    /// holds.
+    static func check<Sample: FixedWidthInteger>(maxval: Int, for _: Sample.Type) throws(RasterError) {
+        guard SampleCoding.maxvalRange.contains(maxval), maxval <= Int(Sample.max) else {
+            throw .invalidMaxval(maxval, sampleBits: Sample.bitWidth)
+        }
+    }
+
+    /// The sample count of a `width × height` raster of `layout` pixels, checked against
+    /// `count`; `invalidSize` or `sampleCountMismatch` otherwise.
+    static func check(width: Int, height: Int, layout: SampleLayout, count: Int) throws(RasterError) {
+        let pixels = try pixelCount(width: width, height: height)
+        let (samples, overflow) = pixels.multipliedReportingOverflow(by: layout.channelCount)
+        guard !overflow else { throw .invalidSize(width: width, height: height) }
+        guard samples == count else { throw .sampleCountMismatch(expected: samples, found: count) }
     }
 }

@@ -301,7 +301,7 @@ extension FloatImage {
                 initialized = count
             }
         }
-        return FloatImage(width: size.width, height: size.height, pixels: pixels)
+        return FloatImage(checkedWidth: size.width, height: size.height, pixels: pixels)
     }
 }
 

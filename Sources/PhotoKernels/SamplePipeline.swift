@@ -22,107 +22,122 @@ public enum SamplePipeline {
     ///   - outputLayout, outputMaxval: how to write `output`.
     ///   - variant: the kernels' inner loop.
     ///   - threads: thread count, `nil` for every core; the result never depends on it.
-    /// - Precondition: the buffer sizes match (programming error).
+    /// - Throws: `EditPlanError` for a size below 1, a maxval outside 1…65535 or above
+    ///   what the sample type holds, or a buffer whose count does not match, before
+    ///   anything is written; `.outOfMemory` when the scratch rows cannot be allocated.
     /// - Complexity: O(width × height × kernels.count); allocates one scratch row per band.
     public static func run(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<UInt8>, inputLayout: SampleLayout, inputMaxval: Int,
         output: UnsafeMutableBufferPointer<UInt8>, outputLayout: SampleLayout, outputMaxval: Int,
         variant: KernelVariant = .simd4, threads: Int? = nil
-    ) {
-        runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
-                output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
+    ) throws(EditPlanError) {
+        try runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
+                    output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
     }
 
     /// The same, from `UInt16` to `UInt16` samples.
+    ///
+    /// - Throws: `EditPlanError`, as the 8-bit form does.
     public static func run(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<UInt16>, inputLayout: SampleLayout, inputMaxval: Int,
         output: UnsafeMutableBufferPointer<UInt16>, outputLayout: SampleLayout, outputMaxval: Int,
         variant: KernelVariant = .simd4, threads: Int? = nil
-    ) {
-        runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
-                output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
+    ) throws(EditPlanError) {
+        try runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
+                    output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
     }
 
     /// The same, from `UInt8` to `UInt16` samples.
+    ///
+    /// - Throws: `EditPlanError`, as the 8-bit form does.
     public static func run(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<UInt8>, inputLayout: SampleLayout, inputMaxval: Int,
         output: UnsafeMutableBufferPointer<UInt16>, outputLayout: SampleLayout, outputMaxval: Int,
         variant: KernelVariant = .simd4, threads: Int? = nil
-    ) {
-        runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
-                output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
+    ) throws(EditPlanError) {
+        try runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
+                    output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
     }
 
     /// The same, from `UInt16` to `UInt8` samples.
+    ///
+    /// - Throws: `EditPlanError`, as the 8-bit form does.
     public static func run(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<UInt16>, inputLayout: SampleLayout, inputMaxval: Int,
         output: UnsafeMutableBufferPointer<UInt8>, outputLayout: SampleLayout, outputMaxval: Int,
         variant: KernelVariant = .simd4, threads: Int? = nil
-    ) {
-        runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
-                output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
+    ) throws(EditPlanError) {
+        try runRows(kernels, width: width, height: height, input: input, inputLayout: inputLayout, inputMaxval: inputMaxval,
+                    output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
     }
 
     // The plan behind every overload: the kernels' stages, compiled and prepared for
-    // this size. Sizes are the caller's programming contract here (the preconditions
-    // above); `EditPlan` is the throwing interface.
+    // this size; the plan checks every size and maxval before it writes anything.
     static func runRows<Input: FixedWidthInteger & UnsignedInteger & SIMDScalar, Output: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<Input>, inputLayout: SampleLayout, inputMaxval: Int,
         output: UnsafeMutableBufferPointer<Output>, outputLayout: SampleLayout, outputMaxval: Int,
         variant: KernelVariant, threads: Int?
-    ) {
-        precondition(inputMaxval <= Int(Input.max) && outputMaxval <= Int(Output.max),
-                     "maxval does not fit the sample type")
-        checkRaster(width: width, height: height, layout: inputLayout, maxval: inputMaxval, count: input.count)
-        checkRaster(width: width, height: height, layout: outputLayout, maxval: outputMaxval, count: output.count)
-        do {
-            let plan = try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
-            switch (input, output) {
-            case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt8>):
-                try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
-                             outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
-            case let (i as UnsafeBufferPointer<UInt16>, o as UnsafeMutableBufferPointer<UInt16>):
-                try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
-                             outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
-            case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt16>):
-                try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
-                             outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
-            case let (i as UnsafeBufferPointer<UInt16>, o as UnsafeMutableBufferPointer<UInt8>):
-                try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
-                             outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
-            default:
-                preconditionFailure("samples are UInt8 or UInt16")
-            }
-        } catch {
-            preconditionFailure("\(error)")
+    ) throws(EditPlanError) {
+        let plan = try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
+        switch (input, output) {
+        case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt8>):
+            try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
+                         outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
+        case let (i as UnsafeBufferPointer<UInt16>, o as UnsafeMutableBufferPointer<UInt16>):
+            try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
+                         outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
+        case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt16>):
+            try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
+                         outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
+        case let (i as UnsafeBufferPointer<UInt16>, o as UnsafeMutableBufferPointer<UInt8>):
+            try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
+                         outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
+        default:
+            // The public overloads pass only these four pairs.
+            preconditionFailure("samples are UInt8 or UInt16")
         }
     }
 
     /// Applies `kernels` to a raster held in an array and returns the new raster;
     /// see `run(_:width:height:input:inputLayout:inputMaxval:output:outputLayout:outputMaxval:variant:threads:)`.
     ///
+    /// - Throws: `EditPlanError`, as that method does; the output is allocated only
+    ///   once the size and the input's count are known to agree.
     /// - Complexity: O(width × height × kernels.count); allocates the output.
     public static func run(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         samples: [UInt16], layout: SampleLayout, maxval: Int,
         outputLayout: SampleLayout? = nil, outputMaxval: Int? = nil,
         variant: KernelVariant = .simd4, threads: Int? = nil
-    ) -> [UInt16] {
+    ) throws(EditPlanError) -> [UInt16] {
         let outputLayout = outputLayout ?? layout, outputMaxval = outputMaxval ?? maxval
-        let count = width * height * outputLayout.channelCount
-        return [UInt16](unsafeUninitializedCapacity: count) { output, initialized in
-            samples.withUnsafeBufferPointer { input in
-                run(kernels, width: width, height: height, input: input, inputLayout: layout, inputMaxval: maxval,
-                    output: output, outputLayout: outputLayout, outputMaxval: outputMaxval,
-                    variant: variant, threads: threads)
-            }
-            initialized = count
+        let (pixels, o1) = width.multipliedReportingOverflow(by: height)
+        let (inputCount, o2) = pixels.multipliedReportingOverflow(by: layout.channelCount)
+        guard width >= 1, height >= 1, !o1, !o2 else { throw .invalidSize(width: width, height: height) }
+        guard samples.count == inputCount else {
+            throw .sampleCountMismatch(buffer: "input", expected: inputCount, found: samples.count)
         }
+        let count = pixels * outputLayout.channelCount  // at most 4 × pixels, as the input's count
+        var failure: EditPlanError?
+        let result = [UInt16](unsafeUninitializedCapacity: count) { output, initialized in
+            samples.withUnsafeBufferPointer { input in
+                do throws(EditPlanError) {
+                    try run(kernels, width: width, height: height, input: input, inputLayout: layout, inputMaxval: maxval,
+                            output: output, outputLayout: outputLayout, outputMaxval: outputMaxval,
+                            variant: variant, threads: threads)
+                    initialized = count
+                } catch {
+                    failure = error
+                }
+            }
+        }
+        if let failure { throw failure }
+        return result
     }
 
     /// Applies `kernels` to a raster held in an array, overwriting it with the result:
@@ -140,19 +155,25 @@ public enum SamplePipeline {
     ///   - layout, maxval: how to read `samples` (maxval 1…65535).
     ///   - outputMaxval: how to write the result; `nil` means `maxval`.
     ///   - variant, threads: as for the other overloads; the result never depends on `threads`.
-    /// - Precondition: the sample count matches (programming error).
+    /// - Throws: `EditPlanError`, as the other overloads do; `samples` is then unchanged.
     /// - Complexity: O(width × height × kernels.count); allocates one scratch row per
     ///   band, and copies `samples` once only if its storage is shared.
     public static func runInPlace(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         samples: inout [UInt16], layout: SampleLayout, maxval: Int, outputMaxval: Int? = nil,
         variant: KernelVariant = .simd4, threads: Int? = nil
-    ) {
+    ) throws(EditPlanError) {
         let outputMaxval = outputMaxval ?? maxval
+        let plan = try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
+        var failure: EditPlanError?
         samples.withUnsafeMutableBufferPointer { buffer in
-            runRows(kernels, width: width, height: height, input: UnsafeBufferPointer(buffer), inputLayout: layout,
-                    inputMaxval: maxval, output: buffer, outputLayout: layout, outputMaxval: outputMaxval,
-                    variant: variant, threads: threads)
+            do throws(EditPlanError) {
+                try plan.run(input: UnsafeBufferPointer(buffer), inputLayout: layout, inputMaxval: maxval, output: buffer,
+                             outputLayout: layout, outputMaxval: outputMaxval, variant: variant)
+            } catch {
+                failure = error
+            }
         }
+        if let failure { throw failure }
     }
 }

@@ -125,28 +125,19 @@ public enum IntegerTolerance {
     }
 
     /// Judges `sample` against the exact value `x` (a working-range number; NaN counts
-    /// as 0) at `maxval`.
+    /// as 0) at `maxval`. Computed in `Double`, which holds every sample and maxval of
+    /// 1…65535 exactly, so no argument can overflow.
     public static func verdict(_ sample: Int, exact x: Double, maxval: Int) -> Verdict {
-        let m = Double(maxval)
+        let m = Double(maxval), s = Double(sample)
         let scaled = x.isNaN ? 0 : min(max(x, 0), 1) * m
-        let expected = Int(scaled.rounded(.toNearestOrEven))
-        if sample == expected { return .exact }
+        let expected = scaled.rounded(.toNearestOrEven)
+        if s == expected { return .exact }
         let tie = scaled.rounded(.down) + 0.5
         let distance = abs(scaled - tie)
-        if distance <= tau * m, sample == Int(tie - 0.5) || sample == Int(tie + 0.5) { return .nearTie }
-        return .wrong(beyond: max(0, distance - tau * m) + (abs(sample - expected) > 1 ? Double(abs(sample - expected)) : 0))
+        if distance <= tau * m, s == tie - 0.5 || s == tie + 0.5 { return .nearTie }
+        let off = abs(s - expected)
+        return .wrong(beyond: max(0, distance - tau * m) + (off > 1 ? off : 0))
     }
-}
-
-// Range checks for the public conversions, shared so each entry point reads the same.
-@usableFromInline
-func checkRaster(width: Int, height: Int, layout: SampleLayout, maxval: Int, count: Int) {
-    precondition(width >= 1 && height >= 1, "width and height must be at least 1")
-    precondition(SampleCoding.maxvalRange.contains(maxval), "maxval must be in 1…65535, got \(maxval)")
-    let (pixels, o1) = width.multipliedReportingOverflow(by: height)
-    let (samples, o2) = pixels.multipliedReportingOverflow(by: layout.channelCount)
-    precondition(!o1 && !o2 && samples == count,
-                 "raster holds \(count) samples; \(width)×\(height)×\(layout.channelCount) expected")
 }
 
 extension FloatImage {
@@ -160,41 +151,47 @@ extension FloatImage {
     ///   - layout: samples per pixel and their meaning.
     ///   - maxval: the value that means 1.0, 1…65535.
     ///   - samples: `width × height × layout.channelCount` samples, row-major.
-    /// - Precondition: the sizes agree (a programming error: the Netpbm reader has
-    ///   already validated untrusted input).
+    /// - Throws: `RasterError` when a side is below 1, the maxval is outside 1…65535,
+    ///   or the sample count does not match the size, before anything is allocated.
     /// - Complexity: O(width × height).
-    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int, samples: UnsafeBufferPointer<UInt16>) {
-        checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
-        let count = width * height
-        let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: count) { out, initialized in
-            SampleConversion.decode(samples.baseAddress!, layout: layout, maxval: maxval,
-                                    into: out.baseAddress!, count: count)
-            initialized = count
-        }
-        self.init(width: width, height: height, pixels: pixels)
+    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int,
+                samples: UnsafeBufferPointer<UInt16>) throws(RasterError) {
+        try RasterError.check(maxval: maxval, for: UInt16.self)
+        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
+        self.init(checkedWidth: width, height: height, layout: layout, maxval: maxval, samples: samples.baseAddress!)
     }
 
     /// Decodes an interleaved 16-bit raster; see `init(width:height:layout:maxval:samples:)`.
-    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int, samples: [UInt16]) {
+    ///
+    /// - Throws: `RasterError`, as that initialiser does.
+    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int, samples: [UInt16]) throws(RasterError) {
+        try RasterError.check(maxval: maxval, for: UInt16.self)
+        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
         self = samples.withUnsafeBufferPointer {
-            FloatImage(width: width, height: height, layout: layout, maxval: maxval, samples: $0)
+            FloatImage(checkedWidth: width, height: height, layout: layout, maxval: maxval, samples: $0.baseAddress!)
         }
     }
 
-    /// Decodes an interleaved 8-bit raster (`maxval` ≤ 255); see
-    /// `init(width:height:layout:maxval:samples:)`.
-    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int = 255, samples: [UInt8]) {
-        precondition(maxval <= 255, "8-bit samples need maxval ≤ 255")
-        checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
+    /// Decodes an interleaved 8-bit raster; see `init(width:height:layout:maxval:samples:)`.
+    ///
+    /// - Throws: `RasterError` as that initialiser does, and for a maxval above 255.
+    public init(width: Int, height: Int, layout: SampleLayout, maxval: Int = 255, samples: [UInt8]) throws(RasterError) {
+        try RasterError.check(maxval: maxval, for: UInt8.self)
+        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
+        self = samples.withUnsafeBufferPointer {
+            FloatImage(checkedWidth: width, height: height, layout: layout, maxval: maxval, samples: $0.baseAddress!)
+        }
+    }
+
+    // The decoding itself, on sizes already checked.
+    private init<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+        checkedWidth width: Int, height: Int, layout: SampleLayout, maxval: Int, samples: UnsafePointer<Sample>) {
         let count = width * height
         let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: count) { out, initialized in
-            samples.withUnsafeBufferPointer { source in
-                SampleConversion.decode(source.baseAddress!, layout: layout, maxval: maxval,
-                                        into: out.baseAddress!, count: count)
-            }
+            SampleConversion.decode(samples, layout: layout, maxval: maxval, into: out.baseAddress!, count: count)
             initialized = count
         }
-        self.init(width: width, height: height, pixels: pixels)
+        self.init(checkedWidth: width, height: height, pixels: pixels)
     }
 
     /// Encodes the image as an interleaved integer raster (SPEC §0).
@@ -208,9 +205,10 @@ extension FloatImage {
     ///   - layout: samples per pixel to produce.
     ///   - maxval: the value that 1.0 maps to, 1…65535.
     /// - Returns: `width × height × layout.channelCount` samples, row-major.
+    /// - Throws: `RasterError.invalidMaxval` for a maxval outside 1…65535.
     /// - Complexity: O(width × height).
-    public func samples(layout: SampleLayout, maxval: Int) -> [UInt16] {
-        precondition(SampleCoding.maxvalRange.contains(maxval), "maxval must be in 1…65535, got \(maxval)")
+    public func samples(layout: SampleLayout, maxval: Int) throws(RasterError) -> [UInt16] {
+        try RasterError.check(maxval: maxval, for: UInt16.self)
         let count = pixelCount * layout.channelCount
         return [UInt16](unsafeUninitializedCapacity: count) { out, initialized in
             withUnsafePixels { pixels in
@@ -229,17 +227,21 @@ extension FloatImage {
     ///   - samples: `width × height × layout.channelCount` samples, row-major.
     ///   - layout, maxval: how to read them (maxval 1…255 for `UInt8`).
     ///   - threads: thread count, `nil` for every core.
-    /// - Precondition: the sizes agree.
+    /// - Throws: `RasterError` when the maxval is outside 1…255 (1…65535 for `UInt16`)
+    ///   or the sample count is not this image's `width × height × layout.channelCount`;
+    ///   the image is then unchanged.
     /// - Complexity: O(width × height); no allocation unless the storage is shared.
     public mutating func decode(from samples: UnsafeBufferPointer<UInt8>, layout: SampleLayout, maxval: Int = 255,
-                                threads: Int? = nil) {
-        decodeRows(from: samples, layout: layout, maxval: maxval, threads: threads)
+                                threads: Int? = nil) throws(RasterError) {
+        try decodeRows(from: samples, layout: layout, maxval: maxval, threads: threads)
     }
 
     /// The 16-bit form of `decode(from:layout:maxval:threads:)`.
+    ///
+    /// - Throws: `RasterError`, as the 8-bit form does.
     public mutating func decode(from samples: UnsafeBufferPointer<UInt16>, layout: SampleLayout, maxval: Int,
-                                threads: Int? = nil) {
-        decodeRows(from: samples, layout: layout, maxval: maxval, threads: threads)
+                                threads: Int? = nil) throws(RasterError) {
+        try decodeRows(from: samples, layout: layout, maxval: maxval, threads: threads)
     }
 
     /// Encodes every pixel into `samples` (SPEC §0: clamp once, round half to even,
@@ -250,23 +252,27 @@ extension FloatImage {
     ///   - samples: room for `width × height × layout.channelCount` samples.
     ///   - layout, maxval: what to write (maxval 1…255 for `UInt8`).
     ///   - threads: thread count, `nil` for every core.
-    /// - Precondition: the sizes agree.
+    /// - Throws: `RasterError` when the maxval is outside 1…255 (1…65535 for `UInt16`)
+    ///   or the buffer's count is not `width × height × layout.channelCount`; nothing is
+    ///   written then.
     /// - Complexity: O(width × height); no allocation.
     public func encode(into samples: UnsafeMutableBufferPointer<UInt8>, layout: SampleLayout, maxval: Int = 255,
-                       threads: Int? = nil) {
-        encodeRows(into: samples, layout: layout, maxval: maxval, threads: threads)
+                       threads: Int? = nil) throws(RasterError) {
+        try encodeRows(into: samples, layout: layout, maxval: maxval, threads: threads)
     }
 
     /// The 16-bit form of `encode(into:layout:maxval:threads:)`.
+    ///
+    /// - Throws: `RasterError`, as the 8-bit form does.
     public func encode(into samples: UnsafeMutableBufferPointer<UInt16>, layout: SampleLayout, maxval: Int,
-                       threads: Int? = nil) {
-        encodeRows(into: samples, layout: layout, maxval: maxval, threads: threads)
+                       threads: Int? = nil) throws(RasterError) {
+        try encodeRows(into: samples, layout: layout, maxval: maxval, threads: threads)
     }
 
     private mutating func decodeRows<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        from samples: UnsafeBufferPointer<Sample>, layout: SampleLayout, maxval: Int, threads: Int?) {
-        precondition(maxval <= Int(Sample.max), "maxval does not fit the sample type")
-        checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
+        from samples: UnsafeBufferPointer<Sample>, layout: SampleLayout, maxval: Int, threads: Int?) throws(RasterError) {
+        try RasterError.check(maxval: maxval, for: Sample.self)
+        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
         let width = self.width, height = self.height, channels = layout.channelCount
         let source = UncheckedBox(samples.baseAddress!)
         withUnsafeMutablePixels { pixels in
@@ -283,9 +289,9 @@ extension FloatImage {
     }
 
     private func encodeRows<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
-        into samples: UnsafeMutableBufferPointer<Sample>, layout: SampleLayout, maxval: Int, threads: Int?) {
-        precondition(maxval <= Int(Sample.max), "maxval does not fit the sample type")
-        checkRaster(width: width, height: height, layout: layout, maxval: maxval, count: samples.count)
+        into samples: UnsafeMutableBufferPointer<Sample>, layout: SampleLayout, maxval: Int, threads: Int?) throws(RasterError) {
+        try RasterError.check(maxval: maxval, for: Sample.self)
+        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
         let width = self.width, channels = layout.channelCount
         let destination = SendablePointer(base: samples.baseAddress!)
         // A large destination is written once: streaming stores (8-bit RGBA).

@@ -155,12 +155,12 @@ public struct ToneCurve: PixelKernel, Hashable {
     /// tables are the `.scalar` schedule itself, so the fast path is exact. A channel
     /// whose curves are all identities gets the decoded samples `v / maxval` unchanged.
     ///
-    /// - Parameter maxval: the raster's maximum sample value, 1…65535 (a precondition,
-    ///   as for every sample conversion).
+    /// - Parameter maxval: the raster's maximum sample value, 1…65535.
     /// - Returns: three tables of `maxval + 1` values (unclamped: encode afterwards).
+    /// - Throws: `RasterError.invalidMaxval` for a maxval outside 1…65535.
     /// - Complexity: O(maxval × points); allocates the tables.
-    public func makeLookupTable(maxval: Int) -> (red: [Float], green: [Float], blue: [Float]) {
-        precondition(SampleCoding.maxvalRange.contains(maxval), "maxval must be in 1…65535, got \(maxval)")
+    public func makeLookupTable(maxval: Int) throws(RasterError) -> (red: [Float], green: [Float], blue: [Float]) {
+        try RasterError.check(maxval: maxval, for: UInt16.self)
         let m = Float(maxval)
         func table(_ channel: Channel) -> [Float] {
             (0...maxval).map { value(at: SampleCoding.decode(UInt16(truncatingIfNeeded: $0), maxval: m), channel: channel) }

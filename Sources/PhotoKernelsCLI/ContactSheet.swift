@@ -36,11 +36,12 @@ struct ContactSheet {
     /// Lays the cells out, each in a slot as large as the largest cell, top-left aligned.
     ///
     /// - Precondition: at least one cell and one column.
-    func render() -> FloatImage {
+    /// - Throws: `RasterError` if the sheet's size overflows.
+    func render() throws(RasterError) -> FloatImage {
         let cellWidth = cells.map(\.image.width).max()!, cellHeight = cells.map(\.image.height).max()!
         let width = columns * cellWidth + (columns + 1) * gap
         let height = rows * cellHeight + (rows + 1) * gap
-        var sheet = FloatImage(width: width, height: height, color: background)
+        var sheet = try FloatImage(width: width, height: height, color: background)
         sheet.withUnsafeMutablePixels { out in
             for (index, cell) in cells.enumerated() {
                 let left = gap + (index % columns) * (cellWidth + gap)
@@ -60,9 +61,11 @@ struct ContactSheet {
     /// mean of the source pixels `x·W/w ..< (x+1)·W/w` by `y·H/h ..< (y+1)·H/h` (at least
     /// one of each), so an exact 4 × 4 reduction averages 16 pixels.
     ///
-    /// - Precondition: `1 ≤ width ≤ image.width`, `1 ≤ height ≤ image.height`.
-    static func thumbnail(of image: FloatImage, width: Int, height: Int) -> FloatImage {
-        precondition(width >= 1 && height >= 1 && width <= image.width && height <= image.height)
+    /// - Throws: `RasterError.invalidSize` for a side below 1.
+    /// - Precondition: `width ≤ image.width`, `height ≤ image.height`.
+    static func thumbnail(of image: FloatImage, width: Int, height: Int) throws(RasterError) -> FloatImage {
+        precondition(width <= image.width && height <= image.height)
+        guard width >= 1, height >= 1 else { throw .invalidSize(width: width, height: height) }
         var pixels = [SIMD4<Float>](repeating: .zero, count: width * height)
         image.withUnsafePixels { source in
             for y in 0..<height {
@@ -81,6 +84,6 @@ struct ContactSheet {
                 }
             }
         }
-        return FloatImage(width: width, height: height, pixels: pixels)
+        return try FloatImage(width: width, height: height, pixels: pixels)
     }
 }

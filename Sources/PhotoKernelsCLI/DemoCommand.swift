@@ -88,12 +88,14 @@ struct DemoCommand {
     static func run(_ request: Request) throws(CLIError) {
         let output = request.output ?? (request.strip ? "demo-strip.ppm" : "demo-\(request.preset.rawValue).ppm")
         try OutputFile.checkDestination(output)
-        let photo = DemoPhoto.render()
+        let photo = try rendering { () throws(RasterError) in try DemoPhoto.render() }
         let rendered = "rendered \"\(DemoPhoto.title)\" (\(photo.width)×\(photo.height))"
         let destination = output == "-" ? "standard output" : output
         if request.strip {
-            let sheet = contactSheet(of: photo, variant: request.variant, threads: request.threads)
-            let image = sheet.render()
+            let (sheet, image) = try rendering { () throws(RasterError) in
+                let sheet = try contactSheet(of: photo, variant: request.variant, threads: request.threads)
+                return (sheet, try sheet.render())
+            }
             try write(image, to: output)
             Console.out(sheet.gridOrder.map { $0 + "\n" }.joined())
             Console.err("\(rendered), made a contact sheet of \(sheet.cells.count) thumbnails "
@@ -107,9 +109,17 @@ struct DemoCommand {
         }
     }
 
+    /// The demo's images have sizes the program fixes, so a `RasterError` while making
+    /// them is a defect of the tool: exit 70 with its description.
+    static func rendering<T>(_ body: () throws(RasterError) -> T) throws(CLIError) -> T {
+        do { return try body() } catch { throw .software("internal error rendering the demo: \(error)") }
+    }
+
     /// The strip: the original, every effect at its default intensity, B&W, every preset.
-    static func contactSheet(of photo: FloatImage, variant: KernelVariant, threads: Int?) -> ContactSheet {
-        let thumbnail = ContactSheet.thumbnail(of: photo, width: photo.width / 4, height: photo.height / 4)
+    ///
+    /// - Throws: `RasterError` only if the photo is smaller than 4 × 4 pixels.
+    static func contactSheet(of photo: FloatImage, variant: KernelVariant, threads: Int?) throws(RasterError) -> ContactSheet {
+        let thumbnail = try ContactSheet.thumbnail(of: photo, width: photo.width / 4, height: photo.height / 4)
         var cells = [ContactSheet.Cell(label: "original", image: thumbnail)]
         for name in Effect.names {
             let kernels = Recipe(effect: Effect(name: name)).kernels
@@ -137,11 +147,11 @@ struct DemoCommand {
         let bytes: [UInt8]
         do {
             netpbm = try NetpbmImage(width: image.width, height: image.height, depth: layout.channelCount, maxval: 255,
-                                     tupleType: layout.tupleType, samples: image.samples(layout: layout, maxval: 255),
+                                     tupleType: layout.tupleType, samples: try image.samples(layout: layout, maxval: 255),
                                      format: format.netpbmFormat)
             bytes = try NetpbmWriter.encode(netpbm)
         } catch {
-            throw .software("internal error encoding the demo: \(error.description)")
+            throw .software("internal error encoding the demo: \(error)")
         }
         try OutputFile.write(bytes, to: path)
     }

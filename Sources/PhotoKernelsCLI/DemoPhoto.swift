@@ -58,8 +58,9 @@ enum DemoPhoto {
 
     /// Renders the photo.
     ///
+    /// - Throws: `RasterError` only if the type's fixed size were invalid.
     /// - Complexity: O(width × height), with a small constant (see the type's notes).
-    static func render() -> FloatImage {
+    static func render() throws(RasterError) -> FloatImage {
         var pixels = [SIMD4<Float>](repeating: SIMD4(0, 0, 0, 1), count: width * height)
         pixels.withUnsafeMutableBufferPointer { buffer in
             // 1–2. One gradient colour per row.
@@ -72,7 +73,7 @@ enum DemoPhoto {
             drawSun(into: buffer)
             drawHills(into: buffer)
         }
-        return FloatImage(width: width, height: height, pixels: pixels)
+        return try FloatImage(width: width, height: height, pixels: pixels)
     }
 
     /// The sky or water colour at the centre of row `y`.

@@ -249,8 +249,8 @@ struct ConversionTests {
 @Suite("Verification")
 struct VerificationTests {
     @Test("float outputs: 1e-5 passes, more fails, NaN must match NaN")
-    func floats() {
-        let reference = FloatImage(width: 2, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 1), SIMD4(.nan, 0, 0, 1)])
+    func floats() throws {
+        let reference = try FloatImage(width: 2, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 1), SIMD4(.nan, 0, 0, 1)])
         var close = reference
         close[pixel: 0].x += 0.000009
         #expect(Verification.compare(reference: reference, candidate: close).passed)

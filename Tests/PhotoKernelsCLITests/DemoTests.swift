@@ -9,7 +9,7 @@ import Testing
 @Suite("demo, effects, help")
 struct DemoTests {
     /// The photo, rendered once for all pixel checks.
-    static let photo = DemoPhoto.render()
+    static let photo = try! DemoPhoto.render()  // a fixed size: cannot throw
 
     /// The 8-bit sRGB colour of a pixel.
     static func rgb8(_ x: Int, _ y: Int) -> SIMD3<Int> {
@@ -72,12 +72,12 @@ struct DemoTests {
     }
 
     @Test("box-filter thumbnails average the covered pixels")
-    func thumbnail() {
-        let image = FloatImage(width: 4, height: 2, pixels: [
+    func thumbnail() throws {
+        let image = try FloatImage(width: 4, height: 2, pixels: [
             SIMD4(0, 0, 0, 1), SIMD4(1, 1, 1, 1), SIMD4(0.5, 0, 0, 1), SIMD4(0.5, 0, 0, 1),
             SIMD4(1, 1, 1, 1), SIMD4(0, 0, 0, 1), SIMD4(0.5, 0, 0, 1), SIMD4(0.5, 0, 0, 1),
         ])
-        let small = ContactSheet.thumbnail(of: image, width: 2, height: 1)
+        let small = try ContactSheet.thumbnail(of: image, width: 2, height: 1)
         #expect(small.pixels == [SIMD4(0.5, 0.5, 0.5, 1), SIMD4(0.5, 0, 0, 1)])
     }
 
@@ -90,7 +90,7 @@ struct DemoTests {
                 + "(saturation 0, contrast 1.35, brightness -0.05, hue 0°), wrote demo-noir.ppm\n")
         let image = try #require(try sandbox.images("demo-noir.ppm").first)
         #expect(image.format == .rawPPM && image.width == 1000 && image.height == 800 && image.maxval == 255)
-        let expected = DemoTests.photo.applying(Recipe(adjustments: .noir).kernels).samples(layout: .rgb, maxval: 255)
+        let expected = try DemoTests.photo.applying(Recipe(adjustments: .noir).kernels).samples(layout: .rgb, maxval: 255)
         #expect(maxDifference(image.samples, expected) <= 1)
         #expect(try sandbox.contents() == ["demo-noir.ppm"])
     }

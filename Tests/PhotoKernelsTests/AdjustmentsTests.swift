@@ -13,11 +13,11 @@ let adjustmentSamples: [Adjustments] = [
 @Suite("Adjustments: saturation, contrast, brightness, hue (SPEC §2)")
 struct AdjustmentsTests {
     @Test("each adjustment: SIMD4 equals the scalar reference on widths 1…33, NaN included")
-    func simdMatchesScalar() {
+    func simdMatchesScalar() throws {
         for (n, a) in adjustmentSamples.enumerated() {
             for (index, kernel) in (a.sequentialKernels + [a.kernel]).enumerated() {
                 for (w, h) in testShapes {
-                    let input = randomImage(width: w, height: h, seed: UInt64(n * 10 + index), nanEvery: 5)
+                    let input = try randomImage(width: w, height: h, seed: UInt64(n * 10 + index), nanEvery: 5)
                     expectClose(run([kernel], on: input, .simd4), run([kernel], on: input, .scalar),
                                 input: input, "\(kernel.name) \(a)")
                 }
@@ -26,10 +26,10 @@ struct AdjustmentsTests {
     }
 
     @Test("the fused matrix equals the four kernels in sequence, both variants")
-    func fusedMatchesSequential() {
+    func fusedMatchesSequential() throws {
         for (n, a) in adjustmentSamples.enumerated() {
             for (w, h) in [(1, 1), (7, 3), (33, 5), (64, 64)] {
-                let input = randomImage(width: w, height: h, seed: UInt64(100 + n), nanEvery: 9)
+                let input = try randomImage(width: w, height: h, seed: UInt64(100 + n), nanEvery: 9)
                 let sequential = run(a.sequentialKernels, on: input, .scalar)
                 for variant in KernelVariant.allCases {
                     expectClose(run([a.kernel], on: input, variant), sequential, input: input, "fused \(variant) \(a)")
@@ -39,7 +39,7 @@ struct AdjustmentsTests {
     }
 
     @Test("reference vectors: saturation, contrast, brightness, hue", arguments: ["saturation", "contrast", "brightness", "hue"])
-    func singleKernelVectors(name: String) {
+    func singleKernelVectors(name: String) throws {
         let cases = ReferenceVectors.cases(name)
         #expect(cases.count >= 2)
         for c in cases {
@@ -51,14 +51,14 @@ struct AdjustmentsTests {
             default: HueRotation(degrees: p)
             }
             for variant in KernelVariant.allCases {
-                expectClose(run([kernel], on: c.inputImage, variant), c.expectedImage, input: c.inputImage,
+                expectClose(run([kernel], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage,
                             "\(name) \(p) \(variant)")
             }
         }
     }
 
     @Test("reference vectors: the fused chain and the presets")
-    func chainVectors() {
+    func chainVectors() throws {
         let cases = ReferenceVectors.cases("adjustments")
         #expect(cases.count == 4)
         for c in cases {
@@ -70,28 +70,28 @@ struct AdjustmentsTests {
                                 brightness: c.parameters["brightness"]!.number, hue: c.parameters["hue"]!.number)
             }
             for variant in KernelVariant.allCases {
-                expectClose(run([a.kernel], on: c.inputImage, variant), c.expectedImage, input: c.inputImage, "fused \(a) \(variant)")
-                expectClose(run(a.sequentialKernels, on: c.inputImage, variant), c.expectedImage, input: c.inputImage, "sequential \(a) \(variant)")
+                expectClose(run([a.kernel], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage, "fused \(a) \(variant)")
+                expectClose(run(a.sequentialKernels, on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage, "sequential \(a) \(variant)")
             }
         }
     }
 
     @Test("hand-computed pixel: vivid on (0.8, 0.4, 0.2)")
-    func handComputedVivid() {
+    func handComputedVivid() throws {
         // Y = 0.2126·0.8 + 0.7152·0.4 + 0.0722·0.2 = 0.4706
         // saturation 1.7: Y + 1.7·(C − Y) = (1.03058, 0.35058, 0.01058)
         // contrast 1.2:   (C − 0.5)·1.2 + 0.5 = (1.136696, 0.320696, −0.087304)
         // brightness .05: (1.186696, 0.370696, −0.037304); hue 0 leaves it.
-        let input = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.6)])
-        let expected = FloatImage(width: 1, height: 1, pixels: [SIMD4(1.186696, 0.370696, -0.037304, 0.6)])
+        let input = try FloatImage(width: 1, height: 1, pixels: [SIMD4(0.8, 0.4, 0.2, 0.6)])
+        let expected = try FloatImage(width: 1, height: 1, pixels: [SIMD4(1.186696, 0.370696, -0.037304, 0.6)])
         for variant in KernelVariant.allCases {
             expectClose(run([Adjustments.vivid.kernel], on: input, variant), expected, "vivid \(variant)")
         }
     }
 
     @Test("alpha is bit-exact under every adjustment, even beside NaN and negative zero")
-    func alphaUnchanged() {
-        var input = randomImage(width: 17, height: 3, seed: 7, nanEvery: 4)
+    func alphaUnchanged() throws {
+        var input = try randomImage(width: 17, height: 3, seed: 7, nanEvery: 4)
         input[pixel: 0].w = -0.0
         input[pixel: 1].w = .nan
         input[pixel: 2].w = 3.5
@@ -107,8 +107,8 @@ struct AdjustmentsTests {
     }
 
     @Test("greys stay grey under hue rotation at any angle and under saturation", arguments: [-540.0, -180, -90, -30, 0, 1, 45, 60, 90, 135, 180, 270, 359, 725])
-    func greysStayGrey(degrees: Double) {
-        let greys = FloatImage(width: 11, height: 1, pixels: (0...10).map { Float($0) / 10 }.map { SIMD4($0, $0, $0, 1) })
+    func greysStayGrey(degrees: Double) throws {
+        let greys = try FloatImage(width: 11, height: 1, pixels: (0...10).map { Float($0) / 10 }.map { SIMD4($0, $0, $0, 1) })
         for variant in KernelVariant.allCases {
             for kernel in [HueRotation(degrees: degrees) as any PixelKernel, Saturation(Float(degrees / 90))] {
                 let output = run([kernel], on: greys, variant)
@@ -121,9 +121,9 @@ struct AdjustmentsTests {
     }
 
     @Test("hue 360·k is exactly the identity matrix", arguments: [-720.0, -360, 0, 360, 1080])
-    func fullTurnsAreIdentity(degrees: Double) {
+    func fullTurnsAreIdentity(degrees: Double) throws {
         #expect(ColorMatrix.hueRotation(degrees: degrees) == .identity)
-        let input = randomImage(width: 9, height: 3, seed: 3)
+        let input = try randomImage(width: 9, height: 3, seed: 3)
         expectBitEqual(run([HueRotation(degrees: degrees)], on: input, .simd4), input, "hue \(degrees)")
     }
 
@@ -138,14 +138,14 @@ struct AdjustmentsTests {
     }
 
     @Test("identity parameters return the input bytes at 8 and 16 bits")
-    func identityReturnsInputBytes() {
+    func identityReturnsInputBytes() throws {
         for maxval in [255, 65535] {
             var rng = SeededGenerator(seed: UInt64(maxval))
             let samples = (0..<(31 * 5 * 4)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
-            let image = FloatImage(width: 31, height: 5, layout: .rgba, maxval: maxval, samples: samples)
+            let image = try FloatImage(width: 31, height: 5, layout: .rgba, maxval: maxval, samples: samples)
             for kernel in Adjustments.identity.sequentialKernels + [Adjustments.identity.kernel] {
                 for variant in KernelVariant.allCases {
-                    #expect(run([kernel], on: image, variant).samples(layout: .rgba, maxval: maxval) == samples,
+                    #expect(try run([kernel], on: image, variant).samples(layout: .rgba, maxval: maxval) == samples,
                             "\(kernel.name) \(variant) at maxval \(maxval)")
                 }
             }
@@ -153,8 +153,8 @@ struct AdjustmentsTests {
     }
 
     @Test("a NaN pixel changes no other pixel")
-    func nanStaysLocal() {
-        let clean = randomImage(width: 13, height: 3, seed: 11)
+    func nanStaysLocal() throws {
+        let clean = try randomImage(width: 13, height: 3, seed: 11)
         var dirty = clean
         dirty[pixel: 20] = SIMD4(.nan, 0.5, 0.5, 1)
         for a in adjustmentSamples {
@@ -170,8 +170,8 @@ struct AdjustmentsTests {
     }
 
     @Test("the result does not depend on the thread count")
-    func threadCountInvariant() {
-        let input = randomImage(width: 37, height: 29, seed: 5)
+    func threadCountInvariant() throws {
+        let input = try randomImage(width: 37, height: 29, seed: 5)
         let one = run([Adjustments.dream.kernel], on: input, .simd4, threads: 1)
         for threads in [2, 3, 8, 64] {
             expectBitEqual(run([Adjustments.dream.kernel], on: input, .simd4, threads: threads), one, "\(threads) threads")

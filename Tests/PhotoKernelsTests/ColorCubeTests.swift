@@ -38,15 +38,15 @@ let cubeSamples: [ColorCube] = {
 }()
 
 /// A one-row image of RGB triples, alpha 1.
-func row(_ colours: [SIMD3<Float>], alpha: Float = 1) -> FloatImage {
-    FloatImage(width: colours.count, height: 1, pixels: colours.map { SIMD4($0, alpha) })
+func row(_ colours: [SIMD3<Float>], alpha: Float = 1) throws -> FloatImage {
+    try FloatImage(width: colours.count, height: 1, pixels: colours.map { SIMD4($0, alpha) })
 }
 
 @Suite("Colour lookup tables (SPEC §11)")
 struct ColorCubeTests {
     @Test("identity tables of size 2, 17, 33, 65 return the input, clamped to [0, 1], both interpolations")
     func identity() throws {
-        let input = randomImage(width: 23, height: 5, seed: 71)
+        let input = try randomImage(width: 23, height: 5, seed: 71)
         var clamped = input
         for i in clamped.pixels.indices {
             for c in 0..<3 { clamped[pixel: i][c] = min(max(clamped.pixels[i][c], 0), 1) }
@@ -75,10 +75,10 @@ struct ColorCubeTests {
             ("sepia", .sepia(intensity: 1)),
             ("adjustments", Adjustments(saturation: 1.3, contrast: 1.2, brightness: 0.05, hue: 20).matrix),
         ]
-        let input = randomPhoto(width: 31, height: 3, seed: 73)
+        let input = try randomPhoto(width: 31, height: 3, seed: 73)
         for (name, matrix) in matrices {
             var cube = try ColorCube.sampled(size: 9) { matrix.applied(to: $0) }
-            let expected = FloatImage(width: input.width, height: input.height, pixels: input.pixels.map { p in
+            let expected = try FloatImage(width: input.width, height: input.height, pixels: input.pixels.map { p in
                 let c = matrix.applied(to: SIMD3(Double(p.x), Double(p.y), Double(p.z)))
                 return SIMD4(Float(c.x), Float(c.y), Float(c.z), p.w)
             })
@@ -94,7 +94,7 @@ struct ColorCubeTests {
     }
 
     @Test("hand-computed tetrahedral values, one point in each of the six tetrahedra, and on the diagonal")
-    func tetrahedralByHand() {
+    func tetrahedralByHand() throws {
         // (0.5, 0.25, 0.125): fr > fg > fb, corners c000 c100 c110 c111, weights
         // (1 − 0.5, 0.5 − 0.25, 0.25 − 0.125, 0.125) = (0.5, 0.25, 0.125, 0.125):
         // R = 0.5·0 + 0.25·0.5 + 0.125·1 + 0.125·0.875 = 0.359375, and so on.
@@ -111,15 +111,15 @@ struct ColorCubeTests {
             (SIMD3(1, 1, 1), SIMD3(0.875, 0.5, 0.125)),
             (SIMD3(1, 0, 1), SIMD3(0.75, 0.625, 0.75)),
         ]
-        let input = row(points.map(\.0), alpha: 0.5)
-        let expected = row(points.map(\.1), alpha: 0.5)
+        let input = try row(points.map(\.0), alpha: 0.5)
+        let expected = try row(points.map(\.1), alpha: 0.5)
         for variant in KernelVariant.allCases {
             expectClose(run([handCube], on: input, variant), expected, input: input, tolerance: 1e-7, "tetrahedral \(variant)")
         }
     }
 
     @Test("hand-computed trilinear values on the same 2³ table")
-    func trilinearByHand() {
+    func trilinearByHand() throws {
         // (0.5, 0.25, 0.125): weight of corner (i, j, k) is Π (f or 1 − f), e.g. c000
         // 0.5·0.75·0.875 = 0.328125; R = Σ weight·R(corner) = 0.361328125.
         let points: [(SIMD3<Float>, SIMD3<Float>)] = [
@@ -130,7 +130,7 @@ struct ColorCubeTests {
         ]
         var cube = handCube
         cube.interpolation = .trilinear
-        let input = row(points.map(\.0)), expected = row(points.map(\.1))
+        let input = try row(points.map(\.0)), expected = try row(points.map(\.1))
         for variant in KernelVariant.allCases {
             expectClose(run([cube], on: input, variant), expected, input: input, tolerance: 1e-7, "trilinear \(variant)")
         }
@@ -143,8 +143,8 @@ struct ColorCubeTests {
             SIMD3(0, 1, 0.25), SIMD3(0.2, 0.5, 0.25), SIMD3(1, 0, 0.75),
         ])
         // 0.25 is halfway through the first interval, 0.75 through the second.
-        let input = row([SIMD3(0.25, 0.75, 0.5), SIMD3(0.75, 0.25, 1), SIMD3(-3, 7, 0.875)])
-        let expected = row([SIMD3(0.1, 0.25, 0.25), SIMD3(0.6, 0.75, 0.75), SIMD3(0, 0, 0.625)])
+        let input = try row([SIMD3(0.25, 0.75, 0.5), SIMD3(0.75, 0.25, 1), SIMD3(-3, 7, 0.875)])
+        let expected = try row([SIMD3(0.1, 0.25, 0.25), SIMD3(0.6, 0.75, 0.75), SIMD3(0, 0, 0.625)])
         for variant in KernelVariant.allCases {
             expectClose(run([curves], on: input, variant), expected, input: input, tolerance: 1e-7, "1D \(variant)")
         }
@@ -156,13 +156,13 @@ struct ColorCubeTests {
         for dimension in ColorCube.Dimension.allCases {
             let cube = try ColorCube.sampled(dimension, size: dimension == .threeDimensional ? 5 : 64,
                                              domainMin: lo, domainMax: hi, from: curvy)
-            let outside = row([SIMD3(-4, 9, 0), SIMD3(.infinity, -.infinity, 1e30), SIMD3(-0.6, 2.5, 0.8)])
-            let inside = row([SIMD3(-0.5, 2, 0.25), SIMD3(1.5, 0, 0.75), SIMD3(-0.5, 2, 0.75)])
+            let outside = try row([SIMD3(-4, 9, 0), SIMD3(.infinity, -.infinity, 1e30), SIMD3(-0.6, 2.5, 0.8)])
+            let inside = try row([SIMD3(-0.5, 2, 0.25), SIMD3(1.5, 0, 0.75), SIMD3(-0.5, 2, 0.75)])
             for variant in KernelVariant.allCases {
                 expectBitEqual(run([cube], on: outside, variant), run([cube], on: inside, variant), "\(dimension) \(variant)")
             }
             // The grid points sit at lo + i·(hi − lo)/(N − 1): the corners are the table's.
-            let corners = run([cube], on: row([lo, hi]), .simd4).pixels
+            let corners = run([cube], on: try row([lo, hi]), .simd4).pixels
             #expect(SIMD3(corners[0].x, corners[0].y, corners[0].z) == cube[0])
             #expect(SIMD3(corners[1].x, corners[1].y, corners[1].z) == cube[cube.entryCount - 1])
         }
@@ -170,12 +170,12 @@ struct ColorCubeTests {
 
     @Test("intensity mixes C + a·(lut(C) − C), clamped to [0, 1]; 0 is the identity to the bit")
     func intensity() throws {
-        let input = randomImage(width: 17, height: 3, seed: 79)
+        let input = try randomImage(width: 17, height: 3, seed: 79)
         var cube = try ColorCube.sampled(size: 9, from: curvy)
         let full = run([cube], on: input, .scalar)
         for a in [0.25, 0.5, 0.9] {
             cube.intensity = a
-            let expected = FloatImage(width: input.width, height: input.height, pixels: zip(input.pixels, full.pixels).map { c, l in
+            let expected = try FloatImage(width: input.width, height: input.height, pixels: zip(input.pixels, full.pixels).map { c, l in
                 let mixed = c + Float(a) * (l - c)
                 return SIMD4(mixed.x, mixed.y, mixed.z, c.w)
             })
@@ -194,10 +194,10 @@ struct ColorCubeTests {
     }
 
     @Test("vector schedule equals the scalar reference to the bit on widths 1…33, NaN included, guards intact")
-    func vectorMatchesScalar() {
+    func vectorMatchesScalar() throws {
         for (n, cube) in cubeSamples.enumerated() {
             for (w, h) in testShapes {
-                let input = randomImage(width: w, height: h, seed: UInt64(800 + n), nanEvery: 5)
+                let input = try randomImage(width: w, height: h, seed: UInt64(800 + n), nanEvery: 5)
                 let vector = run([cube], on: input, .simd4), scalar = run([cube], on: input, .scalar)
                 expectClose(vector, scalar, input: input, "cube \(n)")
                 #expect(zip(vector.pixels, scalar.pixels).allSatisfy(sameBits), "cube \(n) \(w)×\(h): not bit-equal")
@@ -213,8 +213,8 @@ struct ColorCubeTests {
     }
 
     @Test("NaN stays in its pixel: all three channels in 3D, that channel in 1D; alpha is bit-exact")
-    func nanAndAlpha() {
-        let clean = randomImage(width: 13, height: 3, seed: 83)
+    func nanAndAlpha() throws {
+        let clean = try randomImage(width: 13, height: 3, seed: 83)
         var dirty = clean
         dirty[pixel: 5] = SIMD4(0.2, .nan, 0.7, 0.25)
         dirty[pixel: 9].w = .nan
@@ -286,7 +286,7 @@ struct ColorCubeTests {
                                          domainMax: SIMD3(repeating: Float.leastNonzeroMagnitude)) { _ in SIMD3(1, 2, 3) }
         let wide = try ColorCube.sampled(size: 4, domainMin: SIMD3(repeating: -Float.greatestFiniteMagnitude),
                                          domainMax: SIMD3(repeating: .greatestFiniteMagnitude)) { _ in SIMD3(1, 2, 3) }
-        let input = row([SIMD3(0, 0, 0), SIMD3(1, -1, 0.5), SIMD3(.infinity, 3e38, -3e38)])
+        let input = try row([SIMD3(0, 0, 0), SIMD3(1, -1, 0.5), SIMD3(.infinity, 3e38, -3e38)])
         for cube in [tiny, wide] {
             for variant in KernelVariant.allCases {
                 let out = run([cube], on: input, variant).pixels
@@ -320,12 +320,12 @@ struct ColorCubeFFmpegTests {
         .appendingPathComponent("Fixtures/ffmpeg-lut3d")
 
     /// A 32×32 planar gbrpf32le file as an image (alpha 1).
-    static func planar(_ data: Data) -> FloatImage {
+    static func planar(_ data: Data) throws -> FloatImage {
         let floats = data.withUnsafeBytes { raw in
             (0..<(raw.count / 4)).map { Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))) }
         }
         let n = 32 * 32
-        return FloatImage(width: 32, height: 32, pixels: (0..<n).map { i in SIMD4(floats[2 * n + i], floats[i], floats[n + i], 1) })
+        return try FloatImage(width: 32, height: 32, pixels: (0..<n).map { i in SIMD4(floats[2 * n + i], floats[i], floats[n + i], 1) })
     }
 
     // Measured with ffmpeg 5.1.9 (Debian 12, x86-64): tetrahedral differs by at most
@@ -347,10 +347,10 @@ struct ColorCubeFFmpegTests {
 
         var cube = try CubeFile.parse(text).cube
         #expect(cube == sampled)
-        let input = Self.planar(Data(planes))
+        let input = try Self.planar(Data(planes))
         for interpolation in ColorCube.Interpolation.allCases {
             cube.interpolation = interpolation
-            let reference = Self.planar(try Data(contentsOf: Self.fixtures.appendingPathComponent("\(interpolation)-32x32-gbrpf32le.raw")))
+            let reference = try Self.planar(try Data(contentsOf: Self.fixtures.appendingPathComponent("\(interpolation)-32x32-gbrpf32le.raw")))
             for variant in KernelVariant.allCases {
                 let observed = run([cube], on: input, variant)
                 var worst: Float = 0

@@ -156,10 +156,10 @@ struct ColorMatrixFastPathTests {
     }
 
     @Test("the kernel runs its build's schedule: an image's every row equals the formula, widths 1…33, odd heights")
-    func imagesEqualFormula() {
+    func imagesEqualFormula() throws {
         let kernel = ColorMatrixKernel(Adjustments.dream.matrix, name: "adjustments")
         for (w, h) in testShapes {
-            let input = randomImage(width: w, height: h, seed: 610, nanEvery: 5)
+            let input = try randomImage(width: w, height: h, seed: 610, nanEvery: 5)
             let output = run([kernel], on: input, .simd4)
             let same = zip(output.pixels, input.pixels).allSatisfy { sameBits($0, formula($1, kernel)) }
             #expect(same, "\(w)×\(h): differs from the formula")

@@ -38,7 +38,7 @@ struct DownscaleTests {
 
     /// The straight RGBA `Float` pixels a buffer holds.
     static func straightPixels(_ buffer: PixelBuffer) throws -> FloatImage {
-        var image = FloatImage(width: buffer.width, height: buffer.height, color: .zero)
+        var image = try FloatImage(width: buffer.width, height: buffer.height, color: .zero)
         try withBuffer(&image) { try convert(buffer, $0) }
         return image
     }
@@ -127,7 +127,7 @@ struct DownscaleTests {
         // R = x + 3y (extended range, kept by Float), G = 8 − R, B = 0.5, opaque. The
         // weights across are (2/3, 1/3) and (1/3, 2/3), so out(0, 0) = (4·0 + 2·1 + 2·3 + 4)/9 = 4/3,
         // out(1, 0) = (2·1 + 4·2 + 4 + 2·5)/9 = 8/3, out(0, 1) = 16/3, out(1, 1) = 20/3.
-        let image = FloatImage(width: 3, height: 3, pixels: (0..<9).map { i in SIMD4(Float(i), Float(8 - i), 0.5, 1) })
+        let image = try FloatImage(width: 3, height: 3, pixels: (0..<9).map { i in SIMD4(Float(i), Float(8 - i), 0.5, 1) })
         let small = try image.downscaled(width: 2, height: 2)
         let expected: [Float] = [4.0 / 3, 8.0 / 3, 16.0 / 3, 20.0 / 3]
         for i in 0..<4 {
@@ -154,7 +154,7 @@ struct DownscaleTests {
     @Test("an opaque red next to transparent black stays pure red where alpha > 0: no dark halo")
     func alphaEdge() throws {
         // Columns 0–3 opaque red, 4–7 transparent (0, 0, 0, 0); 8 → 3 columns of 8/3 pixels.
-        let image = FloatImage(width: 8, height: 2, pixels: (0..<16).map { $0 % 8 < 4 ? SIMD4(1, 0, 0, 1) : .zero })
+        let image = try FloatImage(width: 8, height: 2, pixels: (0..<16).map { $0 % 8 < 4 ? SIMD4(1, 0, 0, 1) : .zero })
         let small = try image.downscaled(width: 3, height: 1)
         #expect(small[0, 0] == SIMD4(1, 0, 0, 1))
         // Column 1 covers [8/3, 16/3): 4/3 of red in 8/3, so alpha 1/2, colour pure red.
@@ -203,7 +203,7 @@ struct DownscaleTests {
             let before = s.array
             let held = try Self.straightPixels(source)
             let exact = Self.exactMeans(held, width: tw, height: th)
-            var out = FloatImage(width: tw, height: th, color: .zero)
+            var out = try FloatImage(width: tw, height: th, color: .zero)
             try Self.withBuffer(&out) { try Downscale.area(from: source, to: $0) }
             #expect(s.array == before, "\(format): the source was written")
             for i in 0..<(tw * th) {
@@ -220,7 +220,7 @@ struct DownscaleTests {
 
     @Test("every destination format: the Float result encoded by SPEC §10; padding and X samples kept")
     func everyDestinationFormat() throws {
-        var image = randomPhoto(width: 23, height: 11, seed: 22)
+        var image = try randomPhoto(width: 23, height: 11, seed: 22)
         image[3, 2] = .zero
         var floats = try image.downscaled(width: 7, height: 4)
         for format in Self.formats {
@@ -276,7 +276,7 @@ struct DownscaleTests {
     @Test("a constant image stays constant in every format (integers exactly)")
     func constantStaysConstant() throws {
         let colour = SIMD4<Float>(0.3, 0.6, 0.9, 0.8)
-        var image = FloatImage(width: 37, height: 23, color: colour)
+        var image = try FloatImage(width: 37, height: 23, color: colour)
         for format in Self.formats {
             let (source, s) = try Self.buffer(37, 23, format)
             defer { withExtendedLifetime(s) {} }
@@ -315,7 +315,7 @@ struct DownscaleTests {
 
     @Test("the result does not depend on the thread count, bit for bit")
     func threadCounts() throws {
-        var image = randomPhoto(width: 64, height: 48, seed: 24)
+        var image = try randomPhoto(width: 64, height: 48, seed: 24)
         var results: [[UInt8]] = []
         for threads in [1, 2, 3] {
             let (destination, d) = try Self.buffer(10, 7, .rgba16)
@@ -327,7 +327,7 @@ struct DownscaleTests {
 
     @Test("bad requests are thrown errors: a zero or larger target, overlapping buffers")
     func errors() throws {
-        let image = FloatImage(width: 4, height: 4)
+        let image = try FloatImage(width: 4, height: 4)
         #expect(throws: DownscaleError.invalidSize(width: 0, height: 3)) { try image.downscaled(width: 0, height: 3) }
         #expect(throws: DownscaleError.invalidSize(width: 2, height: -1)) { try image.downscaled(width: 2, height: -1) }
         #expect(throws: DownscaleError.targetLargerThanSource(sourceWidth: 4, sourceHeight: 4, targetWidth: 5, targetHeight: 2)) {

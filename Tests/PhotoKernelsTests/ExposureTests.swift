@@ -8,24 +8,24 @@ let exposureSamples: [Float] = [-4, -2.5, -1, -0.3, 0.25, 1, 2.5, 4]
 
 /// `count` values evenly spaced over [−1, 2], packed three per pixel into a 64-wide
 /// image (alpha 0.5): a dense sweep of SPEC §8's input range.
-func sweepImage(from low: Float = -1, to high: Float = 2, count: Int = 64 * 64 * 3) -> FloatImage {
+func sweepImage(from low: Float = -1, to high: Float = 2, count: Int = 64 * 64 * 3) throws -> FloatImage {
     let values = (0..<count).map { low + (high - low) * Float($0) / Float(count - 1) }
     let pixels = stride(from: 0, to: count, by: 3).map { i in
         SIMD4(values[i], values[min(i + 1, count - 1)], values[min(i + 2, count - 1)], 0.5)
     }
     let width = min(64, pixels.count)
     let padded = pixels + Array(repeating: SIMD4<Float>(0, 0, 0, 0.5), count: (width - pixels.count % width) % width)
-    return FloatImage(width: width, height: padded.count / width, pixels: padded)
+    return try FloatImage(width: width, height: padded.count / width, pixels: padded)
 }
 
 @Suite("Exposure and the sRGB transfer (SPEC §3, §7)")
 struct ExposureTests {
     @Test("SIMD4 equals the scalar reference within 1e-5 on widths 1…33, NaN included")
-    func simdMatchesScalar() {
+    func simdMatchesScalar() throws {
         for (n, ev) in exposureSamples.enumerated() {
             let kernel = Exposure(ev: ev)
             for (w, h) in testShapes {
-                let input = randomImage(width: w, height: h, seed: UInt64(200 + n), nanEvery: 5)
+                let input = try randomImage(width: w, height: h, seed: UInt64(200 + n), nanEvery: 5)
                 expectClose(run([kernel], on: input, .simd4), run([kernel], on: input, .scalar),
                             input: input, "exposure \(ev)")
             }
@@ -33,12 +33,12 @@ struct ExposureTests {
     }
 
     @Test("SIMD4 equals the scalar reference within 1e-5 on a dense sweep of [−1, 2]", arguments: exposureSamples)
-    func denseSweep(ev: Float) {
-        let input = sweepImage()
+    func denseSweep(ev: Float) throws {
+        let input = try sweepImage()
         let kernel = Exposure(ev: ev)
         expectClose(run([kernel], on: input, .simd4), run([kernel], on: input, .scalar), input: input, "sweep ev \(ev)")
         // The dark end, where the segments switch: 0 … 0.3 in steps of ~2.4e-5.
-        let dark = sweepImage(from: 0, to: 0.3)
+        let dark = try sweepImage(from: 0, to: 0.3)
         expectClose(run([kernel], on: dark, .simd4), run([kernel], on: dark, .scalar), input: dark, "dark sweep ev \(ev)")
     }
 
@@ -97,27 +97,27 @@ struct ExposureTests {
     }
 
     @Test("reference vectors: ev 1 and −2.5, both variants")
-    func vectors() {
+    func vectors() throws {
         let cases = ReferenceVectors.cases("exposure")
         #expect(cases.count == 2)
         for c in cases {
             let kernel = Exposure(ev: Float(c.parameters["ev"]!.number))
             for variant in KernelVariant.allCases {
-                expectClose(run([kernel], on: c.inputImage, variant), c.expectedImage, input: c.inputImage,
+                expectClose(run([kernel], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage,
                             "exposure \(kernel.ev) \(variant)")
             }
         }
     }
 
     @Test("hand-computed pixel: grey 0.5 at +1 EV")
-    func handComputed() {
+    func handComputed() throws {
         // decode: ((0.5 + 0.055)/1.055)^2.4 = 0.526066^2.4 = 0.214041
         // × 2^1:  0.428081
         // encode: 1.055 · 0.428081^(1/2.4) − 0.055 = 1.055 · 0.702215 − 0.055 = 0.685836
         // (the same as (0.5 + 0.055) · 2^(1/2.4) − 0.055 = 0.555 · 1.334840 − 0.055)
         #expect(abs(SRGBTransfer.decode(0.5) - 0.214041) < 1e-6)
-        let input = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 0.3)])
-        let expected = FloatImage(width: 1, height: 1, pixels: [SIMD4(0.685836, 0.685836, 0.685836, 0.3)])
+        let input = try FloatImage(width: 1, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 0.3)])
+        let expected = try FloatImage(width: 1, height: 1, pixels: [SIMD4(0.685836, 0.685836, 0.685836, 0.3)])
         for variant in KernelVariant.allCases {
             expectClose(run([Exposure(ev: 1)], on: input, variant), expected, tolerance: 1e-6, "0.5 at +1 EV \(variant)")
         }
@@ -147,8 +147,8 @@ struct ExposureTests {
     }
 
     @Test("ev 0 is the identity to the bit; alpha is bit-exact at every ev")
-    func identityAndAlpha() {
-        var input = randomImage(width: 29, height: 5, seed: 21, nanEvery: 4)
+    func identityAndAlpha() throws {
+        var input = try randomImage(width: 29, height: 5, seed: 21, nanEvery: 4)
         input[pixel: 0] = SIMD4(-0.0, .infinity, -.infinity, -0.0)
         input[pixel: 1].w = .nan
         for variant in KernelVariant.allCases {
@@ -162,8 +162,8 @@ struct ExposureTests {
     }
 
     @Test("zeros, infinities and NaN: 0 ↦ 0, ±∞ ↦ ±∞, NaN stays NaN in its own channel")
-    func specialValues() {
-        let input = FloatImage(width: 5, height: 1, pixels: [
+    func specialValues() throws {
+        let input = try FloatImage(width: 5, height: 1, pixels: [
             SIMD4(0, -0.0, 0, 1), SIMD4(.infinity, -.infinity, 1, 1), SIMD4(.nan, 0.5, 0.5, 1),
             SIMD4(0.5, 0.5, 0.5, 1), SIMD4(-1, 2, 1e-30, 1),
         ])
@@ -181,8 +181,8 @@ struct ExposureTests {
     }
 
     @Test("a NaN pixel changes no other pixel")
-    func nanStaysLocal() {
-        let clean = randomImage(width: 13, height: 3, seed: 23)
+    func nanStaysLocal() throws {
+        let clean = try randomImage(width: 13, height: 3, seed: 23)
         var dirty = clean
         dirty[pixel: 20] = SIMD4(0.5, .nan, 0.5, 1)
         for variant in KernelVariant.allCases {
@@ -195,8 +195,8 @@ struct ExposureTests {
     }
 
     @Test("exposure is monotonic in the input and in ev")
-    func monotonic() {
-        let input = sweepImage(from: -1, to: 2, count: 300)
+    func monotonic() throws {
+        let input = try sweepImage(from: -1, to: 2, count: 300)
         for variant in KernelVariant.allCases {
             var previous: [Float]?
             for ev: Float in [-3, -1, 0, 1, 3] {
@@ -212,24 +212,25 @@ struct ExposureTests {
     }
 
     @Test("lookup table: entry v is the scalar result for v / maxval", arguments: [1, 15, 255, 1023])
-    func lookupTable(maxval: Int) {
+    func lookupTable(maxval: Int) throws {
         for ev: Float in [0, 0.7, -2] {
             let kernel = Exposure(ev: ev)
-            let table = kernel.makeLookupTable(maxval: maxval)
+            let table = try kernel.makeLookupTable(maxval: maxval)
             #expect(table.count == maxval + 1)
-            let input = FloatImage(width: maxval + 1, height: 1,
-                              pixels: (0...maxval).map { SIMD4(repeating: Float($0) / Float(maxval)) })
+            let input = try FloatImage(width: maxval + 1, height: 1,
+                                       pixels: (0...maxval).map { SIMD4(repeating: Float($0) / Float(maxval)) })
             let scalar = run([kernel], on: input, .scalar)
             for v in 0...maxval {
                 #expect(table[v].bitPattern == scalar.pixels[v].x.bitPattern, "maxval \(maxval) ev \(ev): entry \(v)")
             }
             #expect(table[0] == 0)
         }
+        #expect(throws: RasterError.invalidMaxval(-maxval, sampleBits: 16)) { try Exposure(ev: 1).makeLookupTable(maxval: -maxval) }
     }
 
     @Test("the result does not depend on the thread count")
-    func threadCountInvariant() {
-        let input = randomImage(width: 31, height: 29, seed: 29)
+    func threadCountInvariant() throws {
+        let input = try randomImage(width: 31, height: 29, seed: 29)
         let one = run([Exposure(ev: 0.7)], on: input, .simd4, threads: 1)
         for threads in [2, 3, 8] {
             expectBitEqual(run([Exposure(ev: 0.7)], on: input, .simd4, threads: threads), one, "\(threads) threads")

@@ -54,7 +54,7 @@ struct FamilyLawsTests {
     func fusedMatchesReference(_ c: Case) throws {
         var worst: Float = 0
         for (w, h) in [(1, 3), (2, 3), (7, 3), (8, 3), (9, 3), (15, 3), (16, 3), (17, 3), (31, 3), (33, 3)] {
-            let input = randomImage(width: w, height: h, seed: 7, nanEvery: 5)
+            let input = try randomImage(width: w, height: h, seed: 7, nanEvery: 5)
             let plan = try EditPlan(stages: c.stages).prepared(width: w, height: h, threads: 1)
             var reference = input, fused = input
             try plan.run(&reference, variant: .scalar)
@@ -82,7 +82,7 @@ struct FamilyLawsTests {
     @Test("a NaN stays in its pixel: every other pixel is bit for bit the same", arguments: cases)
     func nanIsConfined(_ c: Case) throws {
         let (w, h) = (13, 5)
-        let clean = randomImage(width: w, height: h, seed: 11)
+        let clean = try randomImage(width: w, height: h, seed: 11)
         var poisoned = clean
         poisoned[6, 2] = SIMD4(.nan, 0.5, .nan, 1)
         for variant in KernelVariant.allCases {
@@ -101,7 +101,7 @@ struct FamilyLawsTests {
     @Test("the result does not depend on the thread count (Float and 16-bit)", arguments: cases)
     func threadCountsAgree(_ c: Case) throws {
         let (w, h) = (37, 29)
-        let input = randomImage(width: w, height: h, seed: 5)
+        let input = try randomImage(width: w, height: h, seed: 5)
         var rng = SeededGenerator(seed: 9)
         let samples = (0..<(w * h * 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
         var floats: [FloatImage] = [], words: [[UInt16]] = []
@@ -149,8 +149,8 @@ struct FamilyLawsTests {
                 #expect(failures == 0, "\(operations) maxval \(maxval) \(variant): \(failures) greys changed hue")
             }
             // Float pixels: the fused schedule and the reference.
-            let image = FloatImage(width: levels.count, height: 1,
-                                   pixels: levels.map { SIMD4(repeating: Float($0) / Float(maxval)) })
+            let image = try FloatImage(width: levels.count, height: 1,
+                                       pixels: levels.map { SIMD4(repeating: Float($0) / Float(maxval)) })
             for variant in KernelVariant.allCases {
                 var run = image
                 try plan.run(&run, variant: variant)

@@ -35,7 +35,7 @@ struct LookupTableTests {
         let again = try Recipe.decode(from: saved, relativeTo: folder.url)
         #expect(again == recipe)
         // Both give the same pixels, through the table at 0.6 trilinear.
-        let image = randomPhoto(width: 9, height: 4, seed: 3)
+        let image = try randomPhoto(width: 9, height: 4, seed: 3)
         #expect(run(recipe.kernels, on: image, .simd4).pixels == run(again.kernels, on: image, .simd4).pixels)
     }
 
@@ -152,7 +152,7 @@ struct LookupTableTests {
     func oracle() throws {
         for interpolation in ColorCube.Interpolation.allCases {
             let lut = LookupTable.example(interpolation)
-            let image = randomPhoto(width: 17, height: 3, seed: 9)
+            let image = try randomPhoto(width: 17, height: 3, seed: 9)
             let out = run(lut.kernels, on: image, .scalar)
             for i in 0..<image.pixelCount {
                 let p = image.pixels[i]

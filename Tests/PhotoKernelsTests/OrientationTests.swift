@@ -184,8 +184,8 @@ struct OrientationTests {
     }
 
     @Test("composition: 6 then 8 and 8 then 6 are the identity; 3, 5, 7, 2, 4 are their own inverses; 6 twice is 3")
-    func composition() {
-        let image = randomImage(width: 7, height: 4, seed: 91, nanEvery: 5)
+    func composition() throws {
+        let image = try randomImage(width: 7, height: 4, seed: 91, nanEvery: 5)
         func bits(_ i: FloatImage) -> [UInt32] { i.pixels.flatMap { p in (0..<4).map { p[$0].bitPattern } } }
         for o in Orientation.allCases {
             let back = image.oriented(o).oriented(o.inverse)
@@ -204,13 +204,13 @@ struct OrientationTests {
     }
 
     @Test("FloatImage.oriented moves pixels bit for bit: NaN payloads, signed zeros, infinities")
-    func floatBits() {
+    func floatBits() throws {
         let specials: [SIMD4<Float>] = [
             SIMD4(Float(bitPattern: 0x7FA0_0001), -0.0, .infinity, Float(bitPattern: 0xFFC0_BEEF)),   // signalling NaN first
             SIMD4(-.infinity, Float(bitPattern: 1), -Float.greatestFiniteMagnitude, Float(bitPattern: 0x7FC0_1234)),
             SIMD4(0.25, 0.5, 0.75, 1), SIMD4(1, 2, 3, 4), SIMD4(5, 6, 7, 8), SIMD4(9, 10, 11, 12),
         ]
-        let image = FloatImage(width: 3, height: 2, pixels: specials)
+        let image = try FloatImage(width: 3, height: 2, pixels: specials)
         for o in Orientation.allCases {
             let out = image.oriented(o)
             let size = o.orientedSize(width: 3, height: 2)
@@ -281,7 +281,7 @@ struct OrientationTests {
     func planAppliesOrientationFirst() throws {
         var recipe = Recipe(adjustments: .vivid, vignette: .vignetteEffect(center: SIMD2(1, 1), radius: 2, intensity: 1))
         recipe[Orientation.self] = .right
-        let stored = randomPhoto(width: 5, height: 3, seed: 21)
+        let stored = try randomPhoto(width: 5, height: 3, seed: 21)
         let plan = try EditPlan(recipe).prepared(width: 3, height: 5, threads: 1)
         #expect(plan.storedSize == (5, 3))
         var image = stored

@@ -289,7 +289,7 @@ struct PixelBufferTests {
 
     @Test("a Float32 buffer gives the FloatImage result; grey formats store luma")
     func floatAndGray() throws {
-        let image = randomPhoto(width: 9, height: 4, seed: 5)
+        let image = try randomPhoto(width: 9, height: 4, seed: 5)
         let plan = try EditPlan(stages: Self.recipe.stages).prepared(width: 9, height: 4, threads: 1)
         var expected = image
         try plan.run(&expected)

@@ -18,7 +18,7 @@ struct RecipeTests {
     func fusedMatchesSequential() throws {
         for (n, recipe) in Self.recipes.enumerated() {
             for (w, h) in [(1, 1), (9, 5), (33, 3), (40, 31)] {
-                let input = randomImage(width: w, height: h, seed: UInt64(n), nanEvery: 11)
+                let input = try randomImage(width: w, height: h, seed: UInt64(n), nanEvery: 11)
                 let plan = try EditPlan(stages: recipe.stages).prepared(width: w, height: h, threads: 1)
                 var reference = input, fused = input
                 try plan.run(&reference, variant: .scalar)
@@ -30,11 +30,11 @@ struct RecipeTests {
     }
 
     @Test("stages run in SPEC §6 order: exposure before the sliders, the effect after them, the vignette last")
-    func order() {
+    func order() throws {
         // Brightness then sepia differs from sepia then brightness; the recipe must do the former.
         let recipe = Recipe(exposure: 1, adjustments: Adjustments(brightness: 0.1), effect: .sepia(intensity: 1),
                             vignette: .vignette(intensity: 0.5, radius: 1))
-        let input = randomPhoto(width: 5, height: 3, seed: 1)
+        let input = try randomPhoto(width: 5, height: 3, seed: 1)
         let expected = run([Exposure(ev: 1), Brightness(0.1), Sepia(intensity: 1), Vignette.vignette(intensity: 0.5, radius: 1)],
                            on: input, .scalar)
         expectClose(run(recipe.kernels, on: input, .simd4), expected, input: input, "SPEC order")
@@ -44,7 +44,7 @@ struct RecipeTests {
     }
 
     @Test("the identity recipe has no kernels and returns the input bytes at 8 and 16 bits")
-    func identityReturnsInput() {
+    func identityReturnsInput() throws {
         #expect(Recipe.identity.kernels.isEmpty && Recipe.identity.isIdentity)
         let zeroIntensities = Recipe(effect: .sepia(intensity: 0), vignette: .vignette(intensity: 0, radius: 1))
         #expect(zeroIntensities.kernels.isEmpty && zeroIntensities.isIdentity)
@@ -52,33 +52,33 @@ struct RecipeTests {
             var rng = SeededGenerator(seed: 99)
             let samples = (0..<(23 * 7 * 4)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
             for variant in KernelVariant.allCases {
-                let out = SamplePipeline.run(zeroIntensities.kernels, width: 23, height: 7, samples: samples, layout: .rgba,
-                                             maxval: maxval, variant: variant, threads: 2)
+                let out = try SamplePipeline.run(zeroIntensities.kernels, width: 23, height: 7, samples: samples, layout: .rgba,
+                                                 maxval: maxval, variant: variant, threads: 2)
                 #expect(out == samples, "maxval \(maxval) \(variant)")
             }
         }
     }
 
     @Test("the one-pass sample pipeline equals decode → kernels → encode, every layout, 8 and 16 bits")
-    func pipelineMatchesImagePath() {
+    func pipelineMatchesImagePath() throws {
         let recipe = KernelCatalog.sampleRecipe
         for layout in SampleLayout.allCases {
             for maxval in [255, 1023, 65535] {
                 var rng = SeededGenerator(seed: UInt64(maxval + layout.rawValue))
                 let (w, h) = (19, 6)
                 let samples = (0..<(w * h * layout.channelCount)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
-                let image = FloatImage(width: w, height: h, layout: layout, maxval: maxval, samples: samples)
+                let image = try FloatImage(width: w, height: h, layout: layout, maxval: maxval, samples: samples)
                 // The integer plan reads exposure (the first stage) from a table of the
                 // scalar formula, then runs the other stages in SIMD4; the Float image path
                 // runs them all in SIMD4. The two may differ only by 1 LSB on near-ties
                 // (SPEC §8, which `FamilyLawsTests` checks against the Double evaluation).
                 let stages = recipe.kernels
                 #expect(stages.first is Exposure)
-                let expected = run(Array(stages.dropFirst()), on: run([stages[0]], on: image, .scalar), .simd4)
+                let expected = try run(Array(stages.dropFirst()), on: run([stages[0]], on: image, .scalar), .simd4)
                     .samples(layout: layout, maxval: maxval)
                 for threads in [1, 2, 5] {
-                    let out = SamplePipeline.run(stages, width: w, height: h, samples: samples, layout: layout,
-                                                 maxval: maxval, variant: .simd4, threads: threads)
+                    let out = try SamplePipeline.run(stages, width: w, height: h, samples: samples, layout: layout,
+                                                     maxval: maxval, variant: .simd4, threads: threads)
                     let d = sampleDifferences(out, expected)
                     #expect(d.largest <= 1 && d.count * 100 <= out.count, "\(layout) maxval \(maxval) threads \(threads): \(d)")
                 }
@@ -86,10 +86,10 @@ struct RecipeTests {
                     // The 8-bit entry points give the same samples.
                     let bytes = samples.map { UInt8($0) }
                     var out8 = [UInt8](repeating: 0, count: bytes.count)
-                    bytes.withUnsafeBufferPointer { input in
-                        out8.withUnsafeMutableBufferPointer { output in
-                            SamplePipeline.run(recipe.kernels, width: w, height: h, input: input, inputLayout: layout,
-                                               inputMaxval: 255, output: output, outputLayout: layout, outputMaxval: 255)
+                    try bytes.withUnsafeBufferPointer { input in
+                        try out8.withUnsafeMutableBufferPointer { output in
+                            try SamplePipeline.run(recipe.kernels, width: w, height: h, input: input, inputLayout: layout,
+                                                   inputMaxval: 255, output: output, outputLayout: layout, outputMaxval: 255)
                         }
                     }
                     let d8 = sampleDifferences(out8.map(UInt16.init), expected)
@@ -163,12 +163,12 @@ struct RecipeTests {
     }
 
     @Test("every catalog entry runs and its SIMD4 variant matches the scalar reference")
-    func catalog() {
+    func catalog() throws {
         // Every registered family's examples are in the catalog, under their own names.
         let examples = KernelFamilies.all.filter { $0.kind != .geometric }.flatMap { $0.examples.map(\.name) }
         #expect(KernelCatalog.entries.map(\.name) == examples + ["adjustments", "lut3d-33-tetrahedral", "curve", "recipe", "recipe-curve"])
         #expect(Set(KernelCatalog.entries.map(\.name)).count == KernelCatalog.entries.count)
-        let input = randomImage(width: 21, height: 5, seed: 4, nanEvery: 13)
+        let input = try randomImage(width: 21, height: 5, seed: 4, nanEvery: 13)
         for entry in KernelCatalog.entries {
             expectClose(run(entry.kernels, on: input, .simd4), run(entry.kernels, on: input, .scalar),
                         input: input, entry.name)
@@ -204,7 +204,7 @@ struct RecipeTests {
         var largest = 0
         for k in 0...200 {
             let r = a.interpolated(to: b, at: Double(k) / 200)
-            let out = SamplePipeline.run(r.kernels, width: 16, height: 16, samples: samples, layout: .rgba, maxval: 255)
+            let out = try SamplePipeline.run(r.kernels, width: 16, height: 16, samples: samples, layout: .rgba, maxval: 255)
             if let previous { largest = max(largest, zip(out, previous).map { abs(Int($0) - Int($1)) }.max()!) }
             previous = out
         }

@@ -91,21 +91,21 @@ struct SampleConversionFastPathTests {
     }
 
     @Test("rasters past the streaming-store threshold decode and encode exactly as the formulas")
-    func streamingStores() {
+    func streamingStores() throws {
         // 1024 × 1024: the Float image is 16 MiB and the 8-bit raster 4 MiB, both at or
         // past the threshold, so both directions take their streaming stores.
         let (w, h) = (1024, 1024)
         #expect(w * h * 4 >= StreamingStores.threshold)
         var rng = SeededGenerator(seed: 11)
         let bytes = (0..<(w * h * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-        let image = FloatImage(width: w, height: h, layout: .rgba, samples: bytes)
+        let image = try FloatImage(width: w, height: h, layout: .rgba, samples: bytes)
         var wrongDecode = 0
         for i in stride(from: 0, to: bytes.count, by: 97) where image.pixels[i / 4][i % 4] != SampleCoding.decode(bytes[i], maxval: 255) {
             wrongDecode += 1
         }
         #expect(wrongDecode == 0)
         var out = [UInt8](repeating: 0, count: bytes.count)
-        out.withUnsafeMutableBufferPointer { image.encode(into: $0, layout: .rgba) }
+        try out.withUnsafeMutableBufferPointer { try image.encode(into: $0, layout: .rgba) }
         #expect(out == bytes, "decode then encode returns every byte")
     }
 
@@ -132,7 +132,7 @@ struct SampleConversionFastPathTests {
     }
 
     @Test("decode(from:) and encode(into:) equal the formulas for any thread count, RGB and RGBA, 8 and 16 bits")
-    func threadsBitIdentical() {
+    func threadsBitIdentical() throws {
         var rng = SeededGenerator(seed: 6)
         let (w, h) = (33, 7)
         for layout in Self.layouts {
@@ -143,22 +143,22 @@ struct SampleConversionFastPathTests {
             func decoded(_ image: FloatImage) -> [UInt32] {
                 image.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w].prefix(channels) }.map(\.bitPattern)
             }
-            let floats = randomImage(width: w, height: h, seed: 61, nanEvery: 5)
+            let floats = try randomImage(width: w, height: h, seed: 61, nanEvery: 5)
             let values = floats.pixels.flatMap { [$0.x, $0.y, $0.z, $0.w].prefix(channels) }
             for threads in [1, 2, 3] {
-                var image = FloatImage(width: w, height: h)
-                bytes.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, threads: threads) }
+                var image = try FloatImage(width: w, height: h)
+                try bytes.withUnsafeBufferPointer { try image.decode(from: $0, layout: layout, threads: threads) }
                 #expect(decoded(image) == bytes.map { SampleCoding.decode($0, maxval: 255).bitPattern },
                         "8-bit \(layout), \(threads) threads")
                 #expect(layout == .rgba || image.isOpaque, "8-bit \(layout): alpha 1")
-                words.withUnsafeBufferPointer { image.decode(from: $0, layout: layout, maxval: 65535, threads: threads) }
+                try words.withUnsafeBufferPointer { try image.decode(from: $0, layout: layout, maxval: 65535, threads: threads) }
                 #expect(decoded(image) == words.map { SampleCoding.decode($0, maxval: 65535).bitPattern },
                         "16-bit \(layout), \(threads) threads")
                 var out8 = [UInt8](repeating: 0, count: w * h * channels)
-                out8.withUnsafeMutableBufferPointer { floats.encode(into: $0, layout: layout, threads: threads) }
+                try out8.withUnsafeMutableBufferPointer { try floats.encode(into: $0, layout: layout, threads: threads) }
                 #expect(out8 == values.map { UInt8(SampleCoding.encode($0, maxval: 255)) }, "8-bit encode \(layout), \(threads) threads")
                 var out16 = [UInt16](repeating: 0, count: w * h * channels)
-                out16.withUnsafeMutableBufferPointer { floats.encode(into: $0, layout: layout, maxval: 1023, threads: threads) }
+                try out16.withUnsafeMutableBufferPointer { try floats.encode(into: $0, layout: layout, maxval: 1023, threads: threads) }
                 #expect(out16 == values.map { SampleCoding.encode($0, maxval: 1023) }, "16-bit encode \(layout), \(threads) threads")
             }
         }
@@ -326,7 +326,7 @@ struct SampleConversionFastPathTests {
     }
 
     @Test("the encoder's exact ties round half to even")
-    func tiesRoundToEven() {
+    func tiesRoundToEven() throws {
         // 0.5 · 255 = 127.5 → 128; 0.5 · 65535 = 32767.5 → 32768; 0.125 · 100 = 12.5 → 12;
         // 0.375 · 100 = 37.5 → 38. Four pixels of each, so the block loop (not only the
         // tail) produces them.
@@ -334,12 +334,12 @@ struct SampleConversionFastPathTests {
             (0.5, 255, 128), (0.5, 65535, 32768), (0.125, 100, 12), (0.375, 100, 38), (0.5, 1, 0),
         ]
         for (x, maxval, expected) in cases {
-            let image = FloatImage(width: 4, height: 1, pixels: Array(repeating: SIMD4(repeating: x), count: 4))
-            #expect(image.samples(layout: .rgba, maxval: maxval) == Array(repeating: expected, count: 16),
+            let image = try FloatImage(width: 4, height: 1, pixels: Array(repeating: SIMD4(repeating: x), count: 4))
+            #expect(try image.samples(layout: .rgba, maxval: maxval) == Array(repeating: expected, count: 16),
                     "\(x) · \(maxval)")
             if maxval <= 255 {
                 var bytes = [UInt8](repeating: 0, count: 16)
-                bytes.withUnsafeMutableBufferPointer { image.encode(into: $0, layout: .rgba, maxval: maxval, threads: 1) }
+                try bytes.withUnsafeMutableBufferPointer { try image.encode(into: $0, layout: .rgba, maxval: maxval, threads: 1) }
                 #expect(bytes == Array(repeating: UInt8(expected), count: 16), "\(x) · \(maxval), 8-bit")
             }
         }

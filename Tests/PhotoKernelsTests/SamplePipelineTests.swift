@@ -27,13 +27,13 @@ struct SamplePipelineTests {
     /// 8-bit RGBA through the public pipeline entry point for `UInt8` samples, the type
     /// that takes the packed 8-bit block when the kernels are one matrix.
     static func run8(_ kernels: [any PixelKernel], _ bytes: [UInt8], width: Int, height: Int, maxval: Int,
-                     variant: KernelVariant = .simd4, threads: Int = 2) -> [UInt8] {
+                     variant: KernelVariant = .simd4, threads: Int = 2) throws -> [UInt8] {
         var out = [UInt8](repeating: 0, count: bytes.count)
-        bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                SamplePipeline.run(kernels, width: width, height: height, input: input, inputLayout: .rgba,
-                                   inputMaxval: maxval, output: output, outputLayout: .rgba,
-                                   outputMaxval: maxval, variant: variant, threads: threads)
+        try bytes.withUnsafeBufferPointer { input in
+            try out.withUnsafeMutableBufferPointer { output in
+                try SamplePipeline.run(kernels, width: width, height: height, input: input, inputLayout: .rgba,
+                                       inputMaxval: maxval, output: output, outputLayout: .rgba,
+                                       outputMaxval: maxval, variant: variant, threads: threads)
             }
         }
         return out
@@ -41,8 +41,8 @@ struct SamplePipelineTests {
 
     /// The packed path on 8-bit RGBA.
     static func packed8(_ kernel: ColorMatrixKernel, _ bytes: [UInt8], width: Int, height: Int, maxval: Int,
-                        threads: Int = 2) -> [UInt8] {
-        run8([kernel], bytes, width: width, height: height, maxval: maxval, threads: threads)
+                        threads: Int = 2) throws -> [UInt8] {
+        try run8([kernel], bytes, width: width, height: height, maxval: maxval, threads: threads)
     }
 
     /// SPEC §8 for one matrix on an RGBA raster: every sample against the `Double` matrix.
@@ -55,22 +55,22 @@ struct SamplePipelineTests {
     }
 
     @Test("the fast path and the scalar path are both SPEC §8-exact, 8 and 16 bits, ties included; widths 1…33")
-    func fastMatchesScalar() {
+    func fastMatchesScalar() throws {
         for maxval in [255, 100, 65535, 4095] {
             var total = 0, differing = 0, largest = 0
             for (n, kernel) in Self.matrices.enumerated() {
                 for (w, h) in testShapes {
                     var rng = SeededGenerator(seed: UInt64(n * 7919 + w * 31 + h))
                     let samples = (0..<(w * h * 4)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
-                    let reference = SamplePipeline.run([kernel], width: w, height: h, samples: samples, layout: .rgba,
-                                                       maxval: maxval, variant: .scalar, threads: 1)
+                    let reference = try SamplePipeline.run([kernel], width: w, height: h, samples: samples, layout: .rgba,
+                                                           maxval: maxval, variant: .scalar, threads: 1)
                     let fast: [UInt16]
                     if maxval <= 255 {
-                        fast = Self.packed8(kernel, samples.map { UInt8($0) }, width: w, height: h, maxval: maxval)
+                        fast = try Self.packed8(kernel, samples.map { UInt8($0) }, width: w, height: h, maxval: maxval)
                             .map(UInt16.init)
                     } else {
-                        fast = SamplePipeline.run([kernel], width: w, height: h, samples: samples, layout: .rgba,
-                                                  maxval: maxval, variant: .simd4, threads: 2)
+                        fast = try SamplePipeline.run([kernel], width: w, height: h, samples: samples, layout: .rgba,
+                                                      maxval: maxval, variant: .simd4, threads: 2)
                     }
                     let d = sampleDifferences(fast, reference)
                     total += samples.count
@@ -88,7 +88,7 @@ struct SamplePipelineTests {
     }
 
     @Test("exact ties at 8 bits: every sample value 0…255 in every channel and every grey is SPEC §8-exact on both paths")
-    func exactTies() {
+    func exactTies() throws {
         // Brightness 0.1 puts every unclamped 8-bit sample on a tie k + ½, contrast 2
         // and saturation with brightness 0.1 many: the folded block lands on the tie and
         // rounds to even, the scalar path a rounding error to one side; both are right.
@@ -102,9 +102,9 @@ struct SamplePipelineTests {
         let samples = pixels.map(UInt16.init)
         for kernel in Self.matrices {
             for maxval in [255] {
-                let reference = SamplePipeline.run([kernel], width: width, height: 1, samples: samples, layout: .rgba,
-                                                   maxval: maxval, variant: .scalar, threads: 1).map(UInt8.init)
-                let fast = Self.packed8(kernel, pixels, width: width, height: 1, maxval: maxval)
+                let reference = try SamplePipeline.run([kernel], width: width, height: 1, samples: samples, layout: .rgba,
+                                                       maxval: maxval, variant: .scalar, threads: 1).map(UInt8.init)
+                let fast = try Self.packed8(kernel, pixels, width: width, height: 1, maxval: maxval)
                 let d = sampleDifferences(fast, reference)
                 let wrong = Self.tieAware(kernel, fast.map(UInt16.init), samples, width: width, height: 1, maxval: maxval).failures
                     + Self.tieAware(kernel, reference.map(UInt16.init), samples, width: width, height: 1, maxval: maxval).failures
@@ -114,50 +114,94 @@ struct SamplePipelineTests {
         // Hand-computed: brightness 0.1 on 33 is 33 + 25.5 = 58.5 exactly, a tie. The
         // folded block computes 33 + 25.5 in Float, exactly 58.5, and rounds to even: 58;
         // the scalar path's (33/255 + 0.1)·255 is 58.500004: 59. Likewise 35 → 60 or 61.
-        let lifted = Self.packed8(Adjustments(brightness: 0.1).kernel, [33, 35, 255, 7], width: 1, height: 1, maxval: 255)
+        let lifted = try Self.packed8(Adjustments(brightness: 0.1).kernel, [33, 35, 255, 7], width: 1, height: 1, maxval: 255)
         #expect(lifted == [58, 60, 255, 7])
     }
 
     @Test("the fast path on the identity matrix returns the input bytes")
-    func identity() {
+    func identity() throws {
         var rng = SeededGenerator(seed: 3)
         let bytes = (0..<(37 * 3 * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
         var out = [UInt8](repeating: 0, count: bytes.count)
-        bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                SamplePipeline.run([ColorMatrixKernel(.identity)], width: 37, height: 3, input: input, inputLayout: .rgba,
-                                   inputMaxval: 255, output: output, outputLayout: .rgba, outputMaxval: 255)
+        try bytes.withUnsafeBufferPointer { input in
+            try out.withUnsafeMutableBufferPointer { output in
+                try SamplePipeline.run([ColorMatrixKernel(.identity)], width: 37, height: 3, input: input, inputLayout: .rgba,
+                                       inputMaxval: 255, output: output, outputLayout: .rgba, outputMaxval: 255)
             }
         }
         #expect(out == bytes)
     }
 
+    @Test("sizes, maxvals, counts and thread counts outside the contract throw EditPlanError and write nothing")
+    func refusedRuns() throws {
+        let kernels: [any PixelKernel] = [Adjustments.vivid.kernel]
+        let bytes = [UInt8](repeating: 200, count: 2 * 2 * 4)
+        #expect(throws: EditPlanError.sampleCountMismatch(buffer: "input", expected: 24, found: 16)) {
+            try Self.run8(kernels, bytes, width: 3, height: 2, maxval: 255)
+        }
+        #expect(throws: EditPlanError.invalidMaxval(256, sampleBits: 8)) {
+            try Self.run8(kernels, bytes, width: 2, height: 2, maxval: 256)
+        }
+        #expect(throws: EditPlanError.invalidSize(width: 0, height: 2)) {
+            try Self.run8(kernels, bytes, width: 0, height: 2, maxval: 255)
+        }
+        // A thread count no machine has: the scratch rows cannot be counted, let alone allocated.
+        #expect(throws: EditPlanError.outOfMemory(bytes: nil)) {
+            try Self.run8(kernels, bytes, width: 2, height: 2, maxval: 255, threads: 1 << 62)
+        }
+        var out = [UInt8](repeating: 7, count: 2 * 2 * 4)
+        #expect(throws: EditPlanError.sampleCountMismatch(buffer: "output", expected: 16, found: 15)) {
+            try bytes.withUnsafeBufferPointer { input in
+                try out.withUnsafeMutableBufferPointer { output in
+                    try SamplePipeline.run(kernels, width: 2, height: 2, input: input, inputLayout: .rgba, inputMaxval: 255,
+                                           output: UnsafeMutableBufferPointer(rebasing: output[1...]), outputLayout: .rgba,
+                                           outputMaxval: 255)
+                }
+            }
+        }
+        #expect(out == [UInt8](repeating: 7, count: 16), "a refused run writes nothing")
+
+        // The array forms check the input before they allocate the output.
+        let words = [UInt16](repeating: 1000, count: 12)
+        #expect(throws: EditPlanError.invalidSize(width: 1 << 62, height: 1 << 62)) {
+            try SamplePipeline.run(kernels, width: 1 << 62, height: 1 << 62, samples: words, layout: .rgb, maxval: 65535)
+        }
+        #expect(throws: EditPlanError.sampleCountMismatch(buffer: "input", expected: 1 << 38, found: 12)) {
+            try SamplePipeline.run(kernels, width: 1 << 19, height: 1 << 19, samples: words, layout: .gray, maxval: 65535)
+        }
+        var inPlace = words
+        #expect(throws: EditPlanError.invalidMaxval(0, sampleBits: 16)) {
+            try SamplePipeline.runInPlace(kernels, width: 2, height: 2, samples: &inPlace, layout: .rgb, maxval: 0)
+        }
+        #expect(inPlace == words, "a refused run in place leaves the samples as they were")
+    }
+
     @Test("hand-computed: vivid on (204, 102, 51, 153) gives (255, 95, 0, 153)")
-    func handComputed() {
+    func handComputed() throws {
         // (0.8, 0.4, 0.2) → vivid → (1.186696, 0.370696, −0.037304): clamp, ×255, round.
         let bytes: [UInt8] = [204, 102, 51, 153]
         var out = [UInt8](repeating: 0, count: 4)
-        bytes.withUnsafeBufferPointer { input in
-            out.withUnsafeMutableBufferPointer { output in
-                SamplePipeline.run([Adjustments.vivid.kernel], width: 1, height: 1, input: input, inputLayout: .rgba,
-                                   inputMaxval: 255, output: output, outputLayout: .rgba, outputMaxval: 255)
+        try bytes.withUnsafeBufferPointer { input in
+            try out.withUnsafeMutableBufferPointer { output in
+                try SamplePipeline.run([Adjustments.vivid.kernel], width: 1, height: 1, input: input, inputLayout: .rgba,
+                                       inputMaxval: 255, output: output, outputLayout: .rgba, outputMaxval: 255)
             }
         }
         #expect(out == [255, 95, 0, 153])
     }
 
     @Test("exposure on integer samples, table or line: SIMD4 and scalar differ only at near ties (SPEC §8), every layout")
-    func exposureTable() {
+    func exposureTable() throws {
         for layout in SampleLayout.allCases {
             for maxval in [255, 65535] {
                 var rng = SeededGenerator(seed: UInt64(maxval) + UInt64(layout.rawValue))
                 let (w, h) = (29, 5)
                 let samples = (0..<(w * h * layout.channelCount)).map { _ in UInt16.random(in: 0...UInt16(maxval), using: &rng) }
                 for ev: Float in [-2.5, 0.7, 3] {
-                    let scalar = SamplePipeline.run([Exposure(ev: ev)], width: w, height: h, samples: samples, layout: layout,
-                                                    maxval: maxval, variant: .scalar, threads: 1)
-                    let simd = SamplePipeline.run([Exposure(ev: ev)], width: w, height: h, samples: samples, layout: layout,
-                                                  maxval: maxval, variant: .simd4, threads: 2)
+                    let scalar = try SamplePipeline.run([Exposure(ev: ev)], width: w, height: h, samples: samples, layout: layout,
+                                                        maxval: maxval, variant: .scalar, threads: 1)
+                    let simd = try SamplePipeline.run([Exposure(ev: ev)], width: w, height: h, samples: samples, layout: layout,
+                                                      maxval: maxval, variant: .simd4, threads: 2)
                     // Alpha (the last channel of GA and RGBA) is copied; a colour sample
                     // may differ only where its exact value lies within τ of a tie.
                     let exposure = Exposure(ev: Double(ev))
@@ -379,7 +423,7 @@ struct SamplePipelineTests {
         // 3 blocks of 8 pixels and 3 more: every pixel's channels on the line (0.1…0.9).
         let w = 27
         var rng = SeededGenerator(seed: 27)
-        let onLine = FloatImage(width: w, height: 1, pixels: (0..<w).map { _ in
+        let onLine = try FloatImage(width: w, height: 1, pixels: (0..<w).map { _ in
             SIMD4(Float.random(in: 0.1...0.9, using: &rng), Float.random(in: 0.1...0.9, using: &rng),
                   Float.random(in: 0.1...0.9, using: &rng), Float.random(in: 0...1, using: &rng))
         })
@@ -428,7 +472,7 @@ struct SamplePipelineTests {
             SIMD4(Float.random(in: -0.2...1.2, using: &rng), Float.random(in: -0.2...1.2, using: &rng),
                   Float.random(in: -0.2...1.2, using: &rng), Float.random(in: 0...1, using: &rng))
         }
-        let image = FloatImage(width: w, height: h, pixels: Array(repeatElement(row, count: h).joined()))
+        let image = try FloatImage(width: w, height: h, pixels: Array(repeatElement(row, count: h).joined()))
         let adjustments = Adjustments(saturation: 1.3, contrast: 1.2, brightness: 0.05, hue: 30).kernel
         let edits: [(String, [any PixelKernel])] = [
             ("matrix", [adjustments]), ("exposure", [Exposure(ev: -0.7)]),
@@ -547,7 +591,7 @@ struct SamplePipelineTests {
     func resultsPastInt32() throws {
         var bytes: [UInt8] = []
         for v in 0..<256 { bytes += [UInt8(v), UInt8(255 - v), UInt8(v / 2), 255] }
-        let out = Self.packed8(ColorMatrixKernel(.gain(1e7, 1e7, 1e7)), bytes, width: 16, height: 16, maxval: 255)
+        let out = try Self.packed8(ColorMatrixKernel(.gain(1e7, 1e7, 1e7)), bytes, width: 16, height: 16, maxval: 255)
         // Every colour sample but 0 saturates; alpha (every fourth) is kept.
         var expected = bytes
         for i in expected.indices where i % 4 != 3 && expected[i] != 0 { expected[i] = 255 }
@@ -560,7 +604,7 @@ struct SamplePipelineTests {
             let part = Array(bytes[0..<(4 * count)])
             var clamped = part
             for i in clamped.indices where i % 4 != 3 && clamped[i] != 0 { clamped[i] = 255 }
-            #expect(Self.packed8(within, part, width: count, height: 1, maxval: 255) == clamped, "count \(count)")
+            #expect(try Self.packed8(within, part, width: count, height: 1, maxval: 255) == clamped, "count \(count)")
         }
 
         let operations: [any RecipeOperation] = Recipe(preset: .vivid).operationsInOrder
@@ -577,7 +621,7 @@ struct SamplePipelineTests {
     }
 
     @Test("8-bit block edges: every count 1…33 in place equals out of place and from any alignment (16-bit too); saturation to 0 and maxval; exact ties round to even")
-    func packedEightBitEdges() {
+    func packedEightBitEdges() throws {
         var rng = SeededGenerator(seed: 88)
         let kernel = Adjustments(saturation: 1.7, contrast: 1.2, brightness: 0.05, hue: 40).kernel
         for count in 1...33 {
@@ -630,9 +674,9 @@ struct SamplePipelineTests {
         // block must land on the same side as the scalar path.
         let lift = Adjustments(brightness: 0.5).kernel
         let ramp: [UInt8] = [0, 1, 2, 255, 3, 4, 127, 9]
-        out = Self.packed8(lift, ramp, width: 2, height: 1, maxval: 255, threads: 1)
-        let scalar = SamplePipeline.run([lift], width: 2, height: 1, samples: ramp.map(UInt16.init), layout: .rgba,
-                                        maxval: 255, variant: .scalar, threads: 1)
+        out = try Self.packed8(lift, ramp, width: 2, height: 1, maxval: 255, threads: 1)
+        let scalar = try SamplePipeline.run([lift], width: 2, height: 1, samples: ramp.map(UInt16.init), layout: .rgba,
+                                            maxval: 255, variant: .scalar, threads: 1)
         #expect(out.map(UInt16.init) == scalar)
         #expect(out[0] == 128 && out[3] == 255 && out[7] == 9, "0 + 127.5 is an exact tie: half to even; alpha kept")
     }

@@ -24,7 +24,7 @@ let testShapes: [(width: Int, height: Int)] = testWidths.flatMap { w in testHeig
 
 /// A seeded random image whose R, G, B and A lie in [−1, 2] (SPEC §8's input range),
 /// with a few exact 0/1 values and, if `nanEvery` > 0, a NaN channel every `nanEvery` pixels.
-func randomImage(width: Int, height: Int, seed: UInt64, nanEvery: Int = 0) -> FloatImage {
+func randomImage(width: Int, height: Int, seed: UInt64, nanEvery: Int = 0) throws -> FloatImage {
     var rng = SeededGenerator(seed: seed &+ UInt64(width * 1000 + height))
     var pixels = (0..<(width * height)).map { _ in
         SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
@@ -36,13 +36,13 @@ func randomImage(width: Int, height: Int, seed: UInt64, nanEvery: Int = 0) -> Fl
             pixels[i][i % 3] = .nan
         }
     }
-    return FloatImage(width: width, height: height, pixels: pixels)
+    return try FloatImage(width: width, height: height, pixels: pixels)
 }
 
 /// A seeded random image with every channel in [0, 1] (a photo's range).
-func randomPhoto(width: Int, height: Int, seed: UInt64) -> FloatImage {
+func randomPhoto(width: Int, height: Int, seed: UInt64) throws -> FloatImage {
     var rng = SeededGenerator(seed: seed)
-    return FloatImage(width: width, height: height, pixels: (0..<(width * height)).map { _ in
+    return try FloatImage(width: width, height: height, pixels: (0..<(width * height)).map { _ in
         SIMD4<Float>(Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng),
                      Float.random(in: 0...1, using: &rng), Float.random(in: 0...1, using: &rng))
     })
@@ -137,13 +137,17 @@ struct ReferenceVectors: Decodable {
 extension ReferenceVectors.Case {
     /// The input pixels as a one-row image.
     var inputImage: FloatImage {
-        guard case .pixels(let rows) = input else { fatalError("case \(kernel) has no pixel input") }
-        return FloatImage(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
+        get throws {
+            guard case .pixels(let rows) = input else { fatalError("case \(kernel) has no pixel input") }
+            return try FloatImage(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
+        }
     }
     /// The expected pixels as a one-row image.
     var expectedImage: FloatImage {
-        let rows = expected!
-        return FloatImage(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
+        get throws {
+            let rows = expected!
+            return try FloatImage(width: rows.count, height: 1, pixels: rows.map { SIMD4(Float($0[0]), Float($0[1]), Float($0[2]), Float($0[3])) })
+        }
     }
 }
 

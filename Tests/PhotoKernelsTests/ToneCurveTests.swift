@@ -26,7 +26,7 @@ private let curveSamples: [ToneCurve] = [
 @Suite("Tone curve (SPEC §11)")
 struct ToneCurveTests {
     @Test("three points by hand: secants, tangents and Hermite values")
-    func handComputed() {
+    func handComputed() throws {
         // (0, 0), (0.5, 0.75), (1, 1): d0 = 0.75/0.5 = 1.5, d1 = 0.25/0.5 = 0.5;
         // m0 = d0 = 1.5, m2 = d1 = 0.5, m1 = (1.5 + 0.5)/2 = 1.
         // Limit: interval 0 α = 1, β = 2/3 (α² + β² ≈ 1.44); interval 1 α = 2, β = 1 (5): no change.
@@ -46,10 +46,10 @@ struct ToneCurveTests {
         }
         // Both kernels give the same numbers (within SPEC §8) on R, G and B, alpha kept.
         let curve = ToneCurve(master: p)
-        let input = FloatImage(width: 5, height: 1, pixels: [SIMD4(0.25, 0.75, 0.1, 0.3), SIMD4(-0.2, 1.4, 0.5, 1),
+        let input = try FloatImage(width: 5, height: 1, pixels: [SIMD4(0.25, 0.75, 0.1, 0.3), SIMD4(-0.2, 1.4, 0.5, 1),
                                                           SIMD4(0, 1, 0.25, 0), SIMD4(0.75, 0.1, -0.2, 0.5),
                                                           SIMD4(1.4, 0.5, 0, 0.9)])
-        let expected = FloatImage(width: 5, height: 1, pixels: [SIMD4(0.40625, 0.90625, 0.158, 0.3), SIMD4(-0.3, 1.2, 0.75, 1),
+        let expected = try FloatImage(width: 5, height: 1, pixels: [SIMD4(0.40625, 0.90625, 0.158, 0.3), SIMD4(-0.3, 1.2, 0.75, 1),
                                                              SIMD4(0, 1, 0.40625, 0), SIMD4(0.90625, 0.158, -0.3, 0.5),
                                                              SIMD4(1.2, 0.75, 0, 0.9)])
         for variant in KernelVariant.allCases {
@@ -142,7 +142,7 @@ struct ToneCurveTests {
     }
 
     @Test("passes exactly through every control point, in Double and in both Float schedules")
-    func throughControlPoints() {
+    func throughControlPoints() throws {
         var rng = SeededGenerator(seed: 42)
         for _ in 0..<50 {
             let n = Int.random(in: 2...16, using: &rng)
@@ -156,7 +156,7 @@ struct ToneCurveTests {
                 #expect(p.value(at: Float(x)) == Float(y), "Float at \(x)")
             }
             let curve = ToneCurve(master: p)
-            let input = FloatImage(width: list.count, height: 1, pixels: list.map { SIMD4(Float($0.0), Float($0.0), Float($0.0), 1) })
+            let input = try FloatImage(width: list.count, height: 1, pixels: list.map { SIMD4(Float($0.0), Float($0.0), Float($0.0), 1) })
             for variant in KernelVariant.allCases {
                 let out = run([curve], on: input, variant).pixels
                 for (i, (_, y)) in list.enumerated() {
@@ -193,7 +193,7 @@ struct ToneCurveTests {
     }
 
     @Test("channel(master(C)): the master first, then each channel's curve")
-    func composition() {
+    func composition() throws {
         // master: y = x/2 (a line); red: y = 0.2 + 0.8x; green none; blue: y = 1 − x.
         let curve = ToneCurve(master: points([(0, 0), (1, 0.5)]), red: points([(0, 0.2), (1, 1)]),
                               blue: points([(0, 1), (1, 0)]))
@@ -202,20 +202,20 @@ struct ToneCurveTests {
         #expect(abs(curve.value(at: 0.5, channel: .green) - 0.25) < 1e-15)
         #expect(abs(curve.value(at: 0.5, channel: .blue) - 0.75) < 1e-15)
         #expect(abs(curve.value(at: 0.5, channel: .master) - 0.25) < 1e-15)
-        let input = FloatImage(width: 2, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 0.7), SIMD4(1, 0, 0.2, 1)])
+        let input = try FloatImage(width: 2, height: 1, pixels: [SIMD4(0.5, 0.5, 0.5, 0.7), SIMD4(1, 0, 0.2, 1)])
         // (1, 0, 0.2) → master (0.5, 0, 0.1) → (0.2 + 0.4, 0, 1 − 0.1) = (0.6, 0, 0.9)
-        let expected = FloatImage(width: 2, height: 1, pixels: [SIMD4(0.4, 0.25, 0.75, 0.7), SIMD4(0.6, 0, 0.9, 1)])
+        let expected = try FloatImage(width: 2, height: 1, pixels: [SIMD4(0.4, 0.25, 0.75, 0.7), SIMD4(0.6, 0, 0.9, 1)])
         for variant in KernelVariant.allCases {
             expectClose(run([curve], on: input, variant), expected, tolerance: 1e-6, "\(variant)")
         }
     }
 
     @Test("vector schedule equals the scalar reference within 1e-5 on widths 1…33, NaN included; both near Double")
-    func vectorMatchesScalar() {
+    func vectorMatchesScalar() throws {
         var worstScalar = 0.0, worstVector = 0.0
         for (n, curve) in curveSamples.enumerated() {
             for (w, h) in testShapes {
-                let input = randomImage(width: w, height: h, seed: UInt64(700 + n), nanEvery: 5)
+                let input = try randomImage(width: w, height: h, seed: UInt64(700 + n), nanEvery: 5)
                 let scalar = run([curve], on: input, .scalar), vector = run([curve], on: input, .simd4)
                 expectClose(vector, scalar, input: input, "curve \(n)")
                 for i in 0..<input.pixelCount {
@@ -233,24 +233,24 @@ struct ToneCurveTests {
     }
 
     @Test("a pixel's bits do not depend on the row's length or its place in the row")
-    func placeIndependent() {
-        let row = randomImage(width: 37, height: 1, seed: 83, nanEvery: 6)
+    func placeIndependent() throws {
+        let row = try randomImage(width: 37, height: 1, seed: 83, nanEvery: 6)
         for (n, curve) in curveSamples.enumerated() {
             let whole = run([curve], on: row, .simd4).pixels
             for i in 0..<row.width {
-                let alone = run([curve], on: FloatImage(width: 1, height: 1, pixels: [row.pixels[i]]), .simd4).pixels[0]
+                let alone = run([curve], on: try FloatImage(width: 1, height: 1, pixels: [row.pixels[i]]), .simd4).pixels[0]
                 #expect(sameBits(alone, whole[i]), "curve \(n) pixel \(i): \(alone) alone, \(whole[i]) in the row")
             }
             for start in 1...4 {
-                let shifted = run([curve], on: FloatImage(width: 37 - start, height: 1, pixels: Array(row.pixels[start...])), .simd4)
+                let shifted = run([curve], on: try FloatImage(width: 37 - start, height: 1, pixels: Array(row.pixels[start...])), .simd4)
                 #expect(zip(shifted.pixels, whole[start...]).allSatisfy { sameBits($0, $1) }, "curve \(n) shifted by \(start)")
             }
         }
     }
 
     @Test("a NaN channel stays NaN in its own channel and pixel; alpha is bit-exact")
-    func nanAndAlpha() {
-        let clean = randomImage(width: 11, height: 3, seed: 73)
+    func nanAndAlpha() throws {
+        let clean = try randomImage(width: 11, height: 3, seed: 73)
         var dirty = clean
         dirty[pixel: 4].y = .nan
         dirty[pixel: 13].x = Float(bitPattern: 0x7FC0_1234)
@@ -273,8 +273,8 @@ struct ToneCurveTests {
     }
 
     @Test("identity curves return the input to the bit, alone or beside a real curve")
-    func identity() {
-        var input = randomImage(width: 19, height: 3, seed: 79, nanEvery: 4)
+    func identity() throws {
+        var input = try randomImage(width: 19, height: 3, seed: 79, nanEvery: 4)
         input[pixel: 2] = SIMD4(Float(bitPattern: 0x7FA0_0001), -0.0, .infinity, Float(bitPattern: 0xFFC0_0ABC))
         let diagonal = points([(0, 0), (0.3, 0.3), (0.8, 0.8), (1, 1)])
         #expect(diagonal.isIdentity && ToneCurve.Points.identity.isIdentity)
@@ -300,10 +300,10 @@ struct ToneCurveTests {
     }
 
     @Test("lookup tables: the scalar curve at v/maxval per channel; identity channels decode exactly")
-    func lookupTables() {
+    func lookupTables() throws {
         let curve = curveSamples[3]
         for maxval in [1, 255, 1023] {
-            let t = curve.makeLookupTable(maxval: maxval)
+            let t = try curve.makeLookupTable(maxval: maxval)
             #expect(t.red.count == maxval + 1 && t.green.count == maxval + 1 && t.blue.count == maxval + 1)
             for v in 0...maxval {
                 let x = Float(v) / Float(maxval)
@@ -313,19 +313,21 @@ struct ToneCurveTests {
             }
         }
         // The table is what the scalar kernel gives for the decoded samples.
-        let greys = FloatImage(width: 256, height: 1, pixels: (0...255).map { v in
+        let greys = try FloatImage(width: 256, height: 1, pixels: (0...255).map { v in
             let x = Float(v) / 255
             return SIMD4(x, x, x, 1)
         })
         let out = run([curve], on: greys, .scalar).pixels
-        let t = curve.makeLookupTable(maxval: 255)
+        let t = try curve.makeLookupTable(maxval: 255)
         #expect((0...255).allSatisfy { out[$0] == SIMD4(t.red[$0], t.green[$0], t.blue[$0], 1) })
-        let onlyRed = ToneCurve(red: points([(0, 0.2), (1, 1)])).makeLookupTable(maxval: 255)
+        let onlyRed = try ToneCurve(red: points([(0, 0.2), (1, 1)])).makeLookupTable(maxval: 255)
         for v in 0...255 {
             let x = Float(v) / 255
             #expect(onlyRed.green[v] == x && onlyRed.blue[v] == x)
         }
         #expect(abs(onlyRed.red[0] - 0.2) < 1e-7 && onlyRed.red[255] == 1)
+        #expect(throws: RasterError.invalidMaxval(0, sampleBits: 16)) { try curve.makeLookupTable(maxval: 0) }
+        #expect(throws: RasterError.invalidMaxval(65536, sampleBits: 16)) { try curve.makeLookupTable(maxval: 65536) }
     }
 
     @Test("invalid points are typed errors naming the curve and the point")

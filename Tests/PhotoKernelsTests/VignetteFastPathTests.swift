@@ -250,7 +250,7 @@ struct VignetteFastPathTests {
     }
 
     @Test("hand-computed gains of an off-centre ring with a non-integer centre, r0 = 4, r1 = 12")
-    func handComputedGains() {
+    func handComputedGains() throws {
         // vignetteEffect(center (10.25, 3.75), R 8, falloff 0.5): r0 = 4, r1 = 12; a
         // 24 × 8 image of white, so each pixel's R is its gain. With p = (x + 0.5, y + 0.5):
         // (14, 3): dx = 4.25, dy = −0.25, d = √18.125 = 4.257347, u = 0.257347/8 = 0.032168,
@@ -268,7 +268,7 @@ struct VignetteFastPathTests {
         for c in cases {
             let vignette = Vignette.vignetteEffect(center: SIMD2(10.25, 3.75), radius: 8, intensity: c.intensity, falloff: 0.5)
             for variant in KernelVariant.allCases {
-                let p = run([vignette], on: FloatImage(width: 24, height: 8, color: SIMD4(1, 0.5, 2, 0.75)), variant)[c.x, c.y]
+                let p = run([vignette], on: try FloatImage(width: 24, height: 8, color: SIMD4(1, 0.5, 2, 0.75)), variant)[c.x, c.y]
                 #expect(abs(p.x - c.gain) <= 1e-6 && abs(p.y - 0.5 * c.gain) <= 1e-6 && abs(p.z - 2 * c.gain) <= 1e-6,
                         "\(variant) i = \(c.intensity) (\(c.x), \(c.y)): \(p), expected gain \(c.gain)")
                 #expect(p.w == 0.75)
@@ -501,7 +501,7 @@ struct VignetteFastPathTests {
         ]
         for (vignette, w, h, paired) in cases {
             var rng = SeededGenerator(seed: UInt64(w * h))
-            let input = FloatImage(width: w, height: h, pixels: (0..<(w * h)).map { _ in
+            let input = try FloatImage(width: w, height: h, pixels: (0..<(w * h)).map { _ in
                 SIMD4<Float>(Float.random(in: -1...2, using: &rng), Float.random(in: -1...2, using: &rng),
                              Float.random(in: -1...2, using: &rng), Float.random(in: 0...1, using: &rng))
             })

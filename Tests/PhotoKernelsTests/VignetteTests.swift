@@ -18,25 +18,25 @@ let vignetteSamples: [Vignette] = [
 ]
 
 /// The image transposed: pixel (x, y) of the result is pixel (y, x) of `image`.
-func transposed(_ image: FloatImage) -> FloatImage {
-    FloatImage(width: image.height, height: image.width, pixels: (0..<image.pixelCount).map { i in
+func transposed(_ image: FloatImage) throws -> FloatImage {
+    try FloatImage(width: image.height, height: image.width, pixels: (0..<image.pixelCount).map { i in
         let x = i % image.height, y = i / image.height
         return image[y, x]
     })
 }
 
 /// A `width × height` image of opaque white (1, 1, 1, 1): the vignette's gains.
-func whiteImage(width: Int, height: Int) -> FloatImage {
-    FloatImage(width: width, height: height, color: SIMD4(1, 1, 1, 1))
+func whiteImage(width: Int, height: Int) throws -> FloatImage {
+    try FloatImage(width: width, height: height, color: SIMD4(1, 1, 1, 1))
 }
 
 @Suite("Vignette: CIVignette and CIVignetteEffect forms (SPEC §4)")
 struct VignetteTests {
     @Test("SIMD4 equals the scalar reference to the bit on widths 1…33, NaN included")
-    func simdMatchesScalar() {
+    func simdMatchesScalar() throws {
         for (n, vignette) in vignetteSamples.enumerated() {
             for (w, h) in testShapes {
-                let input = randomImage(width: w, height: h, seed: UInt64(300 + n), nanEvery: 6)
+                let input = try randomImage(width: w, height: h, seed: UInt64(300 + n), nanEvery: 6)
                 expectBitEqual(run([vignette], on: input, .simd4), run([vignette], on: input, .scalar),
                                "\(vignette.form) \(w)×\(h)")
             }
@@ -44,7 +44,7 @@ struct VignetteTests {
     }
 
     @Test("16-bit samples through both schedules are SPEC §8-exact against the Double gain")
-    func sixteenBitExact() {
+    func sixteenBitExact() throws {
         // A reference that divided by r1 − r0 while the SIMD4 schedule multiplied by the
         // reciprocal put gains an ulp apart: up to 0.097 % of 16-bit samples 1 LSB off
         // (vignette(1.5, 1.5) on 1024×768), at the edge of SPEC §8.
@@ -55,10 +55,10 @@ struct VignetteTests {
                          Vignette.vignette(intensity: 2, radius: 1.3),
                          Vignette.vignetteEffect(intensity: 1, falloff: 0.9)]
         for vignette in vignettes {
-            let scalar = SamplePipeline.run([vignette], width: w, height: h, samples: samples, layout: .rgba,
-                                            maxval: 65535, variant: .scalar, threads: 1)
-            let simd = SamplePipeline.run([vignette], width: w, height: h, samples: samples, layout: .rgba,
-                                          maxval: 65535, variant: .simd4, threads: 2)
+            let scalar = try SamplePipeline.run([vignette], width: w, height: h, samples: samples, layout: .rgba,
+                                                maxval: 65535, variant: .scalar, threads: 1)
+            let simd = try SamplePipeline.run([vignette], width: w, height: h, samples: samples, layout: .rgba,
+                                              maxval: 65535, variant: .simd4, threads: 2)
             for (name, out) in [("scalar", scalar), ("simd4", simd)] {
                 let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: 65535) {
                     vignette.evaluate($0, x: $1, y: $2, width: w, height: h)
@@ -70,16 +70,16 @@ struct VignetteTests {
     }
 
     @Test("both variants match the double-precision gain at every pixel of 64×64 and 64×9")
-    func matchesDoubleGeometry() {
+    func matchesDoubleGeometry() throws {
         for vignette in vignetteSamples {
             for (w, h) in [(64, 64), (64, 9), (9, 64)] {
                 let geometry = vignette.geometry(width: w, height: h)
-                let expected = FloatImage(width: w, height: h, pixels: (0..<(w * h)).map { i in
+                let expected = try FloatImage(width: w, height: h, pixels: (0..<(w * h)).map { i in
                     let g = Float(geometry.gain(x: i % w, y: i / w))
                     return SIMD4(g, g, g, 1)
                 })
                 for variant in KernelVariant.allCases {
-                    expectClose(run([vignette], on: whiteImage(width: w, height: h), variant), expected,
+                    expectClose(run([vignette], on: try whiteImage(width: w, height: h), variant), expected,
                                 "\(vignette.form) \(w)×\(h) \(variant)")
                 }
             }
@@ -87,7 +87,7 @@ struct VignetteTests {
     }
 
     @Test("reference vectors: the 7×5 gain rows of both forms, both variants")
-    func vectors() {
+    func vectors() throws {
         let cases = ReferenceVectors.cases("vignette") + ReferenceVectors.cases("vignetteEffect")
         #expect(cases.count == 4)
         for c in cases {
@@ -100,11 +100,11 @@ struct VignetteTests {
             let rows = c.expected_gain_rows!
             #expect(rows.count == h && rows.allSatisfy { $0.count == w })
             // The input is all (1, 1, 1, 1): R, G, B become the gain, alpha stays 1.
-            let expected = FloatImage(width: w, height: h, pixels: rows.flatMap { $0 }.map { g in
+            let expected = try FloatImage(width: w, height: h, pixels: rows.flatMap { $0 }.map { g in
                 SIMD4(Float(g), Float(g), Float(g), 1)
             })
             for variant in KernelVariant.allCases {
-                let output = run([vignette], on: whiteImage(width: w, height: h), variant)
+                let output = run([vignette], on: try whiteImage(width: w, height: h), variant)
                 expectClose(output, expected, "\(c.kernel) \(p) \(variant)")
                 #expect(output.pixels.allSatisfy { $0.w == 1 }, "\(c.kernel) \(variant): alpha changed")
             }
@@ -112,12 +112,12 @@ struct VignetteTests {
     }
 
     @Test("hand-computed pixel: corner (0, 0) of 7×5 under vignette(1, 1)")
-    func handComputed() {
+    func handComputed() throws {
         // c = (3.5, 2.5); p = (0.5, 0.5); d = √(3² + 2²) = √13 = 3.605551
         // D = √(3.5² + 2.5²) = √18.5 = 4.301163; r0 = 0, r1 = D
         // u = 3.605551 / 4.301163 = 0.838273; t = u²(3 − 2u) = 0.702702 · 1.323454 = 0.929994
         // g = 1 − 1 · 0.929994 = 0.070006
-        let input = FloatImage(width: 7, height: 5, color: SIMD4(0.5, 1, 2, 0.25))
+        let input = try FloatImage(width: 7, height: 5, color: SIMD4(0.5, 1, 2, 0.25))
         for variant in KernelVariant.allCases {
             let p = run([Vignette.vignette(intensity: 1, radius: 1)], on: input, variant)[0, 0]
             #expect(abs(p.x - 0.5 * 0.070006) < 1e-6 && abs(p.y - 0.070006) < 1e-6 && abs(p.z - 2 * 0.070006) < 1e-6,
@@ -127,9 +127,9 @@ struct VignetteTests {
     }
 
     @Test("transpose symmetry: vignetting a transposed image is transposing the vignetted image, to the bit")
-    func transposeSymmetry() {
+    func transposeSymmetry() throws {
         for (w, h) in [(7, 5), (12, 9), (33, 4), (1, 9), (16, 16), (64, 3)] {
-            let input = randomImage(width: w, height: h, seed: 31, nanEvery: 11)
+            let input = try randomImage(width: w, height: h, seed: 31, nanEvery: 11)
             let forms: [(Vignette, Vignette)] = [
                 (.vignette(intensity: 1, radius: 1), .vignette(intensity: 1, radius: 1)),
                 (.vignette(intensity: -0.5, radius: 0.6), .vignette(intensity: -0.5, radius: 0.6)),
@@ -140,7 +140,7 @@ struct VignetteTests {
             ]
             for (a, b) in forms {
                 for variant in KernelVariant.allCases {
-                    expectBitEqual(transposed(run([a], on: input, variant)), run([b], on: transposed(input), variant),
+                    expectBitEqual(try transposed(run([a], on: input, variant)), run([b], on: try transposed(input), variant),
                                    "\(a.form) \(w)×\(h) \(variant)")
                 }
             }
@@ -148,12 +148,12 @@ struct VignetteTests {
     }
 
     @Test("mirror symmetry about a centred vignette, and the centre pixel of an odd image unchanged")
-    func mirrorSymmetry() {
+    func mirrorSymmetry() throws {
         for (w, h) in [(7, 5), (8, 6), (33, 5), (1, 1), (63, 17)] {
             for vignette in [Vignette.vignette(intensity: 1, radius: 1), .vignette(intensity: 0.6, radius: 0.3),
                              .vignetteEffect(), .vignetteEffect(radius: 2, intensity: -1, falloff: 0)] {
                 for variant in KernelVariant.allCases {
-                    let g = run([vignette], on: whiteImage(width: w, height: h), variant)
+                    let g = run([vignette], on: try whiteImage(width: w, height: h), variant)
                     for y in 0..<h {
                         for x in 0..<w {
                             #expect(g[x, y].x.bitPattern == g[w - 1 - x, y].x.bitPattern, "left/right \(x),\(y)")
@@ -174,11 +174,11 @@ struct VignetteTests {
     }
 
     @Test("the gain is 1 inside r0, 1 − i beyond r1, and a smoothstep between")
-    func profile() {
+    func profile() throws {
         // Effect form, centre (0.5, 0.5) = pixel (0, 0); along row 0, d = x exactly.
         let vignette = Vignette.vignetteEffect(center: SIMD2(0.5, 0.5), radius: 10, intensity: 0.8, falloff: 0.5)
         for variant in KernelVariant.allCases {
-            let g = run([vignette], on: whiteImage(width: 25, height: 1), variant).pixels.map(\.x)
+            let g = run([vignette], on: try whiteImage(width: 25, height: 1), variant).pixels.map(\.x)
             for x in 0...5 { #expect(g[x] == 1, "inside r0 = 5: x = \(x) \(variant)") }
             for x in 15..<25 { #expect(abs(g[x] - 0.2) < 1e-7, "beyond r1 = 15: x = \(x) \(variant)") }
             // Half-way, d = 10: u = 0.5, t = 0.5, g = 1 − 0.8·0.5 = 0.6.
@@ -188,14 +188,14 @@ struct VignetteTests {
         // falloff 0: a hard edge at d = R, where d ≥ r0 is already outside.
         let hard = Vignette.vignetteEffect(center: SIMD2(0.5, 0.5), radius: 4, intensity: 1, falloff: 0)
         for variant in KernelVariant.allCases {
-            let g = run([hard], on: whiteImage(width: 8, height: 1), variant).pixels.map(\.x)
+            let g = run([hard], on: try whiteImage(width: 8, height: 1), variant).pixels.map(\.x)
             #expect(g == [1, 1, 1, 1, 0, 0, 0, 0], "hard edge \(variant): \(g)")
         }
     }
 
     @Test("intensity 0 is the identity to the bit; alpha is bit-exact")
-    func identityAndAlpha() {
-        var input = randomImage(width: 21, height: 7, seed: 37, nanEvery: 5)
+    func identityAndAlpha() throws {
+        var input = try randomImage(width: 21, height: 7, seed: 37, nanEvery: 5)
         input[pixel: 3].w = .nan
         input[pixel: 4].w = -0.0
         for variant in KernelVariant.allCases {
@@ -212,8 +212,8 @@ struct VignetteTests {
     }
 
     @Test("a NaN pixel changes no other pixel")
-    func nanStaysLocal() {
-        let clean = randomImage(width: 13, height: 5, seed: 41)
+    func nanStaysLocal() throws {
+        let clean = try randomImage(width: 13, height: 5, seed: 41)
         var dirty = clean
         dirty[pixel: 22] = SIMD4(.nan, 0.5, 0.5, 1)
         for vignette in vignetteSamples {
@@ -227,8 +227,8 @@ struct VignetteTests {
     }
 
     @Test("rows are independent: one row alone equals that row of the whole image, any thread count")
-    func rowsIndependent() {
-        let input = randomImage(width: 19, height: 11, seed: 43)
+    func rowsIndependent() throws {
+        let input = try randomImage(width: 19, height: 11, seed: 43)
         let vignette = Vignette.vignette(intensity: 0.9, radius: 0.8)
         for variant in KernelVariant.allCases {
             let whole = run([vignette], on: input, variant)
