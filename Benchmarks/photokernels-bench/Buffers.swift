@@ -115,9 +115,10 @@ enum PhotoData {
 }
 
 extension FloatImage {
-    /// An image of `size`, opaque black or `pixels`. `ImageSize` holds only sizes the
-    /// library accepts (each side at least 1, at most 2²⁸ pixels), and `pixels` has
-    /// `size.pixelCount` elements where given, so neither form can throw.
+    /// An image of `size`, opaque black or `pixels`. The runner's sizes are its named
+    /// ones or those its options parser accepted (each side at least 1, at most 2²⁸
+    /// pixels), and `pixels` has `size.pixelCount` elements where given, so neither form
+    /// can throw.
     init(_ size: ImageSize, pixels: [SIMD4<Float>]? = nil) {
         let pixels = pixels ?? Array(repeating: SIMD4(0, 0, 0, 1), count: size.pixelCount)
         do { self = try FloatImage(width: size.width, height: size.height, pixels: pixels) }

@@ -164,7 +164,7 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSize(let w, let h): "image size \(w)×\(h) is invalid (each side at least 1, and the pixel count must fit)"
         case .regionOutside(let x, let y, let w, let h, let iw, let ih):
             "region \(w)×\(h) at (\(x), \(y)) does not lie inside the \(iw)×\(ih) image"
-        case .invalidMaxval(let m, let bits): "maxval \(m) is invalid for \(bits)-bit samples"
+        case .invalidMaxval(let m, let bits): "maxval \(m) is invalid for \(bits)-bit samples (1…\((1 << min(bits, 16)) - 1))"
         case .sampleCountMismatch(let buffer, let expected, let found):
             "the \(buffer) buffer holds \(found) samples; \(expected) expected"
         case .imageSizeMismatch(let w, let h, let pw, let ph):
@@ -678,8 +678,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
                                  imageWidth: width, imageHeight: height)
         }
         let channels = inputLayout.channelCount
-        guard input.count == width * height * channels else {
-            throw .sampleCountMismatch(buffer: "input", expected: width * height * channels, found: input.count)
+        let (expected, overflow) = (width * height).multipliedReportingOverflow(by: channels)  // width × height fits
+        guard !overflow, input.count == expected else {
+            throw .sampleCountMismatch(buffer: "input", expected: overflow ? Int.max : expected, found: input.count)
         }
         let pixelBytes = channels * MemoryLayout<In>.stride
         try withUprightStorage(bytes: input.count * MemoryLayout<In>.stride) { (storage) throws(EditPlanError) in

@@ -32,9 +32,9 @@ public struct FloatImage: Sendable, Equatable {
 
     /// Wraps `pixels` as a `width × height` image.
     ///
-    /// - Throws: `RasterError.invalidSize` when a side is below 1 or the pixel count
-    ///   overflows; `RasterError.pixelCountMismatch` when `pixels.count` is not
-    ///   `width × height`.
+    /// - Throws: `RasterError.invalidSize` when a side is below 1 or the image's bytes
+    ///   do not fit in `Int`; `RasterError.pixelCountMismatch` when `pixels.count` is
+    ///   not `width × height`.
     /// - Complexity: O(1).
     public init(width: Int, height: Int, pixels: [SIMD4<Float>]) throws(RasterError) {
         let count = try RasterError.pixelCount(width: width, height: height)
@@ -45,8 +45,11 @@ public struct FloatImage: Sendable, Equatable {
     /// A `width × height` image with every pixel set to `color`
     /// (default opaque black, `(0, 0, 0, 1)`).
     ///
-    /// - Throws: `RasterError.invalidSize` when a side is below 1 or the pixel count
-    ///   overflows.
+    /// The pixels are one `Array`: a size whose bytes fit in `Int` but not in the
+    /// machine's memory stops the process, as any Swift allocation does.
+    ///
+    /// - Throws: `RasterError.invalidSize` when a side is below 1 or the image's bytes
+    ///   do not fit in `Int`.
     /// - Complexity: O(width × height).
     public init(width: Int, height: Int, color: SIMD4<Float> = SIMD4(0, 0, 0, 1)) throws(RasterError) {
         let count = try RasterError.pixelCount(width: width, height: height)
@@ -111,7 +114,8 @@ public struct FloatImage: Sendable, Equatable {
 /// What is wrong with the description of an image or an integer raster handed to the
 /// library: its size, its maxval, or the number of pixels or samples that should fill it.
 public enum RasterError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A side below 1, or a pixel count `width × height` that overflows `Int`.
+    /// A side below 1, or a size whose bytes (16 per pixel as a `FloatImage`) do not fit
+    /// in `Int`.
     case invalidSize(width: Int, height: Int)
     /// An array of pixels whose count is not `width × height`.
     case pixelCountMismatch(expected: Int, found: Int)
@@ -127,15 +131,18 @@ public enum RasterError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidSize(let w, let h): "image size \(w)×\(h) is invalid (each side at least 1, and the pixel count must fit)"
         case .pixelCountMismatch(let expected, let found): "\(found) pixels given; the size needs \(expected)"
         case .invalidMaxval(let m, let bits):
-            "maxval \(m) is invalid for \(bits)-bit samples (1…\(bits == 8 ? 255 : 65535))"
+            "maxval \(m) is invalid for \(bits)-bit samples (1…\((1 << min(bits, 16)) - 1))"
         case .sampleCountMismatch(let expected, let found): "the raster holds \(found) samples; \(expected) expected"
         }
     }
 
-    /// `width × height`, or `invalidSize` where a side is below 1 or the product overflows.
+    /// `width × height`, or `invalidSize` where a side is below 1 or the image's bytes
+    /// (16 per pixel) would not fit in `Int`.
     static func pixelCount(width: Int, height: Int) throws(RasterError) -> Int {
         let (count, overflow) = width.multipliedReportingOverflow(by: height)
-        guard width >= 1, height >= 1, !overflow else { throw .invalidSize(width: width, height: height) }
+        guard width >= 1, height >= 1, !overflow, count <= Int.max / MemoryLayout<SIMD4<Float>>.stride else {
+            throw .invalidSize(width: width, height: height)
+        }
         return count
     }
 
@@ -147,8 +154,8 @@ public enum RasterError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The sample count of a `width × height` raster of `layout` pixels, checked against
-    /// `count`; `invalidSize` or `sampleCountMismatch` otherwise.
+    /// Throws `invalidSize` or `sampleCountMismatch` unless a `width × height` raster of
+    /// `layout` pixels has `count` samples.
     static func check(width: Int, height: Int, layout: SampleLayout, count: Int) throws(RasterError) {
         let pixels = try pixelCount(width: width, height: height)
         let (samples, overflow) = pixels.multipliedReportingOverflow(by: layout.channelCount)

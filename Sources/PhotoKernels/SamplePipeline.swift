@@ -75,14 +75,38 @@ public enum SamplePipeline {
                     output: output, outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant, threads: threads)
     }
 
+    /// Throws what the plan's run would throw for these arguments, before the plan is
+    /// prepared, so that a wrong size, maxval or count is named as such rather than as
+    /// the scratch memory its width would need. An output count of `nil` checks the
+    /// input alone.
+    static func check(width: Int, height: Int,
+                      input: (layout: SampleLayout, maxval: Int, bits: Int, count: Int),
+                      output: (layout: SampleLayout, maxval: Int, bits: Int, count: Int?)) throws(EditPlanError) {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        guard width >= 1, height >= 1, !overflow else { throw .invalidSize(width: width, height: height) }
+        for (maxval, bits) in [(input.maxval, input.bits), (output.maxval, output.bits)] {
+            guard maxval >= 1, maxval <= (1 << bits) - 1 else { throw .invalidMaxval(maxval, sampleBits: bits) }
+        }
+        for (buffer, layout, count) in [("input", input.layout, input.count), ("output", output.layout, output.count)] {
+            guard let count else { continue }
+            let (expected, overflow) = pixels.multipliedReportingOverflow(by: layout.channelCount)
+            guard !overflow, count == expected else {
+                throw .sampleCountMismatch(buffer: buffer, expected: overflow ? Int.max : expected, found: count)
+            }
+        }
+    }
+
     // The plan behind every overload: the kernels' stages, compiled and prepared for
-    // this size; the plan checks every size and maxval before it writes anything.
+    // this size once the arguments are checked.
     static func runRows<Input: FixedWidthInteger & UnsignedInteger & SIMDScalar, Output: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<Input>, inputLayout: SampleLayout, inputMaxval: Int,
         output: UnsafeMutableBufferPointer<Output>, outputLayout: SampleLayout, outputMaxval: Int,
         variant: KernelVariant, threads: Int?
     ) throws(EditPlanError) {
+        try check(width: width, height: height,
+                  input: (inputLayout, inputMaxval, Input.bitWidth, input.count),
+                  output: (outputLayout, outputMaxval, Output.bitWidth, output.count))
         let plan = try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
         switch (input, output) {
         case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt8>):
@@ -107,7 +131,7 @@ public enum SamplePipeline {
     /// see `run(_:width:height:input:inputLayout:inputMaxval:output:outputLayout:outputMaxval:variant:threads:)`.
     ///
     /// - Throws: `EditPlanError`, as that method does; the output is allocated only
-    ///   once the size and the input's count are known to agree.
+    ///   once the size, the maxvals and the input's count are known to agree.
     /// - Complexity: O(width × height × kernels.count); allocates the output.
     public static func run(
         _ kernels: [any PixelKernel], width: Int, height: Int,
@@ -116,13 +140,11 @@ public enum SamplePipeline {
         variant: KernelVariant = .simd4, threads: Int? = nil
     ) throws(EditPlanError) -> [UInt16] {
         let outputLayout = outputLayout ?? layout, outputMaxval = outputMaxval ?? maxval
-        let (pixels, o1) = width.multipliedReportingOverflow(by: height)
-        let (inputCount, o2) = pixels.multipliedReportingOverflow(by: layout.channelCount)
-        guard width >= 1, height >= 1, !o1, !o2 else { throw .invalidSize(width: width, height: height) }
-        guard samples.count == inputCount else {
-            throw .sampleCountMismatch(buffer: "input", expected: inputCount, found: samples.count)
-        }
-        let count = pixels * outputLayout.channelCount  // at most 4 × pixels, as the input's count
+        try check(width: width, height: height, input: (layout, maxval, 16, samples.count),
+                  output: (outputLayout, outputMaxval, 16, nil))
+        // The input array exists, so width × height is at most its count, far below
+        // Int.max / 4: the output's count, at most 4 samples a pixel, fits.
+        let count = width * height * outputLayout.channelCount
         var failure: EditPlanError?
         let result = [UInt16](unsafeUninitializedCapacity: count) { output, initialized in
             samples.withUnsafeBufferPointer { input in
@@ -164,6 +186,8 @@ public enum SamplePipeline {
         variant: KernelVariant = .simd4, threads: Int? = nil
     ) throws(EditPlanError) {
         let outputMaxval = outputMaxval ?? maxval
+        try check(width: width, height: height, input: (layout, maxval, 16, samples.count),
+                  output: (layout, outputMaxval, 16, samples.count))
         let plan = try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
         var failure: EditPlanError?
         samples.withUnsafeMutableBufferPointer { buffer in

@@ -36,7 +36,8 @@ struct ContactSheet {
     /// Lays the cells out, each in a slot as large as the largest cell, top-left aligned.
     ///
     /// - Precondition: at least one cell and one column.
-    /// - Throws: `RasterError` if the sheet's size overflows.
+    /// - Throws: `RasterError.invalidSize` if the sheet's pixel count does not fit (the
+    ///   demo's thumbnails and grid are fixed, so its sides do).
     func render() throws(RasterError) -> FloatImage {
         let cellWidth = cells.map(\.image.width).max()!, cellHeight = cells.map(\.image.height).max()!
         let width = columns * cellWidth + (columns + 1) * gap
@@ -61,11 +62,9 @@ struct ContactSheet {
     /// mean of the source pixels `x·W/w ..< (x+1)·W/w` by `y·H/h ..< (y+1)·H/h` (at least
     /// one of each), so an exact 4 × 4 reduction averages 16 pixels.
     ///
-    /// - Throws: `RasterError.invalidSize` for a side below 1.
-    /// - Precondition: `width ≤ image.width`, `height ≤ image.height`.
+    /// - Throws: `RasterError.invalidSize` for a side below 1 or above the image's.
     static func thumbnail(of image: FloatImage, width: Int, height: Int) throws(RasterError) -> FloatImage {
-        precondition(width <= image.width && height <= image.height)
-        guard width >= 1, height >= 1 else { throw .invalidSize(width: width, height: height) }
+        guard 1...image.width ~= width, 1...image.height ~= height else { throw .invalidSize(width: width, height: height) }
         var pixels = [SIMD4<Float>](repeating: .zero, count: width * height)
         image.withUnsafePixels { source in
             for y in 0..<height {

@@ -50,8 +50,9 @@ struct AdjustmentsTests {
             case "brightness": Brightness(Float(p))
             default: HueRotation(degrees: p)
             }
+            let input = try c.inputImage, expected = try c.expectedImage
             for variant in KernelVariant.allCases {
-                expectClose(run([kernel], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage,
+                expectClose(run([kernel], on: input, variant), expected, input: input,
                             "\(name) \(p) \(variant)")
             }
         }
@@ -69,9 +70,10 @@ struct AdjustmentsTests {
                 a = Adjustments(saturation: c.parameters["saturation"]!.number, contrast: c.parameters["contrast"]!.number,
                                 brightness: c.parameters["brightness"]!.number, hue: c.parameters["hue"]!.number)
             }
+            let input = try c.inputImage, expected = try c.expectedImage
             for variant in KernelVariant.allCases {
-                expectClose(run([a.kernel], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage, "fused \(a) \(variant)")
-                expectClose(run(a.sequentialKernels, on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage, "sequential \(a) \(variant)")
+                expectClose(run([a.kernel], on: input, variant), expected, input: input, "fused \(a) \(variant)")
+                expectClose(run(a.sequentialKernels, on: input, variant), expected, input: input, "sequential \(a) \(variant)")
             }
         }
     }

@@ -102,8 +102,9 @@ struct ExposureTests {
         #expect(cases.count == 2)
         for c in cases {
             let kernel = Exposure(ev: Float(c.parameters["ev"]!.number))
+            let input = try c.inputImage, expected = try c.expectedImage
             for variant in KernelVariant.allCases {
-                expectClose(run([kernel], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage,
+                expectClose(run([kernel], on: input, variant), expected, input: input,
                             "exposure \(kernel.ev) \(variant)")
             }
         }

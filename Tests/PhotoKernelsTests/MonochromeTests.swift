@@ -28,8 +28,9 @@ struct MonochromeTests {
         for c in cases {
             let k = c.parameters["color"]!.list
             let m = Monochrome(color: SIMD3(k[0], k[1], k[2]), intensity: c.parameters["intensity"]!.number)
+            let input = try c.inputImage, expected = try c.expectedImage
             for variant in KernelVariant.allCases {
-                expectClose(run([m], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage, "\(m) \(variant)")
+                expectClose(run([m], on: input, variant), expected, input: input, "\(m) \(variant)")
             }
         }
     }

@@ -36,10 +36,11 @@ struct PhotoEffectTests {
         #expect(Set(cases.map { $0.parameters["name"]!.text }) == Set(PhotoEffect.allCases.map(\.rawValue)))
         for c in cases {
             let look = PhotoEffect(rawValue: c.parameters["name"]!.text)!
+            let input = try c.inputImage, expected = try c.expectedImage
             for variant in KernelVariant.allCases {
-                expectClose(run([look.kernel], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage,
+                expectClose(run([look.kernel], on: input, variant), expected, input: input,
                             "fused \(look) \(variant)")
-                expectClose(run(look.sequentialKernels, on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage,
+                expectClose(run(look.sequentialKernels, on: input, variant), expected, input: input,
                             "sequential \(look) \(variant)")
             }
         }

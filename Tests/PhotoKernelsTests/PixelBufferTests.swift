@@ -347,5 +347,18 @@ struct PixelBufferTests {
                 == "cannot allocate more bytes than an address can count for the plan")
         // The sizes still prepare and run as ever.
         #expect(try plan.prepared(width: 64, height: 64, threads: 2).width == 64)
+        // An oriented plan counts its input's samples without overflowing: 2⁶² rows of one
+        // pixel hold 2⁶⁴ RGBA samples.
+        let tall = try oriented.prepared(width: 1, height: 1 << 62, threads: 1)
+        let samples = [UInt8](repeating: 0, count: 4)
+        var out = samples
+        #expect(throws: EditPlanError.sampleCountMismatch(buffer: "input", expected: .max, found: 4)) {
+            try samples.withUnsafeBufferPointer { input in
+                try out.withUnsafeMutableBufferPointer { output in
+                    try tall.run(input: input, inputLayout: .rgba, inputMaxval: 255, output: output, outputLayout: .rgba,
+                                 outputMaxval: 255)
+                }
+            }
+        }
     }
 }

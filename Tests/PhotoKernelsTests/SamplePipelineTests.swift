@@ -159,7 +159,20 @@ struct SamplePipelineTests {
                 }
             }
         }
+        #expect(throws: EditPlanError.invalidMaxval(0, sampleBits: 8)) {
+            try bytes.withUnsafeBufferPointer { input in
+                try out.withUnsafeMutableBufferPointer { output in
+                    try SamplePipeline.run(kernels, width: 2, height: 2, input: input, inputLayout: .rgba, inputMaxval: 255,
+                                           output: output, outputLayout: .rgba, outputMaxval: 0)
+                }
+            }
+        }
         #expect(out == [UInt8](repeating: 7, count: 16), "a refused run writes nothing")
+        // The arguments are checked before the plan is prepared: a width whose scratch
+        // rows no machine has is named by the buffer it does not match.
+        #expect(throws: EditPlanError.sampleCountMismatch(buffer: "input", expected: 1 << 36, found: 16)) {
+            try Self.run8(kernels, bytes, width: 1 << 34, height: 1, maxval: 255)
+        }
 
         // The array forms check the input before they allocate the output.
         let words = [UInt16](repeating: 1000, count: 12)
@@ -172,6 +185,9 @@ struct SamplePipelineTests {
         var inPlace = words
         #expect(throws: EditPlanError.invalidMaxval(0, sampleBits: 16)) {
             try SamplePipeline.runInPlace(kernels, width: 2, height: 2, samples: &inPlace, layout: .rgb, maxval: 0)
+        }
+        #expect(throws: EditPlanError.sampleCountMismatch(buffer: "input", expected: 16, found: 12)) {
+            try SamplePipeline.runInPlace(kernels, width: 2, height: 2, samples: &inPlace, layout: .rgba, maxval: 65535)
         }
         #expect(inPlace == words, "a refused run in place leaves the samples as they were")
     }

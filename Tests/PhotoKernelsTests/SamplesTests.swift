@@ -140,6 +140,14 @@ struct SamplesTests {
         #expect(throws: RasterError.invalidMaxval(0, sampleBits: 16)) {
             try FloatImage(width: 1, height: 1, layout: .gray, maxval: 0, samples: [UInt16(0)])
         }
+        // 2⁶¹ pixels fit in Int, their 16 bytes each do not.
+        #expect(throws: RasterError.invalidSize(width: 1 << 31, height: 1 << 30)) {
+            try FloatImage(width: 1 << 31, height: 1 << 30)
+        }
+        let words = [UInt16](repeating: 0, count: 5)
+        #expect(throws: RasterError.sampleCountMismatch(expected: 6, found: 5)) {
+            try words.withUnsafeBufferPointer { try FloatImage(width: 3, height: 2, layout: .gray, maxval: 65535, samples: $0) }
+        }
         // 2⁶² pixels of 4 samples overflow Int: a size error, not a count mismatch.
         #expect(throws: RasterError.invalidSize(width: 1 << 31, height: 1 << 31)) {
             try FloatImage(width: 1 << 31, height: 1 << 31, layout: .rgba, maxval: 65535, samples: [UInt16(0)])

@@ -23,8 +23,9 @@ struct SepiaTests {
         #expect(cases.count == 3)
         for c in cases {
             let kernel = Sepia(intensity: c.parameters["intensity"]!.number)
+            let input = try c.inputImage, expected = try c.expectedImage
             for variant in KernelVariant.allCases {
-                expectClose(run([kernel], on: try c.inputImage, variant), try c.expectedImage, input: try c.inputImage,
+                expectClose(run([kernel], on: input, variant), expected, input: input,
                             "sepia \(kernel.intensity) \(variant)")
             }
         }

@@ -47,11 +47,11 @@ struct ToneCurveTests {
         // Both kernels give the same numbers (within SPEC §8) on R, G and B, alpha kept.
         let curve = ToneCurve(master: p)
         let input = try FloatImage(width: 5, height: 1, pixels: [SIMD4(0.25, 0.75, 0.1, 0.3), SIMD4(-0.2, 1.4, 0.5, 1),
-                                                          SIMD4(0, 1, 0.25, 0), SIMD4(0.75, 0.1, -0.2, 0.5),
-                                                          SIMD4(1.4, 0.5, 0, 0.9)])
+                                                                 SIMD4(0, 1, 0.25, 0), SIMD4(0.75, 0.1, -0.2, 0.5),
+                                                                 SIMD4(1.4, 0.5, 0, 0.9)])
         let expected = try FloatImage(width: 5, height: 1, pixels: [SIMD4(0.40625, 0.90625, 0.158, 0.3), SIMD4(-0.3, 1.2, 0.75, 1),
-                                                             SIMD4(0, 1, 0.40625, 0), SIMD4(0.90625, 0.158, -0.3, 0.5),
-                                                             SIMD4(1.2, 0.75, 0, 0.9)])
+                                                                    SIMD4(0, 1, 0.40625, 0), SIMD4(0.90625, 0.158, -0.3, 0.5),
+                                                                    SIMD4(1.2, 0.75, 0, 0.9)])
         for variant in KernelVariant.allCases {
             expectClose(run([curve], on: input, variant), expected, input: input, tolerance: 1e-6, "\(variant)")
         }
