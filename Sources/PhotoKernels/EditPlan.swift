@@ -110,9 +110,11 @@ public struct EditPlan: Sendable {
     ///   - width, height: the whole image's size after the orientation (the upright
     ///     size; for orientations 5–8 the stored image is `height × width`); a run may
     ///     cover any band or tile of it.
-    ///   - threads: how many threads a run may use; `nil` means every active core. It is
-    ///     resolved here, once; small runs use fewer threads (no thread is started for
-    ///     work that cannot gain from it). The result never depends on it.
+    ///   - threads: how many threads a run may use; `nil` means every active core, a
+    ///     value below 1 means 1. It is resolved here, once, and capped at what the
+    ///     image can use (one thread per 64 K pixels), so scratch is allocated for no
+    ///     more; small runs use fewer threads (no thread is started for work that cannot
+    ///     gain from it). The result never depends on it.
     /// - Throws: `EditPlanError.invalidSize` unless both sizes are at least 1 and
     ///   their product does not overflow; `EditPlanError.outOfMemory` when the scratch
     ///   rows (about 4 bytes per pixel of a row, per thread; twice that with an
@@ -153,7 +155,7 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
     /// destination of the upright size.
     case orientationNeedsDestination
     /// Memory the plan needs could not be allocated: `bytes`, or `nil` where the size
-    /// does not fit in `Int` (a width or a thread count no image can have). Preparing
+    /// does not fit in `Int` (a row wider than any machine holds). Preparing
     /// allocates the scratch rows (about 4 bytes per pixel of a row, per thread); a run
     /// with an orientation, the upright copy of its source.
     case outOfMemory(bytes: Int?)
@@ -370,7 +372,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
     public let plan: EditPlan
     /// The whole image's size.
     public let width: Int, height: Int
-    /// The most threads a run uses.
+    /// The most threads a run uses: the thread count asked for, capped at one per
+    /// 64 K pixels of the image.
     public let threads: Int
 
     /// The fused trailing gain and the reference's positional stages, resolved.
@@ -420,7 +423,10 @@ public final class PreparedEditPlan: @unchecked Sendable {
         self.premultipliedTablesAfter = premultipliedTablesAfter
         self.width = width
         self.height = height
-        self.threads = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        // No run of this image can use more threads than its pixels' bands (the same
+        // bound as `forEachPiece`'s), so more would only allocate scratch.
+        let usable = max(1, width * height / self.minimumBandPixels)  // width × height fits: checked by `prepared`
+        self.threads = min(max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount), usable)
         gains = plan.gain?.preparedGains(imageWidth: width, imageHeight: height)
         var reference: [Int: any PreparedGains] = [:]
         for (i, stage) in plan.stages.enumerated() {
@@ -992,7 +998,7 @@ final class Scratch: @unchecked Sendable {
     /// pixels or block pieces (`4 × piece`), whichever is longer.
     ///
     /// `nil` when the system cannot provide the memory or its size does not fit in
-    /// `Int` (a row width or a thread count no image can have): the sizes come from the
+    /// `Int` (a row wider than any machine holds): the sizes come from the
     /// caller, so the allocation must fail cleanly instead of trapping.
     init?(slots: Int, piece: Int, rowWidth: Int) {
         guard let sizes = Scratch.sizes(slots: slots, piece: piece, rowWidth: rowWidth) else { return nil }

@@ -128,7 +128,8 @@ public enum RasterError: Error, Sendable, Equatable, CustomStringConvertible {
     /// One sentence naming what is wrong.
     public var description: String {
         switch self {
-        case .invalidSize(let w, let h): "image size \(w)×\(h) is invalid (each side at least 1, and the pixel count must fit)"
+        case .invalidSize(let w, let h):
+            "image size \(w)×\(h) is invalid (each side at least 1, and its bytes, 16 a pixel, countable in Int)"
         case .pixelCountMismatch(let expected, let found): "\(found) pixels given; the size needs \(expected)"
         case .invalidMaxval(let m, let bits):
             "maxval \(m) is invalid for \(bits)-bit samples (1…\((1 << min(bits, 16)) - 1))"

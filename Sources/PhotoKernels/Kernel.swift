@@ -166,8 +166,9 @@ extension FloatImage {
     /// - Parameters:
     ///   - kernel: the operation.
     ///   - variant: `.simd4` (default) or the `.scalar` reference.
-    ///   - threads: how many threads; `nil` means every active core. The result is
-    ///     the same for every thread count.
+    ///   - threads: how many threads; `nil` means every active core, a value below 1
+    ///     means 1, and no more than one per row is used. The result is the same for
+    ///     every thread count.
     /// - Complexity: O(width × height); no allocation beyond a copy-on-write of
     ///   shared storage.
     public mutating func apply(_ kernel: some PixelKernel, variant: KernelVariant = .simd4, threads: Int? = nil) {

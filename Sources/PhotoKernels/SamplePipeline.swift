@@ -21,7 +21,8 @@ public enum SamplePipeline {
     ///   - output: room for `width × height × outputLayout.channelCount` samples.
     ///   - outputLayout, outputMaxval: how to write `output`.
     ///   - variant: the kernels' inner loop.
-    ///   - threads: thread count, `nil` for every core; the result never depends on it.
+    ///   - threads: thread count, `nil` for every core, below 1 one; capped as
+    ///     `EditPlan.prepared(width:height:threads:)` caps it. The result never depends on it.
     /// - Throws: `EditPlanError` for a size below 1, a maxval outside 1…65535 or above
     ///   what the sample type holds, or a buffer whose count does not match, before
     ///   anything is written; `.outOfMemory` when the scratch rows cannot be allocated.

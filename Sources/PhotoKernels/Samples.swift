@@ -226,7 +226,7 @@ extension FloatImage {
     /// - Parameters:
     ///   - samples: `width × height × layout.channelCount` samples, row-major.
     ///   - layout, maxval: how to read them (maxval 1…255 for `UInt8`).
-    ///   - threads: thread count, `nil` for every core.
+    ///   - threads: thread count, `nil` for every core, below 1 one, at most one per row.
     /// - Throws: `RasterError` when the maxval is outside 1…255 (1…65535 for `UInt16`)
     ///   or the sample count is not this image's `width × height × layout.channelCount`;
     ///   the image is then unchanged.
@@ -251,7 +251,7 @@ extension FloatImage {
     /// - Parameters:
     ///   - samples: room for `width × height × layout.channelCount` samples.
     ///   - layout, maxval: what to write (maxval 1…255 for `UInt8`).
-    ///   - threads: thread count, `nil` for every core.
+    ///   - threads: thread count, `nil` for every core, below 1 one, at most one per row.
     /// - Throws: `RasterError` when the maxval is outside 1…255 (1…65535 for `UInt16`)
     ///   or the buffer's count is not `width × height × layout.channelCount`; nothing is
     ///   written then.

@@ -262,14 +262,34 @@ struct StreamingTests {
         #expect(CLIError.outOfMemory(bytes: 1 << 62, purpose: "x").status == .osError)
         #expect(CLIError.outOfMemory(bytes: nil, purpose: "x").status.rawValue == 71)
 
-        // The plan's own scratch, for a thread count no machine has: 71 too.
-        var manyThreads = settings
-        manyThreads.plan = EditPlan(stages: Recipe(adjustments: .vivid).stages)
-        manyThreads.threads = .max
-        #expect(throws: CLIError.outOfMemory(bytes: nil, purpose: "the edit's scratch rows for s.ppm (7×5)")) {
-            _ = try BandPipeline.run(NetpbmStreamReader(bytes: Fixtures.bytes(Self.inputs[0].0)), to: NetpbmStreamWriter(),
-                                     settings: manyThreads, source: "s.ppm")
+        // The plan's own scratch, for rows 2³¹ − 1 pixels wide through a pipe on 2¹⁵
+        // threads (about 4 bytes a pixel of a row, per thread; such a row can use 32 767
+        // threads): 71 too.
+        var edit = settings
+        edit.plan = EditPlan(stages: Recipe(adjustments: .vivid).stages)
+        edit.threads = 1 << 15
+        let widePipe = Pipe()
+        widePipe.fileHandleForWriting.write(Data(Array("P5 2147483647 1 255\n".utf8) + body))
+        #expect {
+            _ = try BandPipeline.run(NetpbmStreamReader(fileHandle: widePipe.fileHandleForReading, limits: limits,
+                                                        name: "standard input"),
+                                     to: NetpbmStreamWriter(), settings: edit, source: "standard input")
+        } throws: { error in
+            guard let error = error as? CLIError, error.status == .osError else { return false }
+            let words = error.message.split(separator: " ")
+            return words.count > 3 && words[0...1] == ["cannot", "allocate"] && (Int(words[2]) ?? 0) > 1 << 47
+                && error.message.hasSuffix(" bytes to hold the edit's scratch rows for standard input (2147483647×1)")
         }
+        try widePipe.fileHandleForWriting.close()
+        // A thread count no machine has is capped at what the image can use, and runs.
+        var manyThreads = edit
+        manyThreads.threads = .max
+        let output = NetpbmStreamWriter()
+        _ = try BandPipeline.run(NetpbmStreamReader(bytes: Fixtures.bytes(Self.inputs[0].0)), to: output,
+                                 settings: manyThreads, source: "s.ppm")
+        let one = libraryFile(Self.inputs[0].0, layout: .rgb, recipe: Recipe(adjustments: .vivid), outputLayout: .rgb,
+                              format: .rawPPM)
+        #expect(output.bytes == one)
 
         // The buffers' sizes: what cannot be counted or provided is nil, not a trap.
         #expect(BandPipeline.Band(samples: .max) == nil)

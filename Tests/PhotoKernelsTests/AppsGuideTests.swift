@@ -173,7 +173,7 @@ struct AppsGuideTests {
 
         init(original: PixelBuffer, display: PixelBuffer, recipe: Recipe = .identity) throws {
             (self.original, self.display, self.recipe) = (original, display, recipe)
-            plan = try EditPlan(stages: recipe.stages).prepared(width: original.width, height: original.height, threads: 1)
+            plan = try EditPlan(recipe).prepared(width: original.width, height: original.height, threads: 1)
         }
 
         /// A slider moved: compile the new recipe and prepare it for the preview's size
@@ -181,7 +181,7 @@ struct AppsGuideTests {
         func update(_ newRecipe: Recipe) throws {
             guard newRecipe != recipe else { return }
             recipe = newRecipe
-            plan = try EditPlan(stages: recipe.stages).prepared(width: original.width, height: original.height, threads: 1)
+            plan = try EditPlan(recipe).prepared(width: original.width, height: original.height, threads: 1)
         }
 
         /// Once per frame: original → display through the prepared plan; allocates nothing.
@@ -334,7 +334,7 @@ struct AppsGuideTests {
 
         let photo = try PixelBuffer(baseAddress: context.data!, width: context.width, height: context.height,
                                     bytesPerRow: context.bytesPerRow, format: .bgra8Premultiplied)
-        let plan = try EditPlan(stages: recipe.stages).prepared(width: photo.width, height: photo.height)
+        let plan = try EditPlan(recipe).prepared(width: photo.width, height: photo.height)
         try plan.run(photo)   // in place; context.makeImage() now returns the edited image
 
         Self.expectRendered(photo, recipe) { Self.straightColour(original, x: $0, y: $1) }
@@ -345,7 +345,7 @@ struct AppsGuideTests {
 
     @Test("a CVPixelBuffer of kCVPixelFormatType_32BGRA is premultiplied BGRA8 with padded rows; 420f is left alone")
     func cvPixelBuffer() throws {
-        let framePlan = try EditPlan(stages: Self.recipe.stages).prepared(width: 30, height: 7, threads: 1)
+        let framePlan = try EditPlan(Self.recipe).prepared(width: 30, height: 7, threads: 1)
         func process(_ pixelBuffer: CVPixelBuffer) throws {
             CVPixelBufferLockBaseAddress(pixelBuffer, [])
             defer { CVPixelBufferUnlockBaseAddress(pixelBuffer, []) }
@@ -404,7 +404,7 @@ struct AppsGuideTests {
             else { return }
             let image = try PixelBuffer(baseAddress: source.data, width: Int(source.width), height: Int(source.height),
                                         bytesPerRow: source.rowBytes, format: sourceFormat)
-            try EditPlan(stages: Self.recipe.stages).prepared(width: image.width, height: image.height).run(image)
+            try EditPlan(Self.recipe).prepared(width: image.width, height: image.height).run(image)
             #expect(image.format == .bgra8Premultiplied && source.rowBytes == 128)
             Self.expectRendered(image, Self.recipe) { Self.straightColour(original, x: $0, y: $1) }
             #expect(Self.paddingUntouched(image))
@@ -525,7 +525,7 @@ struct AppsGuideTests {
         defer { exportMemory.deallocate() }
         let export = try PixelBuffer(baseAddress: exportMemory, width: photo.width, height: photo.height,
                                      bytesPerRow: exportBytesPerRow, format: .rgba16)
-        try EditPlan(stages: renderer.recipe.stages).prepared(width: photo.width, height: photo.height)
+        try EditPlan(renderer.recipe).prepared(width: photo.width, height: photo.height)
             .run(from: photo, to: export)
 
         Self.expectRendered(export, look) { Self.straightColour(photo, x: $0, y: $1) }

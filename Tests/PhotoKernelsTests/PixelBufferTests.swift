@@ -329,7 +329,7 @@ struct PixelBufferTests {
         #expect(throws: EditPlanError.buffer(.overlappingBuffers)) { try plan.run(from: a, to: b) }
     }
 
-    @Test("preparing for a width or thread count no image can have is EditPlanError.outOfMemory, not a trap")
+    @Test("preparing for a width no image can have is EditPlanError.outOfMemory, not a trap; thread counts are capped")
     func preparingBeyondMemory() throws {
         let plan = EditPlan(Recipe(preset: .vivid)), oriented = EditPlan(stages: Recipe(preset: .vivid).stages, orientation: .right)
         // 2⁴⁶ pixels a row: the scratch rows alone exceed any address space.
@@ -340,13 +340,22 @@ struct PixelBufferTests {
             #expect(throws: EditPlanError.outOfMemory(bytes: bytes)) { try p.prepared(width: wide, height: 1, threads: 2) }
             // Sizes that do not fit in Int at all.
             #expect(throws: EditPlanError.outOfMemory(bytes: nil)) { try p.prepared(width: 1 << 61, height: 1, threads: 2) }
-            #expect(throws: EditPlanError.outOfMemory(bytes: nil)) { try p.prepared(width: 64, height: 64, threads: .max) }
         }
         #expect(EditPlanError.outOfMemory(bytes: 1024).description == "cannot allocate 1024 bytes for the plan")
         #expect(EditPlanError.outOfMemory(bytes: nil).description
                 == "cannot allocate more bytes than an address can count for the plan")
         // The sizes still prepare and run as ever.
         #expect(try plan.prepared(width: 64, height: 64, threads: 2).width == 64)
+        // A thread count is capped at what the image can use, one thread per 64 K pixels
+        // (12 192 768 pixels: 186), so no count asks for scratch no run would use; below 1
+        // it means 1.
+        for p in [plan, oriented] {
+            #expect(try p.prepared(width: 64, height: 64, threads: .max).threads == 1)
+            #expect(try p.prepared(width: 4032, height: 3024, threads: .max).threads == 186)
+            #expect(try p.prepared(width: 4032, height: 3024, threads: 3).threads == 3)
+            #expect(try p.prepared(width: 4032, height: 3024, threads: 0).threads == 1)
+            #expect(try p.prepared(width: 4032, height: 3024, threads: -5).threads == 1)
+        }
         // An oriented plan counts its input's samples without overflowing: 2⁶² rows of one
         // pixel hold 2⁶⁴ RGBA samples.
         let tall = try oriented.prepared(width: 1, height: 1 << 62, threads: 1)
