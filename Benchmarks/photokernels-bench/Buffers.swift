@@ -290,33 +290,37 @@ protocol PipelineSample: FixedWidthInteger, UnsignedInteger, Sendable {
 }
 
 extension ToolError {
-    /// A library call the runner set up itself was refused: a defect of the runner.
-    init(refused call: String, _ error: some Error) {
-        self.init("\(call) refused the runner's buffers: \(error)", status: .failure)
+    /// Runs a library call the runner set up itself: a refusal is a defect of the
+    /// runner, reported with the library's error.
+    static func refusing(_ call: String, _ body: () throws -> Void) throws(ToolError) {
+        do { try body() } catch { throw ToolError("\(call) refused the runner's buffers: \(error)", status: .failure) }
     }
 }
 
+// One conformance per sample type, each calling that type's overloads.
 extension UInt8: PipelineSample {
     static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<UInt8>,
                             output: UnsafeMutableBufferPointer<UInt8>, maxval: Int, variant: KernelVariant,
                             threads: Int?) throws(ToolError) {
-        do {
-            try SamplePipeline.run(kernels, width: size.width, height: size.height,
-                                   input: input, inputLayout: .rgba, inputMaxval: maxval,
-                                   output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
-        } catch { throw ToolError(refused: "SamplePipeline.run", error) }
+        try ToolError.refusing("SamplePipeline.run") {
+            try SamplePipeline.run(kernels, width: size.width, height: size.height, input: input, inputLayout: .rgba,
+                                   inputMaxval: maxval, output: output, outputLayout: .rgba, outputMaxval: maxval,
+                                   variant: variant, threads: threads)
+        }
     }
 
     static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt8>, into image: inout FloatImage, maxval: Int,
                            threads: Int?) throws(ToolError) {
-        do { try image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads) }
-        catch { throw ToolError(refused: "FloatImage.decode", error) }
+        try ToolError.refusing("FloatImage.decode") {
+            try image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads)
+        }
     }
 
     static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<UInt8>, maxval: Int,
                            threads: Int?) throws(ToolError) {
-        do { try image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads) }
-        catch { throw ToolError(refused: "FloatImage.encode", error) }
+        try ToolError.refusing("FloatImage.encode") {
+            try image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads)
+        }
     }
 }
 
@@ -324,23 +328,25 @@ extension UInt16: PipelineSample {
     static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<UInt16>,
                             output: UnsafeMutableBufferPointer<UInt16>, maxval: Int, variant: KernelVariant,
                             threads: Int?) throws(ToolError) {
-        do {
-            try SamplePipeline.run(kernels, width: size.width, height: size.height,
-                                   input: input, inputLayout: .rgba, inputMaxval: maxval,
-                                   output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant, threads: threads)
-        } catch { throw ToolError(refused: "SamplePipeline.run", error) }
+        try ToolError.refusing("SamplePipeline.run") {
+            try SamplePipeline.run(kernels, width: size.width, height: size.height, input: input, inputLayout: .rgba,
+                                   inputMaxval: maxval, output: output, outputLayout: .rgba, outputMaxval: maxval,
+                                   variant: variant, threads: threads)
+        }
     }
 
     static func decodeRGBA(_ samples: UnsafeBufferPointer<UInt16>, into image: inout FloatImage, maxval: Int,
                            threads: Int?) throws(ToolError) {
-        do { try image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads) }
-        catch { throw ToolError(refused: "FloatImage.decode", error) }
+        try ToolError.refusing("FloatImage.decode") {
+            try image.decode(from: samples, layout: .rgba, maxval: maxval, threads: threads)
+        }
     }
 
     static func encodeRGBA(_ image: FloatImage, into samples: UnsafeMutableBufferPointer<UInt16>, maxval: Int,
                            threads: Int?) throws(ToolError) {
-        do { try image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads) }
-        catch { throw ToolError(refused: "FloatImage.encode", error) }
+        try ToolError.refusing("FloatImage.encode") {
+            try image.encode(into: samples, layout: .rgba, maxval: maxval, threads: threads)
+        }
     }
 }
 

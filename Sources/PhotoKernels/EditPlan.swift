@@ -601,8 +601,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
     }
 
-    // One generic body, specialised by the compiler for each public overload.
-    fileprivate func runSamples<In: FixedWidthInteger & UnsignedInteger & SIMDScalar, Out: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
+    // One generic body, specialised by the compiler for each public overload (and for
+    // `SamplePipeline`'s).
+    func runSamples<In: FixedWidthInteger & UnsignedInteger & SIMDScalar, Out: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ input: UnsafeBufferPointer<In>, _ inputLayout: SampleLayout, _ inputMaxval: Int,
         _ output: UnsafeMutableBufferPointer<Out>, _ outputLayout: SampleLayout, _ outputMaxval: Int,
         _ region: ImageRegion?, _ variant: KernelVariant

@@ -109,23 +109,7 @@ public enum SamplePipeline {
                   input: (inputLayout, inputMaxval, Input.bitWidth, input.count),
                   output: (outputLayout, outputMaxval, Output.bitWidth, output.count))
         let plan = try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
-        switch (input, output) {
-        case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt8>):
-            try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
-                         outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
-        case let (i as UnsafeBufferPointer<UInt16>, o as UnsafeMutableBufferPointer<UInt16>):
-            try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
-                         outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
-        case let (i as UnsafeBufferPointer<UInt8>, o as UnsafeMutableBufferPointer<UInt16>):
-            try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
-                         outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
-        case let (i as UnsafeBufferPointer<UInt16>, o as UnsafeMutableBufferPointer<UInt8>):
-            try plan.run(input: i, inputLayout: inputLayout, inputMaxval: inputMaxval, output: o,
-                         outputLayout: outputLayout, outputMaxval: outputMaxval, variant: variant)
-        default:
-            // The public overloads pass only these four pairs.
-            preconditionFailure("samples are UInt8 or UInt16")
-        }
+        try plan.runSamples(input, inputLayout, inputMaxval, output, outputLayout, outputMaxval, nil, variant)
     }
 
     /// Applies `kernels` to a raster held in an array and returns the new raster;
