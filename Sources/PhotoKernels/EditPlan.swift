@@ -155,7 +155,7 @@ public enum EditPlanError: Error, Sendable, Equatable, CustomStringConvertible {
     /// destination of the upright size.
     case orientationNeedsDestination
     /// Memory the plan needs could not be allocated: `bytes`, or `nil` where the size
-    /// does not fit in `Int` (a row wider than any machine holds). Preparing
+    /// does not fit in `Int` (a size no machine holds on the threads asked for). Preparing
     /// allocates the scratch rows (about 4 bytes per pixel of a row, per thread); a run
     /// with an orientation, the upright copy of its source.
     case outOfMemory(bytes: Int?)
@@ -999,7 +999,7 @@ final class Scratch: @unchecked Sendable {
     /// pixels or block pieces (`4 × piece`), whichever is longer.
     ///
     /// `nil` when the system cannot provide the memory or its size does not fit in
-    /// `Int` (a row wider than any machine holds): the sizes come from the
+    /// `Int` (a size no machine holds on the threads asked for): the sizes come from the
     /// caller, so the allocation must fail cleanly instead of trapping.
     init?(slots: Int, piece: Int, rowWidth: Int) {
         guard let sizes = Scratch.sizes(slots: slots, piece: piece, rowWidth: rowWidth) else { return nil }

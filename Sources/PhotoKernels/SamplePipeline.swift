@@ -98,13 +98,15 @@ public enum SamplePipeline {
     }
 
     // The plan behind every overload: the kernels' stages, compiled and prepared for
-    // this size once the arguments are checked.
+    // this size once the arguments are checked. The plan's sample body knows 8- and
+    // 16-bit samples only, which are all the public overloads pass.
     static func runRows<Input: FixedWidthInteger & UnsignedInteger & SIMDScalar, Output: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ kernels: [any PixelKernel], width: Int, height: Int,
         input: UnsafeBufferPointer<Input>, inputLayout: SampleLayout, inputMaxval: Int,
         output: UnsafeMutableBufferPointer<Output>, outputLayout: SampleLayout, outputMaxval: Int,
         variant: KernelVariant, threads: Int?
     ) throws(EditPlanError) {
+        assert([8, 16].contains(Input.bitWidth) && [8, 16].contains(Output.bitWidth))
         try check(width: width, height: height,
                   input: (inputLayout, inputMaxval, Input.bitWidth, input.count),
                   output: (outputLayout, outputMaxval, Output.bitWidth, output.count))
