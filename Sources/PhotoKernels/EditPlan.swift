@@ -601,6 +601,24 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
     }
 
+    /// Throws `invalidMaxval` unless each maxval lies in 1…2^bits − 1, then
+    /// `sampleCountMismatch` unless each buffer holds `pixels` pixels of its layout (an
+    /// output count of `nil` is not checked): the checks of every sample run, which
+    /// `SamplePipeline` also makes before it prepares a plan.
+    static func checkSamples(pixels: Int, input: (layout: SampleLayout, maxval: Int, bits: Int, count: Int),
+                             output: (layout: SampleLayout, maxval: Int, bits: Int, count: Int?)) throws(EditPlanError) {
+        for (maxval, bits) in [(input.maxval, input.bits), (output.maxval, output.bits)] {
+            guard maxval >= 1, maxval <= (1 << bits) - 1 else { throw .invalidMaxval(maxval, sampleBits: bits) }
+        }
+        for (buffer, layout, count) in [("input", input.layout, input.count), ("output", output.layout, output.count)] {
+            guard let count else { continue }
+            let (expected, overflow) = pixels.multipliedReportingOverflow(by: layout.channelCount)
+            guard !overflow, count == expected else {
+                throw .sampleCountMismatch(buffer: buffer, expected: overflow ? Int.max : expected, found: count)
+            }
+        }
+    }
+
     // One generic body, specialised by the compiler for each public overload (and for
     // `SamplePipeline`'s).
     func runSamples<In: FixedWidthInteger & UnsignedInteger & SIMDScalar, Out: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
@@ -613,18 +631,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
         let region = region ?? ImageRegion(x: 0, y: 0, width: width, height: height)
         try check(region)
-        for (maxval, bits) in [(inputMaxval, In.bitWidth), (outputMaxval, Out.bitWidth)] {
-            guard maxval >= 1, maxval <= (1 << bits) - 1 else { throw .invalidMaxval(maxval, sampleBits: bits) }
-        }
-        let pixels = region.width * region.height  // ≤ width × height, which fits
-        let (inCount, o1) = pixels.multipliedReportingOverflow(by: inputLayout.channelCount)
-        let (outCount, o2) = pixels.multipliedReportingOverflow(by: outputLayout.channelCount)
-        guard !o1, inCount == input.count else {
-            throw .sampleCountMismatch(buffer: "input", expected: o1 ? Int.max : inCount, found: input.count)
-        }
-        guard !o2, outCount == output.count else {
-            throw .sampleCountMismatch(buffer: "output", expected: o2 ? Int.max : outCount, found: output.count)
-        }
+        try Self.checkSamples(pixels: region.width * region.height,  // ≤ width × height, which fits
+                              input: (inputLayout, inputMaxval, In.bitWidth, input.count),
+                              output: (outputLayout, outputMaxval, Out.bitWidth, output.count))
         let source = UncheckedBox(input.baseAddress!), destination = SendablePointer(base: output.baseAddress!)
         let inChannels = inputLayout.channelCount, outChannels = outputLayout.channelCount
         let eightBit = In.self == UInt8.self

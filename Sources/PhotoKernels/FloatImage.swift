@@ -155,9 +155,12 @@ public enum RasterError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Throws `invalidSize` or `sampleCountMismatch` unless a `width × height` raster of
-    /// `layout` pixels has `count` samples.
-    static func check(width: Int, height: Int, layout: SampleLayout, count: Int) throws(RasterError) {
+    /// Throws `invalidMaxval` as `check(maxval:for:)` does, then `invalidSize` or
+    /// `sampleCountMismatch` unless a `width × height` raster of `layout` pixels has
+    /// `count` samples: the checks of every conversion between a raster and an image.
+    static func check<Sample: FixedWidthInteger>(width: Int, height: Int, layout: SampleLayout, maxval: Int,
+                                                 count: Int, of _: Sample.Type) throws(RasterError) {
+        try check(maxval: maxval, for: Sample.self)
         let pixels = try pixelCount(width: width, height: height)
         let (samples, overflow) = pixels.multipliedReportingOverflow(by: layout.channelCount)
         guard !overflow else { throw .invalidSize(width: width, height: height) }

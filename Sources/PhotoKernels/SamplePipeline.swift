@@ -85,16 +85,7 @@ public enum SamplePipeline {
                       output: (layout: SampleLayout, maxval: Int, bits: Int, count: Int?)) throws(EditPlanError) {
         let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
         guard width >= 1, height >= 1, !overflow else { throw .invalidSize(width: width, height: height) }
-        for (maxval, bits) in [(input.maxval, input.bits), (output.maxval, output.bits)] {
-            guard maxval >= 1, maxval <= (1 << bits) - 1 else { throw .invalidMaxval(maxval, sampleBits: bits) }
-        }
-        for (buffer, layout, count) in [("input", input.layout, input.count), ("output", output.layout, output.count)] {
-            guard let count else { continue }
-            let (expected, overflow) = pixels.multipliedReportingOverflow(by: layout.channelCount)
-            guard !overflow, count == expected else {
-                throw .sampleCountMismatch(buffer: buffer, expected: overflow ? Int.max : expected, found: count)
-            }
-        }
+        try PreparedEditPlan.checkSamples(pixels: pixels, input: input, output: output)
     }
 
     // The plan behind every overload: the kernels' stages, compiled and prepared for
@@ -173,18 +164,10 @@ public enum SamplePipeline {
         variant: KernelVariant = .simd4, threads: Int? = nil
     ) throws(EditPlanError) {
         let outputMaxval = outputMaxval ?? maxval
-        try check(width: width, height: height, input: (layout, maxval, 16, samples.count),
-                  output: (layout, outputMaxval, 16, samples.count))
-        let plan = try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
-        var failure: EditPlanError?
-        samples.withUnsafeMutableBufferPointer { buffer in
-            do throws(EditPlanError) {
-                try plan.run(input: UnsafeBufferPointer(buffer), inputLayout: layout, inputMaxval: maxval, output: buffer,
-                             outputLayout: layout, outputMaxval: outputMaxval, variant: variant)
-            } catch {
-                failure = error
-            }
+        try samples.withUnsafeMutableBufferPointer { (buffer) throws(EditPlanError) in
+            try runRows(kernels, width: width, height: height, input: UnsafeBufferPointer(buffer), inputLayout: layout,
+                        inputMaxval: maxval, output: buffer, outputLayout: layout, outputMaxval: outputMaxval,
+                        variant: variant, threads: threads)
         }
-        if let failure { throw failure }
     }
 }

@@ -156,8 +156,7 @@ extension FloatImage {
     /// - Complexity: O(width × height).
     public init(width: Int, height: Int, layout: SampleLayout, maxval: Int,
                 samples: UnsafeBufferPointer<UInt16>) throws(RasterError) {
-        try RasterError.check(maxval: maxval, for: UInt16.self)
-        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
+        try RasterError.check(width: width, height: height, layout: layout, maxval: maxval, count: samples.count, of: UInt16.self)
         self.init(checkedWidth: width, height: height, layout: layout, maxval: maxval, samples: samples.baseAddress!)
     }
 
@@ -165,10 +164,8 @@ extension FloatImage {
     ///
     /// - Throws: `RasterError`, as that initialiser does.
     public init(width: Int, height: Int, layout: SampleLayout, maxval: Int, samples: [UInt16]) throws(RasterError) {
-        try RasterError.check(maxval: maxval, for: UInt16.self)
-        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
-        self = samples.withUnsafeBufferPointer {
-            FloatImage(checkedWidth: width, height: height, layout: layout, maxval: maxval, samples: $0.baseAddress!)
+        self = try samples.withUnsafeBufferPointer { (buffer) throws(RasterError) in
+            try FloatImage(width: width, height: height, layout: layout, maxval: maxval, samples: buffer)
         }
     }
 
@@ -176,8 +173,7 @@ extension FloatImage {
     ///
     /// - Throws: `RasterError` as that initialiser does, and for a maxval above 255.
     public init(width: Int, height: Int, layout: SampleLayout, maxval: Int = 255, samples: [UInt8]) throws(RasterError) {
-        try RasterError.check(maxval: maxval, for: UInt8.self)
-        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
+        try RasterError.check(width: width, height: height, layout: layout, maxval: maxval, count: samples.count, of: UInt8.self)
         self = samples.withUnsafeBufferPointer {
             FloatImage(checkedWidth: width, height: height, layout: layout, maxval: maxval, samples: $0.baseAddress!)
         }
@@ -271,8 +267,7 @@ extension FloatImage {
 
     private mutating func decodeRows<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         from samples: UnsafeBufferPointer<Sample>, layout: SampleLayout, maxval: Int, threads: Int?) throws(RasterError) {
-        try RasterError.check(maxval: maxval, for: Sample.self)
-        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
+        try RasterError.check(width: width, height: height, layout: layout, maxval: maxval, count: samples.count, of: Sample.self)
         let width = self.width, height = self.height, channels = layout.channelCount
         let source = UncheckedBox(samples.baseAddress!)
         withUnsafeMutablePixels { pixels in
@@ -290,8 +285,7 @@ extension FloatImage {
 
     private func encodeRows<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         into samples: UnsafeMutableBufferPointer<Sample>, layout: SampleLayout, maxval: Int, threads: Int?) throws(RasterError) {
-        try RasterError.check(maxval: maxval, for: Sample.self)
-        try RasterError.check(width: width, height: height, layout: layout, count: samples.count)
+        try RasterError.check(width: width, height: height, layout: layout, maxval: maxval, count: samples.count, of: Sample.self)
         let width = self.width, channels = layout.channelCount
         let destination = SendablePointer(base: samples.baseAddress!)
         // A large destination is written once: streaming stores (8-bit RGBA).
