@@ -39,7 +39,8 @@ public struct ValueParser: Sendable {
     /// describes the expected list in the error (`"three numbers R,G,B"`);
     /// `finiteAsFloat` as for `number`.
     ///
-    /// - Throws: a usage error for a wrong count or any element `number` rejects.
+    /// - Throws: a usage error for a wrong count, an element that is not a number (named
+    ///   by its place in the list, counted from 1), or one `number` rejects.
     public func numbers(_ text: String, for option: String, counts: ClosedRange<Int>,
                         shape: String, finiteAsFloat: Bool = false) throws(CommandLineError) -> [Double] {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
@@ -47,7 +48,14 @@ public struct ValueParser: Sendable {
             throw .usage("'--\(option)' needs \(shape), got '\(text)'", command: command)
         }
         var values: [Double] = []
-        for part in parts { values.append(try number(String(part), for: option, finiteAsFloat: finiteAsFloat)) }
+        for (k, part) in parts.enumerated() {
+            // Which element is wrong, in a list the message quotes whole.
+            guard Double(trimmed(String(part))) != nil else {
+                let what = trimmed(String(part)).isEmpty ? "is empty" : "'\(part)' is not a number"
+                throw .usage("'--\(option)' needs \(shape), got '\(text)': number \(k + 1) \(what)", command: command)
+            }
+            values.append(try number(String(part), for: option, finiteAsFloat: finiteAsFloat))
+        }
         return values
     }
 

@@ -216,7 +216,7 @@ public struct CubeFile: Sendable, Equatable {
     /// too long.
     ///
     /// - Throws: ``CubeFileError`` with `line` 0: `.fileTooLarge`, or `.readFailed` with
-    ///   the system's reason ("No such file or directory", "is a directory", …).
+    ///   the system's reason ("No such file or directory", "it is a directory", …).
     public static func bytes(at url: URL, limits: CubeLimits = .default) throws(CubeFileError) -> Data {
         let path = url.path
         var data = Data()
@@ -254,13 +254,17 @@ public struct CubeFile: Sendable, Equatable {
     }
 
     /// The POSIX message behind a Foundation file error ("No such file or directory"),
-    /// else its description.
+    /// a missing file's included (Foundation reports it without one), else the error's
+    /// description.
     private static func systemReason(_ error: any Error) -> String {
         let nsError = error as NSError
         if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
             return String(cString: strerror(Int32(underlying.code)))
         }
         if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
+        if let cocoa = error as? CocoaError, [.fileNoSuchFile, .fileReadNoSuchFile].contains(cocoa.code) {
+            return String(cString: strerror(ENOENT))
+        }
         return nsError.localizedDescription
     }
 

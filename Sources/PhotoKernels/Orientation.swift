@@ -597,14 +597,10 @@ extension Orientation: RecipeOperation {
         options: [FamilyOption("orientation", valueName: "n",
                                help: "Undo the EXIF orientation n, 1…8 (1 = as stored), before every other stage.") {
             recipe, text throws(RecipeError) in
-            guard let n = Int(text) else {
+            guard let n = Int(text), let orientation = try? Orientation(tag: n) else {
                 throw .invalidValue(field: "--orientation", value: text, reason: "must be a whole number from 1 to 8")
             }
-            do throws(OrientationError) {
-                recipe[Orientation.self] = try Orientation(tag: n)
-            } catch {
-                throw .invalidValue(field: "--orientation", value: text, reason: error.description)
-            }
+            recipe[Orientation.self] = orientation
         }],
         examples: [("orientation.right", Orientation.right), ("orientation.transverse", Orientation.rightMirrored)],
         identity: Orientation.up, type: Orientation.self)

@@ -652,26 +652,32 @@ public enum ToneCurveError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A JSON tone curve has none of `master`, `red`, `green`, `blue`.
     case noCurve
 
-    /// One English sentence naming the curve, the point and the problem.
+    /// One English sentence naming the curve, the point and the problem. Points are
+    /// counted from 1 here, as a user counts them (`index` 0 is "point 1").
     public var description: String {
         func name(_ curve: ToneCurve.Channel?) -> String { curve.map { "tone curve \($0)" } ?? "tone curve" }
+        // An index no array holds (a value made by hand) is shown as it is.
+        func point(_ index: Int) -> String {
+            let (n, overflow) = index.addingReportingOverflow(1)
+            return "point \(overflow ? index : n)"
+        }
         switch self {
         case .pointCount(let curve, let count):
             return "\(name(curve)): \(count) point\(count == 1 ? "" : "s"); a curve has \(ToneCurve.Points.minimumCount)…\(ToneCurve.Points.maximumCount)"
         case .nonFinite(let curve, let index, let x, let y):
-            return "\(name(curve)): point \(index) (\(x), \(y)) is not finite"
+            return "\(name(curve)): \(point(index)) (\(x), \(y)) is not finite"
         case .xOutOfRange(let curve, let index, let x):
-            return "\(name(curve)): point \(index) has x = \(x) outside [0, 1]"
+            return "\(name(curve)): \(point(index)) has x = \(x) outside [0, 1]"
         case .xNotIncreasing(let curve, let index, let x, let previous):
-            return "\(name(curve)): point \(index) has x = \(x), not greater than point \(index - 1)'s \(previous)"
+            return "\(name(curve)): \(point(index)) has x = \(x), not greater than the previous point's \(previous)"
         case .yOutOfRange(let curve, let index, let y):
-            return "\(name(curve)): point \(index) has y = \(y), beyond Float's range"
+            return "\(name(curve)): \(point(index)) has y = \(y), beyond Float's range"
         case .slopeOutOfRange(let curve, let index, let slope):
-            return "\(name(curve)): the slope \(slope) from point \(index) to point \(index + 1) is beyond Float's range"
+            return "\(name(curve)): the slope \(slope) from \(point(index)) to the next is beyond Float's range"
         case .malformedPoint(let curve, let index, let valueCount):
-            return "\(name(curve)): point \(index) has \(valueCount) numbers; expected [x, y]"
+            return "\(name(curve)): \(point(index)) has \(valueCount) numbers; expected [x, y]"
         case .badToken(let curve, let index, let token, let reason):
-            return "\(name(curve)): point \(index) \"\(token)\": \(reason)"
+            return "\(name(curve)): \(point(index)) \"\(token)\": \(reason)"
         case .noCurve:
             return "tone curve: none of master, red, green, blue is given"
         }

@@ -287,8 +287,8 @@ struct ApplyCommand {
             }
             try OutputFile.checkDestination(saveRecipe)
         }
-        if request.outputIsDirectory, !isDirectory(request.output) {
-            throw .cantCreate("cannot write into '\(request.output)': no such directory")
+        if request.outputIsDirectory, let problem = OutputFile.directoryProblem(request.output) {
+            throw .cantCreate("cannot write into '\(request.output)': it \(problem)")
         }
         let recipe = try RecipeBuilder(command: commandName).build(request.settings)
         let cores = ProcessInfo.processInfo.activeProcessorCount

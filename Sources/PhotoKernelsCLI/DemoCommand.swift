@@ -4,9 +4,9 @@ import Netpbm
 import PhotoKernels
 
 /// `photokernels demo` (also what `photokernels` alone runs): render the built-in
-/// "Lake at sunrise" photo and apply a preset to it, or with `--strip` lay the photo
-/// out through every effect and preset — a first look at the library that needs no
-/// input file.
+/// "Lake at sunrise" photo and apply a preset to it, with `--original` write it
+/// unedited (an input to try `apply` on), or with `--strip` lay the photo out through
+/// every effect and preset — a first look at the library that needs no input file.
 struct DemoCommand {
     static let name = "demo"
     static let commandName = "photokernels demo"
@@ -16,15 +16,17 @@ struct DemoCommand {
         var output: String?
         var preset: Preset = .vivid
         var strip = false
+        var original = false
         var variant: KernelVariant = .simd4
         var threads: Int?
     }
 
     static let options: [OptionSpec] = [
         OptionSpec("output", short: "o", value: "file",
-                   help: "Where to write (default demo-<preset>.ppm, or demo-strip.ppm with --strip; '-' for "
-                       + "standard output). .ppm, .pgm, .pam or .pnm."),
+                   help: "Where to write (default demo-<preset>.ppm, demo-original.ppm with --original or "
+                       + "demo-strip.ppm with --strip; '-' for standard output). .ppm, .pgm, .pam or .pnm."),
         OptionSpec("preset", value: "name", help: "The preset to apply: vivid (default), noir or dream."),
+        OptionSpec("original", help: "Write the photo as rendered, with no edit: an input to try 'apply' on."),
         OptionSpec("strip", help: "Write a contact sheet instead: the photo, then every effect, B&W and every "
                        + "preset, as 250×200 thumbnails; the grid order is printed."),
         OptionSpec("kernel", value: "variant", help: "The inner loop: simd4 (default) or scalar."),
@@ -39,12 +41,13 @@ struct DemoCommand {
             overview: "Render the built-in demo photo and apply a preset (the default command).",
             discussion: ["The photo is the sliders demo's \"Lake at sunrise\", 1000×800: a blue → pink → orange sky "
                          + "with a yellow sun, orange → teal → indigo water, and green hills at 80 % opacity."],
-            usage: ["photokernels demo [-o <file>] [--preset <name>] [--strip] [<options>]"],
+            usage: ["photokernels demo [-o <file>] [--preset <name> | --original | --strip] [<options>]"],
             arguments: [HelpRow("(none)", "The demo renders its own input.")],
             options: options,
             sections: [.lines(title: "EXAMPLES", [
                 "photokernels                           (writes demo-vivid.ppm)",
                 "photokernels demo --preset dream       (writes demo-dream.ppm)",
+                "photokernels demo --original           (writes demo-original.ppm)",
                 "photokernels demo --strip -o strip.ppm",
             ])]
         ).rendered()
@@ -66,6 +69,7 @@ struct DemoCommand {
                                                                     from: Preset.allCases.map(\.rawValue)))!
                 presetGiven = true
             case .option("strip", _): request.strip = true
+            case .option("original", _): request.original = true
             case .option("kernel", let value?):
                 request.variant = KernelVariant(rawValue: try values.choice(value, for: "kernel",
                                                                             from: KernelVariant.allCases.map(\.rawValue)))!
@@ -77,6 +81,10 @@ struct DemoCommand {
         if presetGiven && request.strip {
             throw .usage("--strip shows every preset; it cannot be combined with --preset", command: commandName)
         }
+        if request.original && (presetGiven || request.strip) {
+            throw .usage("--original writes the photo unedited; it cannot be combined with "
+                         + (request.strip ? "--strip" : "--preset"), command: commandName)
+        }
         if let output = request.output, OutputTarget(path: output, format: nil) == nil {
             throw .usage(OutputTarget.unknownFormat(output), command: commandName)
         }
@@ -86,7 +94,8 @@ struct DemoCommand {
     /// Renders, applies, writes, and says what it did on standard error (the strip's
     /// grid order goes to standard output).
     static func run(_ request: Request) throws(CLIError) {
-        let output = request.output ?? (request.strip ? "demo-strip.ppm" : "demo-\(request.preset.rawValue).ppm")
+        let output = request.output
+            ?? (request.strip ? "demo-strip.ppm" : request.original ? "demo-original.ppm" : "demo-\(request.preset.rawValue).ppm")
         try OutputFile.checkDestination(output)
         let photo = try rendering { () throws(RasterError) in try DemoPhoto.render() }
         let rendered = "rendered \"\(DemoPhoto.title)\" (\(photo.width)×\(photo.height))"
@@ -100,6 +109,9 @@ struct DemoCommand {
             Console.out(sheet.gridOrder.map { $0 + "\n" }.joined())
             Console.err("\(rendered), made a contact sheet of \(sheet.cells.count) thumbnails "
                         + "(\(sheet.columns)×\(sheet.rows) grid), wrote \(destination) (\(image.width)×\(image.height))\n")
+        } else if request.original {
+            try write(photo, to: output)
+            Console.err("\(rendered), wrote \(destination)\n")
         } else {
             let recipe = Recipe(adjustments: request.preset.adjustments)
             let edited = photo.applying(recipe.kernels, variant: request.variant, threads: request.threads)

@@ -46,13 +46,24 @@ enum OutputFile {
         guard !isStandardStream(path) else { return }
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent()
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw .cantCreate("cannot create '\(path)': directory '\(directory.path)' does not exist")
+        if let problem = directoryProblem(directory.path) {
+            throw .cantCreate("cannot create '\(path)': '\(directory.path)' \(problem)")
         }
+        var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw .cantCreate("cannot create '\(path)': it is a directory")
         }
+    }
+
+    /// Why `path` cannot hold new files, in words that complete "'path' …": it does
+    /// not exist, or it is a file; `nil` for a directory.
+    static func directoryProblem(_ path: String) -> String? {
+        // "file/" names a directory that is not there to the system; the file is.
+        var name = Substring(path)
+        while name.count > 1, name.hasSuffix("/") { name = name.dropLast() }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: String(name), isDirectory: &isDirectory) else { return "does not exist" }
+        return isDirectory.boolValue ? nil : "is a file, not a directory"
     }
 
     /// Produces a file's bytes in pieces: it calls `piece` for each one, in order, and
@@ -180,15 +191,22 @@ enum OutputFile {
         }
     }
 
-    /// A short human reason for a Foundation error.
+    /// A short human reason for a Foundation file error, in the words the tool uses for
+    /// every file it reads: "no such file" for a missing one, else the system's message
+    /// in lower case ("permission denied", "is a directory").
     static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? any Error,
-           (underlying as NSError).domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32((underlying as NSError).code)))
+        let code: Int32
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+            code = Int32(underlying.code)
+        } else if nsError.domain == NSPOSIXErrorDomain {
+            code = Int32(nsError.code)
+        } else if let cocoa = error as? CocoaError, [.fileNoSuchFile, .fileReadNoSuchFile].contains(cocoa.code) {
+            code = ENOENT
+        } else {
+            return nsError.localizedDescription
         }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        return nsError.localizedDescription
+        return code == ENOENT ? "no such file" : String(cString: strerror(code)).lowercased()
     }
 }
 

@@ -58,7 +58,10 @@ struct ValueParserTests {
         } == "'--color' needs three numbers R,G,B, got '1,0'")
         #expect(message { () throws(CommandLineError) in
             try Self.values.numbers("1,,0", for: "color", counts: 3...3, shape: "R,G,B")
-        } == "'--color' needs a number, got ''")
+        } == "'--color' needs R,G,B, got '1,,0': number 2 is empty")
+        #expect(message { () throws(CommandLineError) in
+            try Self.values.numbers("0.8,x", for: "vignette", counts: 1...2, shape: "I[,R]")
+        } == "'--vignette' needs I[,R], got '0.8,x': number 2 'x' is not a number")
         #expect(message { () throws(CommandLineError) in
             try Self.values.numbers("1,nan,0", for: "color", counts: 3...3, shape: "R,G,B")
         } == "'--color' must be a finite number, got 'nan'")

@@ -95,6 +95,18 @@ struct DemoTests {
         #expect(try sandbox.contents() == ["demo-noir.ppm"])
     }
 
+    @Test("--original writes the photo unedited, for apply to start from")
+    func original() throws {
+        let sandbox = try Sandbox()
+        let result = try Tool.run(["demo", "--original"], in: sandbox)
+        try #require(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "rendered \"Lake at sunrise\" (1000×800), wrote demo-original.ppm\n")
+        let image = try #require(try sandbox.images("demo-original.ppm").first)
+        #expect(image.format == .rawPPM && image.width == 1000 && image.height == 800 && image.maxval == 255)
+        #expect(image.samples == (try DemoTests.photo.samples(layout: .rgb, maxval: 255)))
+        #expect(try sandbox.contents() == ["demo-original.ppm"])
+    }
+
     @Test("no arguments runs the demo with the vivid preset")
     func defaultCommand() throws {
         let sandbox = try Sandbox()

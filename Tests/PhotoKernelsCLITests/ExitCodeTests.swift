@@ -41,6 +41,8 @@ struct ExitCodeTests {
         ["frobnicate"],
         ["demo", "--preset", "none"],
         ["demo", "--strip", "--preset", "noir"],
+        ["demo", "--original", "--preset", "noir"],
+        ["demo", "--original", "--strip"],
         ["effects", "extra"],
     ])
     func usage(arguments: [String]) throws {
@@ -114,6 +116,7 @@ struct ExitCodeTests {
         #expect(image.stderr == "Error: cannot read 'nothing.ppm': no such file\n")
         let recipe = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--recipe", "nothing.json"], in: sandbox)
         #expect(recipe.status == 66)
+        #expect(recipe.stderr == "Error: cannot read recipe 'nothing.json': no such file\n")
         let directory = try Tool.run(["apply", ".", "-o", "out.ppm"], in: sandbox)
         #expect(directory.status == 66)
         #expect(try sandbox.contents() == ["in.ppm"])
@@ -126,18 +129,30 @@ struct ExitCodeTests {
             #expect(lut.status == 66 && lut.stderr.contains("lut.path") && lut.stderr.contains("cannot be read"), "\(path): \(lut.stderr)")
             let option = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--lut", path], in: sandbox)
             #expect(option.status == 66, "--lut \(path): \(option.stderr)")
+            #expect(option.stderr.contains(path == "." ? "it is a directory" : "No such file or directory"), "\(option.stderr)")
         }
         #expect(try sandbox.contents() == ["in.ppm", "lut.json"])
     }
 
-    @Test("73: output directory does not exist")
+    @Test("73: output directory does not exist, or is a file")
     func missingDirectory() throws {
         let sandbox = try Self.sandboxWithInput()
         let result = try Tool.run(["apply", "in.ppm", "-o", "no/such/dir/out.ppm"], in: sandbox)
         #expect(result.status == 73)
         #expect(result.stderr.hasPrefix("Error: cannot create 'no/such/dir/out.ppm'"))
+        #expect(result.stderr.contains("does not exist"), "\(result.stderr)")
         let demo = try Tool.run(["demo", "-o", "missing/demo.ppm"], in: sandbox)
         #expect(demo.status == 73)
+        // A path through a file: the file is named as what it is.
+        let throughFile = try Tool.run(["apply", "in.ppm", "-o", "in.ppm/out.ppm"], in: sandbox)
+        #expect(throughFile.status == 73)
+        #expect(throughFile.stderr.contains("in.ppm' is a file, not a directory"), "\(throughFile.stderr)")
+        let intoFile = try Tool.run(["apply", "in.ppm", "-o", "in.ppm/"], in: sandbox)
+        #expect(intoFile.status == 73)
+        #expect(intoFile.stderr.contains("cannot write into 'in.ppm/': it is a file, not a directory"), "\(intoFile.stderr)")
+        let intoMissing = try Tool.run(["apply", "in.ppm", "-o", "out/"], in: sandbox)
+        #expect(intoMissing.status == 73)
+        #expect(intoMissing.stderr.contains("cannot write into 'out/': it does not exist"), "\(intoMissing.stderr)")
         #expect(try sandbox.contents() == ["in.ppm"])
     }
 

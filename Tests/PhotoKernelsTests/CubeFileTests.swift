@@ -100,8 +100,9 @@ struct CubeFileTests {
             _ = try CubeFile(contentsOf: directory.appendingPathComponent("missing.cube"))
             Issue.record("read a missing file")
         } catch {
-            guard case .readFailed(let path, _) = error.reason else { Issue.record("\(error)"); return }
+            guard case .readFailed(let path, let reason) = error.reason else { Issue.record("\(error)"); return }
             #expect(error.line == 0 && path.hasSuffix("missing.cube"))
+            #expect(reason == "No such file or directory", "the system's words for a missing file: \(reason)")
         }
     }
 

@@ -340,8 +340,11 @@ struct OrientationTests {
         var r = Recipe()
         try parse(&r, "8")
         #expect(r[Orientation.self] == .left)
-        #expect(throws: RecipeError.self) { try parse(&r, "0") }
-        #expect(throws: RecipeError.self) { try parse(&r, "six") }
+        for text in ["0", "9", "six"] {
+            #expect(throws: RecipeError.invalidValue(field: "--orientation", value: text, reason: "must be a whole number from 1 to 8")) {
+                try parse(&r, text)
+            }
+        }
     }
 }
 

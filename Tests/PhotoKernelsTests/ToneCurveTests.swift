@@ -354,8 +354,13 @@ struct ToneCurveTests {
         #expect(error([(0, 0), (1e-40, 1), (1, 1)]) == .slopeOutOfRange(curve: .green, index: 0, slope: 1e40))
         #expect(error([(0, 0)], nil) == .pointCount(curve: nil, count: 1))
         #expect(ToneCurveError.xNotIncreasing(curve: .red, index: 2, x: 0.4, previous: 0.6).description
-                == "tone curve red: point 2 has x = 0.4, not greater than point 1's 0.6")
+                == "tone curve red: point 3 has x = 0.4, not greater than the previous point's 0.6")
         #expect(ToneCurveError.pointCount(curve: nil, count: 1).description == "tone curve: 1 point; a curve has 2…16")
+        #expect(ToneCurveError.slopeOutOfRange(curve: nil, index: 0, slope: 1e40).description
+                == "tone curve: the slope 1e+40 from point 1 to the next is beyond Float's range")
+        // An index made by hand past any array's is shown, not counted on (no overflow).
+        #expect(ToneCurveError.xOutOfRange(curve: nil, index: .max, x: 2).description
+                == "tone curve: point \(Int.max) has x = 2.0 outside [0, 1]")
     }
 
     @Test("CLI form: parses \"x,y x,y …\", names a bad token, round-trips description")
@@ -380,7 +385,7 @@ struct ToneCurveTests {
         #expect(error("0,0 0.5,inf") == .nonFinite(curve: .master, index: 1, x: 0.5, y: .infinity))
         #expect(error("1,0 0,1") == .xNotIncreasing(curve: .master, index: 1, x: 0, previous: 1))
         #expect(ToneCurveError.badToken(curve: .blue, index: 1, token: "0.5;0.6", reason: "expected x,y").description
-                == "tone curve blue: point 1 \"0.5;0.6\": expected x,y")
+                == "tone curve blue: point 2 \"0.5;0.6\": expected x,y")
     }
 
     @Test("JSON: round trip, optional keys, at least one curve, errors at the key with the curve and point")
