@@ -39,8 +39,8 @@ public struct ValueParser: Sendable {
     /// describes the expected list in the error (`"three numbers R,G,B"`);
     /// `finiteAsFloat` as for `number`.
     ///
-    /// - Throws: a usage error for a wrong count, an element that is not a number (named
-    ///   by its place in the list, counted from 1), or one `number` rejects.
+    /// - Throws: a usage error for a wrong count, or naming the element (by its place in
+    ///   the list, counted from 1) that is empty, not a number or not finite.
     public func numbers(_ text: String, for option: String, counts: ClosedRange<Int>,
                         shape: String, finiteAsFloat: Bool = false) throws(CommandLineError) -> [Double] {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
@@ -49,12 +49,18 @@ public struct ValueParser: Sendable {
         }
         var values: [Double] = []
         for (k, part) in parts.enumerated() {
-            // Which element is wrong, in a list the message quotes whole.
-            guard Double(trimmed(String(part))) != nil else {
-                let what = trimmed(String(part)).isEmpty ? "is empty" : "'\(part)' is not a number"
-                throw .usage("'--\(option)' needs \(shape), got '\(text)': number \(k + 1) \(what)", command: command)
+            let element = trimmed(String(part))
+            let problem: String
+            if let value = Double(element) {
+                if value.isFinite && (!finiteAsFloat || Float(value).isFinite) {
+                    values.append(value)
+                    continue
+                }
+                problem = "'\(element)' must be a finite number" + (finiteAsFloat ? " of at most 3.4e38 in magnitude" : "")
+            } else {
+                problem = element.isEmpty ? "is empty" : "'\(element)' is not a number"
             }
-            values.append(try number(String(part), for: option, finiteAsFloat: finiteAsFloat))
+            throw .usage("'--\(option)' needs \(shape), got '\(text)': number \(k + 1) \(problem)", command: command)
         }
         return values
     }

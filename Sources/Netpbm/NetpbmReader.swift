@@ -178,8 +178,16 @@ public enum NetpbmReader {
         return buffer
     }
 
+    /// The system's message behind a Foundation file error ("No such file or
+    /// directory"), else the error's description.
     static func reason(_ error: any Error) -> String {
-        (error as NSError).localizedDescription
+        let nsError = error as NSError
+        // Foundation keeps the errno as its underlying error (a `POSIXError` value on
+        // Linux, which bridges through `any Error` but not by a cast to `NSError`).
+        let posix = nsError.domain == NSPOSIXErrorDomain
+            ? nsError : (nsError.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        guard let posix, posix.domain == NSPOSIXErrorDomain else { return nsError.localizedDescription }
+        return String(cString: strerror(Int32(truncatingIfNeeded: posix.code)))
     }
 
     // MARK: - One image

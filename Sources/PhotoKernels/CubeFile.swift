@@ -253,19 +253,16 @@ public struct CubeFile: Sendable, Equatable {
         return data
     }
 
-    /// The POSIX message behind a Foundation file error ("No such file or directory"),
-    /// a missing file's included (Foundation reports it without one), else the error's
-    /// description.
+    /// The system's message behind a Foundation file error ("No such file or
+    /// directory"), else the error's description.
     private static func systemReason(_ error: any Error) -> String {
         let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        if let cocoa = error as? CocoaError, [.fileNoSuchFile, .fileReadNoSuchFile].contains(cocoa.code) {
-            return String(cString: strerror(ENOENT))
-        }
-        return nsError.localizedDescription
+        // Foundation keeps the errno as its underlying error (a `POSIXError` value on
+        // Linux, which bridges through `any Error` but not by a cast to `NSError`).
+        let posix = nsError.domain == NSPOSIXErrorDomain
+            ? nsError : (nsError.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        guard let posix, posix.domain == NSPOSIXErrorDomain else { return nsError.localizedDescription }
+        return String(cString: strerror(Int32(truncatingIfNeeded: posix.code)))
     }
 
     /// The file as `.cube` text: `TITLE` (if any), the size, `DOMAIN_MIN`/`DOMAIN_MAX`,

@@ -27,7 +27,9 @@ extension PreparedEditPlan {
 
     /// Runs the plan from `source` to `destination`, which may have another format (e.g.
     /// premultiplied BGRA8 in, straight RGBA16 out) but the same size; see
-    /// `run(_:origin:variant:)`.
+    /// `run(_:origin:variant:)`. With an orientation, `source` is the whole image at the
+    /// stored size (`storedSize`), `destination` the whole upright image (the prepared
+    /// size), and `origin` is not used.
     ///
     /// - Throws: `EditPlanError.buffer(.sizeMismatch)`, `.buffer(.overlappingBuffers)`
     ///   when the two overlap other than exactly (same base, stride and pixel size), or

@@ -597,7 +597,9 @@ extension Orientation: RecipeOperation {
         options: [FamilyOption("orientation", valueName: "n",
                                help: "Undo the EXIF orientation n, 1…8 (1 = as stored), before every other stage.") {
             recipe, text throws(RecipeError) in
-            guard let n = Int(text), let orientation = try? Orientation(tag: n) else {
+            // Spaces around the number are allowed, as for the tool's other numbers.
+            let words = text.split(whereSeparator: \.isWhitespace)
+            guard words.count == 1, let n = Int(words[0]), let orientation = try? Orientation(tag: n) else {
                 throw .invalidValue(field: "--orientation", value: text, reason: "must be a whole number from 1 to 8")
             }
             recipe[Orientation.self] = orientation

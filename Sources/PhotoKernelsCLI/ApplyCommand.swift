@@ -288,7 +288,7 @@ struct ApplyCommand {
             try OutputFile.checkDestination(saveRecipe)
         }
         if request.outputIsDirectory, let problem = OutputFile.directoryProblem(request.output) {
-            throw .cantCreate("cannot write into '\(request.output)': it \(problem)")
+            throw .cantCreate("cannot write into '\(request.output)': \(problem)")
         }
         let recipe = try RecipeBuilder(command: commandName).build(request.settings)
         let cores = ProcessInfo.processInfo.activeProcessorCount

@@ -38,7 +38,7 @@ struct DemoCommand {
 
     static var help: String {
         HelpPage(
-            overview: "Render the built-in demo photo and apply a preset (the default command).",
+            overview: "Render the built-in demo photo and apply a preset, or write it unedited (the default command).",
             discussion: ["The photo is the sliders demo's \"Lake at sunrise\", 1000×800: a blue → pink → orange sky "
                          + "with a yellow sun, orange → teal → indigo water, and green hills at 80 % opacity."],
             usage: ["photokernels demo [-o <file>] [--preset <name> | --original | --strip] [<options>]"],

@@ -44,26 +44,31 @@ enum OutputFile {
     /// - Throws: exit 73.
     static func checkDestination(_ path: String) throws(CLIError) {
         guard !isStandardStream(path) else { return }
-        let url = URL(fileURLWithPath: path)
-        let directory = url.deletingLastPathComponent()
-        if let problem = directoryProblem(directory.path) {
-            throw .cantCreate("cannot create '\(path)': '\(directory.path)' \(problem)")
+        let directory = (path as NSString).deletingLastPathComponent
+        if let problem = directoryProblem(directory.isEmpty ? "." : directory) {
+            throw .cantCreate("cannot create '\(path)': \(problem)")
         }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw .cantCreate("cannot create '\(path)': it is a directory")
         }
     }
 
-    /// Why `path` cannot hold new files, in words that complete "'path' …": it does
-    /// not exist, or it is a file; `nil` for a directory.
+    /// Why the directory `path` cannot hold new files, as a clause that names it ("'x'
+    /// does not exist", "'x' is a file, not a directory"); `nil` when it can be tried.
+    /// One `stat`, following symbolic links.
     static func directoryProblem(_ path: String) -> String? {
-        // "file/" names a directory that is not there to the system; the file is.
-        var name = Substring(path)
-        while name.count > 1, name.hasSuffix("/") { name = name.dropLast() }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: String(name), isDirectory: &isDirectory) else { return "does not exist" }
-        return isDirectory.boolValue ? nil : "is a file, not a directory"
+        // "file/" asks the system for a directory that is not there; the file is what to name.
+        let name = path.lastIndex(where: { $0 != "/" }).map { String(path[...$0]) } ?? (path.isEmpty ? "." : "/")
+        var info = stat()
+        guard stat(name, &info) == 0 else {
+            switch errno {
+            case ENOENT: return "'\(name)' does not exist"
+            case ENOTDIR: return "'\(name)' cannot be reached: part of it is a file, not a directory"
+            case let code: return "'\(name)' cannot be reached: \(String(cString: strerror(code)).lowercased())"
+            }
+        }
+        return info.st_mode & S_IFMT == S_IFDIR ? nil : "'\(name)' is a file, not a directory"
     }
 
     /// Produces a file's bytes in pieces: it calls `piece` for each one, in order, and
@@ -191,22 +196,21 @@ enum OutputFile {
         }
     }
 
-    /// A short human reason for a Foundation file error, in the words the tool uses for
-    /// every file it reads: "no such file" for a missing one, else the system's message
-    /// in lower case ("permission denied", "is a directory").
+    /// A short reason for a Foundation file error on a file the tool opens itself (an
+    /// image or a recipe): "no such file", "it is a directory", else the system's
+    /// message in lower case ("permission denied"), else the error's description.
     static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
-        let code: Int32
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            code = Int32(underlying.code)
-        } else if nsError.domain == NSPOSIXErrorDomain {
-            code = Int32(nsError.code)
-        } else if let cocoa = error as? CocoaError, [.fileNoSuchFile, .fileReadNoSuchFile].contains(cocoa.code) {
-            code = ENOENT
-        } else {
-            return nsError.localizedDescription
+        // Foundation keeps the errno as its underlying error (a `POSIXError` value on
+        // Linux, which bridges through `any Error` but not by a cast to `NSError`).
+        let posix = nsError.domain == NSPOSIXErrorDomain
+            ? nsError : (nsError.userInfo[NSUnderlyingErrorKey] as? any Error).map { $0 as NSError }
+        guard let posix, posix.domain == NSPOSIXErrorDomain else { return nsError.localizedDescription }
+        switch Int32(truncatingIfNeeded: posix.code) {
+        case ENOENT: return "no such file"
+        case EISDIR: return "it is a directory"
+        case let code: return String(cString: strerror(code)).lowercased()
         }
-        return code == ENOENT ? "no such file" : String(cString: strerror(code)).lowercased()
     }
 }
 

@@ -13,7 +13,7 @@ enum PhotoKernelsTool {
     /// The subcommands, for help and dispatch.
     static let subcommands: [(name: String, summary: String)] = [
         (ApplyCommand.name, "Apply an edit (curves, sliders, looks, a LUT, a vignette…) to PBM/PGM/PPM/PAM images."),
-        (DemoCommand.name, "Render the built-in demo photo and apply a preset."),
+        (DemoCommand.name, "Render the built-in demo photo and apply a preset, or write it unedited."),
         (EffectsCommand.name, "List every effect and preset."),
         ("help", "Show help for a subcommand."),
     ]

@@ -64,7 +64,11 @@ struct ValueParserTests {
         } == "'--vignette' needs I[,R], got '0.8,x': number 2 'x' is not a number")
         #expect(message { () throws(CommandLineError) in
             try Self.values.numbers("1,nan,0", for: "color", counts: 3...3, shape: "R,G,B")
-        } == "'--color' must be a finite number, got 'nan'")
+        } == "'--color' needs R,G,B, got '1,nan,0': number 2 'nan' must be a finite number")
+        #expect(message { () throws(CommandLineError) in
+            try Self.values.numbers("1, 1e39 ,0", for: "color", counts: 3...3, shape: "R,G,B", finiteAsFloat: true)
+        } == "'--color' needs R,G,B, got '1, 1e39 ,0': number 2 '1e39' must be a finite number of at most 3.4e38 in magnitude")
+        #expect(try Self.values.numbers(" 1, 1e38 ,0", for: "color", counts: 3...3, shape: "R,G,B", finiteAsFloat: true) == [1, 1e38, 0])
     }
 
     @Test("whole numbers in a closed or a half-open range")

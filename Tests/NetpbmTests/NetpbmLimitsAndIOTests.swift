@@ -101,7 +101,11 @@ struct NetpbmLimitsAndIOTests {
                 return
             }
             #expect(path == missing.path)
-            #expect(!reason.isEmpty)
+            #expect(reason == "No such file or directory", "the system's words: \(reason)")
+        }
+        // A directory: the system's words too, from Foundation's underlying error.
+        #expect(throws: NetpbmError.readFailed(path: directory.path, reason: String(cString: strerror(EISDIR)))) {
+            try NetpbmReader.read(contentsOf: directory)
         }
     }
 

@@ -340,7 +340,9 @@ struct OrientationTests {
         var r = Recipe()
         try parse(&r, "8")
         #expect(r[Orientation.self] == .left)
-        for text in ["0", "9", "six"] {
+        try parse(&r, " 6 ")
+        #expect(r[Orientation.self] == .right)
+        for text in ["0", "9", "six", "6 6", ""] {
             #expect(throws: RecipeError.invalidValue(field: "--orientation", value: text, reason: "must be a whole number from 1 to 8")) {
                 try parse(&r, text)
             }
