@@ -1,5 +1,6 @@
 // Named baselines (files) and the comparison of two runs.
 
+import CommandLineKit
 import Foundation
 
 /// Where baselines live and how a name on the command line becomes a file.
@@ -54,19 +55,29 @@ enum BaselineStore {
         return try directory(options).appendingPathComponent(reference + ".json")
     }
 
-    /// Writes `report` as `<dir>/<name>.json`, creating the directory.
+    /// Creates the directory that will hold `url` (the default `Benchmarks/Baselines`
+    /// does not exist before the first save).
+    ///
+    /// - Throws: status 73 if it cannot be made.
+    static func makeDirectory(for url: URL) throws(ToolError) {
+        let directory = url.deletingLastPathComponent()
+        do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
+            throw .cantCreate("cannot make the baseline directory '\(directory.path)': \(OutputFile.reason(error))")
+        }
+    }
+
+    /// Writes `report` where `reference` (a name or a path, as `load` reads it) says,
+    /// creating the directory, atomically (`OutputFile`).
     ///
     /// - Returns: the file written.
     /// - Throws: status 73 if the directory or file cannot be written.
     @discardableResult
-    static func save(_ report: BenchmarkReport, name: String, options: Options) throws(ToolError) -> URL {
-        let url = try url(of: name, options: options)
-        do {
-            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try report.json().write(to: url, options: .atomic)
-        } catch {
-            throw ToolError("cannot write baseline '\(url.path)': \(error.localizedDescription)", status: .cantCreate)
-        }
+    static func save(_ report: BenchmarkReport, name reference: String, options: Options) throws(ToolError) -> URL {
+        let url = try url(of: reference, options: options)
+        try makeDirectory(for: url)
+        let data: Data
+        do { data = try report.json() } catch { throw .software("cannot encode the report: \(error)") }
+        try OutputFile.write(data, to: url.path)
         return url
     }
 
@@ -88,8 +99,27 @@ enum BaselineStore {
             throw ToolError(message, status: .noInput)
         }
         do { return try BenchmarkReport.decode(data) } catch {
-            throw ToolError("'\(url.path)' is not a benchmark JSON report: \(error)", status: .dataError)
+            throw ToolError("'\(url.path)' is not a benchmark JSON report: \(describe(error))", status: .dataError)
         }
+    }
+}
+
+/// A JSON decoding error in a reader's words: where in the document, and what.
+func describe(_ error: any Error) -> String {
+    guard let error = error as? DecodingError else { return "not JSON (\((error as NSError).localizedDescription))" }
+    func path(_ keys: [any CodingKey]) -> String {
+        let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return text.isEmpty ? "the top level" : String(text.drop(while: { $0 == "." }))
+    }
+    switch error {
+    case .keyNotFound(let key, let context):
+        return "\(path(context.codingPath)) has no \"\(key.stringValue)\""
+    case .typeMismatch(_, let context), .valueNotFound(_, let context):
+        return "\(path(context.codingPath)): \(context.debugDescription)"
+    case .dataCorrupted(let context):
+        return context.codingPath.isEmpty ? "not JSON" : "\(path(context.codingPath)): \(context.debugDescription)"
+    @unknown default:
+        return "\(error)"
     }
 }
 
@@ -108,6 +138,8 @@ struct Comparison {
         case regression, improvement, unchanged
         /// Beyond the threshold but within the runs' own spread.
         case withinNoise = "within_noise"
+        /// The contender's benchmark failed (`error_occurred`): no time to compare.
+        case failed
         /// Only in the baseline, or only in the contender.
         case onlyInBaseline = "only_in_baseline"
         case onlyInContender = "only_in_contender"
@@ -142,13 +174,18 @@ struct Comparison {
 
     /// Whether any benchmark regressed: exit status 2.
     var hasRegression: Bool { rows.contains { $0.verdict == .regression } }
+    /// The contender's benchmarks that failed: exit status 1.
+    var failedNames: [String] { rows.filter { $0.verdict == .failed }.map(\.name) }
     /// How many benchmarks both runs share.
     var commonCount: Int { rows.filter { $0.baselineNanoseconds != nil && $0.contenderNanoseconds != nil }.count }
 
     /// Compares `contender` with `baseline` at `threshold` percent.
     ///
-    /// google-benchmark aggregates (`run_type` `"aggregate"`) and errored runs are
-    /// skipped; if a name repeats, the first record counts.
+    /// A benchmark recorded more than once (google-benchmark's repetitions) counts by
+    /// the median of its records, its spread then covering theirs; a file holding only
+    /// aggregates counts by its `median` aggregate. A benchmark that failed in the
+    /// contender is `failed` (whatever the baseline holds); one that failed only in the
+    /// baseline is compared as only in the contender.
     init(baseline: BenchmarkReport, baselineLabel: String, contender: BenchmarkReport, contenderLabel: String,
          threshold: Double) {
         self.baseline = baseline
@@ -156,36 +193,78 @@ struct Comparison {
         self.baselineLabel = baselineLabel
         self.contenderLabel = contenderLabel
         self.threshold = threshold
-        func index(_ report: BenchmarkReport) -> (order: [String], records: [String: BenchmarkRecord]) {
-            var order: [String] = [], records: [String: BenchmarkRecord] = [:]
-            for b in report.benchmarks where b.runType != "aggregate" && b.errorOccurred != true && b.realNanoseconds != nil {
-                if records[b.name] == nil { order.append(b.name); records[b.name] = b }
-            }
-            return (order, records)
-        }
-        let old = index(baseline), new = index(contender)
+        let old = Self.summaries(baseline), new = Self.summaries(contender)
         var rows: [Row] = []
         for name in old.order {
-            let a = old.records[name]!
-            guard let b = new.records[name] else {
-                rows.append(Row(name: name, baselineNanoseconds: a.realNanoseconds, verdict: .onlyInBaseline))
+            let a = old.times[name]!
+            if new.failed.contains(name) {
+                rows.append(Row(name: name, baselineNanoseconds: a.nanoseconds, verdict: .failed))
                 continue
             }
-            let before = a.realNanoseconds!, after = b.realNanoseconds!
-            let change = before > 0 ? after / before - 1 : 0
-            let band = Swift.max(threshold / 100, Self.spread(a), Self.spread(b))
+            guard let b = new.times[name] else {
+                rows.append(Row(name: name, baselineNanoseconds: a.nanoseconds, verdict: .onlyInBaseline))
+                continue
+            }
+            let change = a.nanoseconds > 0 ? b.nanoseconds / a.nanoseconds - 1 : 0
+            let band = Swift.max(threshold / 100, a.spread, b.spread)
             let verdict: Verdict
             if change > band { verdict = .regression }
             else if change < -band { verdict = .improvement }
             else if abs(change) > threshold / 100 { verdict = .withinNoise }
             else { verdict = .unchanged }
-            rows.append(Row(name: name, baselineNanoseconds: before, contenderNanoseconds: after,
+            rows.append(Row(name: name, baselineNanoseconds: a.nanoseconds, contenderNanoseconds: b.nanoseconds,
                             changePercent: change * 100, noiseBandPercent: band * 100, verdict: verdict))
         }
-        for name in new.order where old.records[name] == nil {
-            rows.append(Row(name: name, contenderNanoseconds: new.records[name]!.realNanoseconds, verdict: .onlyInContender))
+        for name in new.order where old.times[name] == nil {
+            rows.append(Row(name: name, contenderNanoseconds: new.times[name]!.nanoseconds, verdict: .onlyInContender))
+        }
+        for name in new.failedOrder where old.times[name] == nil {
+            rows.append(Row(name: name, verdict: .failed))
         }
         self.rows = rows
+    }
+
+    /// A benchmark's time and spread in one report.
+    struct Summary {
+        var nanoseconds: Double
+        var spread: Double
+    }
+
+    /// Every timed benchmark of `report` in first-seen order, and the failed ones.
+    static func summaries(_ report: BenchmarkReport)
+        -> (order: [String], times: [String: Summary], failed: Set<String>, failedOrder: [String]) {
+        var order: [String] = [], repetitions: [String: [BenchmarkRecord]] = [:]
+        var medians: [String: BenchmarkRecord] = [:], failedOrder: [String] = []
+        for b in report.benchmarks {
+            if b.errorOccurred == true {
+                if !failedOrder.contains(b.name) { failedOrder.append(b.name) }
+                continue
+            }
+            guard b.realNanoseconds != nil else { continue }
+            if b.runType == "aggregate" {
+                let name = b.runName ?? b.name
+                if b.aggregateName == "median", medians[name] == nil { medians[name] = b }
+                continue
+            }
+            if repetitions[b.name] == nil { order.append(b.name) }
+            repetitions[b.name, default: []].append(b)
+        }
+        var times: [String: Summary] = [:]
+        for (name, records) in repetitions {
+            let own = records.map(spread).max() ?? 0
+            if records.count == 1 {
+                times[name] = Summary(nanoseconds: records[0].realNanoseconds!, spread: own)
+            } else {
+                let statistics = Statistics(records.map { $0.realNanoseconds! })
+                times[name] = Summary(nanoseconds: statistics.median, spread: Swift.max(own, statistics.spread))
+            }
+        }
+        for (name, record) in medians where times[name] == nil {
+            order.append(name)
+            times[name] = Summary(nanoseconds: record.realNanoseconds!, spread: spread(record))
+        }
+        let failed = Set(failedOrder).subtracting(times.keys)
+        return (order, times, failed, failedOrder.filter { failed.contains($0) })
     }
 
     /// A record's own `p90 / min − 1`, 0 when it lacks either.
@@ -216,24 +295,30 @@ struct Comparison {
             struct Document: Encodable {
                 let baseline: String, contender: String
                 let thresholdPercent: Double
-                let regressions: [String]
+                let regressions: [String], improvements: [String], failed: [String]
+                let exitStatus: Int32
+                let warnings: [String]
                 let rows: [Row]
                 enum CodingKeys: String, CodingKey {
-                    case baseline, contender, rows, regressions
+                    case baseline, contender, rows, regressions, improvements, failed, warnings
                     case thresholdPercent = "threshold_percent"
+                    case exitStatus = "exit_status"
                 }
             }
             let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
             let document = Document(baseline: baselineLabel, contender: contenderLabel, thresholdPercent: threshold,
-                                    regressions: rows.filter { $0.verdict == .regression }.map(\.name), rows: rows)
+                                    regressions: rows.filter { $0.verdict == .regression }.map(\.name),
+                                    improvements: rows.filter { $0.verdict == .improvement }.map(\.name),
+                                    failed: failedNames, exitStatus: exitStatus.rawValue, warnings: contextWarnings,
+                                    rows: rows)
             return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
         case .csv:
             var lines = ["name,verdict,baseline_ns,contender_ns,change_percent,noise_band_percent"]
             for r in rows {
-                lines.append([csvField(r.name), r.verdict.rawValue, r.baselineNanoseconds.map { String($0) } ?? "",
-                              r.contenderNanoseconds.map { String($0) } ?? "", r.changePercent.map { String($0) } ?? "",
-                              r.noiseBandPercent.map { String($0) } ?? ""].joined(separator: ","))
+                lines.append([csvField(r.name), r.verdict.rawValue, csvNumber(r.baselineNanoseconds),
+                              csvNumber(r.contenderNanoseconds), csvNumber(r.changePercent),
+                              csvNumber(r.noiseBandPercent)].joined(separator: ","))
             }
             return lines.joined(separator: "\n") + "\n"
         case .text, .markdown:
@@ -254,7 +339,7 @@ struct Comparison {
         out += (markdown ? "\n" : "") + "A change counts beyond max(threshold \(formatted(threshold, digits: 1)) %, "
             + "p90/min − 1 of either run); the time compared is the median (real_time).\n"
         let sections: [(String, [Verdict])] = [
-            ("REGRESSIONS", [.regression]), ("IMPROVEMENTS", [.improvement]),
+            ("FAILED", [.failed]), ("REGRESSIONS", [.regression]), ("IMPROVEMENTS", [.improvement]),
             ("UNCHANGED", [.unchanged, .withinNoise]),
             ("ONLY IN BASELINE", [.onlyInBaseline]), ("ONLY IN CONTENDER", [.onlyInContender]),
         ]
@@ -276,9 +361,14 @@ struct Comparison {
             out += markdown ? table.markdown() : table.text(indent: "  ")
         }
         let count = { (v: Verdict) in rows.filter { $0.verdict == v }.count }
-        out += "\n" + "Summary: \(count(.regression)) regression(s), \(count(.improvement)) improvement(s), "
-            + "\(count(.unchanged) + count(.withinNoise)) unchanged; "
-            + (hasRegression ? "exit status 2.\n" : "exit status 0.\n")
+        out += "\n" + "Summary: \(count(.failed) > 0 ? "\(count(.failed)) failed, " : "")"
+            + "\(count(.regression)) regression(s), \(count(.improvement)) improvement(s), "
+            + "\(count(.unchanged) + count(.withinNoise)) unchanged; exit status \(exitStatus).\n"
         return out
+    }
+
+    /// 1 when a contender's benchmark failed, else 2 on a regression, else 0.
+    var exitStatus: ExitCode {
+        !failedNames.isEmpty ? .failure : hasRegression ? .regression : .success
     }
 }

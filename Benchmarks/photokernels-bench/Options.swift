@@ -162,7 +162,8 @@ enum OptionParser {
     static let specs: [OptionSpec] = [
         OptionSpec("filter", value: "regex",
                    help: "Run only benchmarks whose name matches <regex> (Swift Regex syntax). The memory-copy "
-                       + "rooflines the selected benchmarks need always run."),
+                       + "rooflines the selected benchmarks need always run. With show, or compare of two saved "
+                       + "reports, only those rows."),
         OptionSpec("sizes", value: "list",
                    help: "Comma-separated image sizes: 12MP, 48MP or WxH (default: 12MP,48MP; with --quick: 512x384)."),
         OptionSpec("threads", value: "n", help: "Threads for every kernel, pipeline and copy, 1…1024 (default: all cores)."),
@@ -171,13 +172,15 @@ enum OptionParser {
         OptionSpec("quick", help: "A smoke run: 512x384 (128x96 in a debug build) and few samples; finishes in seconds."),
         OptionSpec("format", value: "format", help: "Report format: text, markdown, json or csv (default: text)."),
         OptionSpec("output", short: "o", value: "file", help: "Write the report to <file> instead of standard output."),
-        OptionSpec("save-baseline", value: "name", help: "Also save the run as <baseline-dir>/<name>.json."),
+        OptionSpec("save-baseline", value: "name", help: "Also save the run as <baseline-dir>/<name>.json, or at a path "
+                       + "(containing '/' or ending in .json); the directory is created."),
         OptionSpec("baseline-dir", value: "dir",
                    help: "Where baselines live (default: Benchmarks/Baselines of the package around the current directory)."),
         OptionSpec("threshold", value: "pct",
                    help: "compare: the slowdown in percent that counts as a regression (default: 5)."),
         OptionSpec("seed", value: "n", help: "Seed of the synthetic photo (default: 2024)."),
-        OptionSpec("list", help: "Print the names of the selected benchmarks and exit."),
+        OptionSpec("list", help: "Print the names of the benchmarks the other options select (to standard output or "
+                       + "--output), and exit; the rest of a run's options are accepted, so its command line can be checked as it is."),
         OptionSpec("allow-debug-build", help: "Run even from a debug build (its timings mean nothing)."),
         OptionSpec("quiet", short: "q", help: "No progress lines on standard error."),
         .version,
@@ -195,7 +198,7 @@ enum OptionParser {
             usage: ["\(program) [run] [<options>]",
                     "\(program) exactness [--threads <n>]",
                     "\(program) compare <baseline> [<other>] [<options>]",
-                    "\(program) show <baseline> [--format <format>] [--output <file>]"],
+                    "\(program) show <baseline> [--filter <regex>] [--format <format>] [--output <file>]"],
             arguments: [
                 HelpRow("<baseline>", "A baseline name (<baseline-dir>/<name>.json) or a path to a JSON file "
                         + "(anything containing '/' or ending in .json)."),
@@ -219,6 +222,7 @@ enum OptionParser {
                     HelpRow("65", "a baseline file is not benchmark JSON"),
                     HelpRow("66", "a baseline name or file does not exist"),
                     HelpRow("73", "the report or baseline cannot be written"),
+                    HelpRow("141", "standard output's reader went away (… | head): ended by SIGPIPE"),
                 ]),
                 .lines(title: "EXAMPLES", [
                     "swift run -c release -Xswiftc -target-cpu -Xswiftc native \(program)",
@@ -242,6 +246,7 @@ enum OptionParser {
         if parser.contains("version", in: arguments) { options.command = .version; return options }
         let values = ValueParser(command: program)
         var positionals: [String] = []
+        var given: [String] = []  // option names, in command-line order
         var sizesGiven = false
         var list = false
 
@@ -254,6 +259,7 @@ enum OptionParser {
             case .option(let option, let value):
                 (name, text) = (option, value ?? "")
             }
+            if !given.contains(name) { given.append(name) }
             switch name {
             case "filter":
                 do { _ = try Regex(text) } catch {
@@ -281,8 +287,9 @@ enum OptionParser {
                 guard !text.isEmpty else { throw .usage("'--output' needs a file name") }
                 options.output = text
             case "save-baseline":
-                guard BaselineStore.isValidName(text) else {
-                    throw .usage("'--save-baseline' needs a name of letters, digits, '.', '_' and '-', got '\(text)'")
+                guard BaselineStore.isValidName(text) || BaselineStore.isPath(text) else {
+                    throw .usage("'--save-baseline' needs a name of letters, digits, '.', '_' and '-', "
+                                 + "or a path (containing '/' or ending in .json), got '\(text)'")
                 }
                 options.saveBaseline = text
             case "baseline-dir":
@@ -331,7 +338,36 @@ enum OptionParser {
                 ?? "; expected run, compare, show or exactness"
             throw .usage("unknown subcommand '\(other)'" + hint)
         }
+        try checkApplicable(given, to: options.command)
         return options
+    }
+
+    /// The options that shape a run (what is timed, how, and where it is saved).
+    static let runOptions = ["sizes", "threads", "samples", "quick", "seed", "save-baseline"]
+
+    /// Refuses an option the command would not use, rather than ignore it: a run's
+    /// options with `show` or with `compare` of two saved reports, and all but
+    /// `--threads` with `exactness`. (`--list` takes a run's whole command line, so
+    /// that it can be checked as it is.)
+    static func checkApplicable(_ given: [String], to command: Options.Command) throws(ToolError) {
+        let unused: [String], why: String
+        switch command {
+        case .show:
+            unused = runOptions + ["threshold"]
+            why = "'show' prints a saved report"
+        case .compare(_, let other?):
+            unused = runOptions
+            why = "'compare <baseline> \(other)' compares two saved reports"
+        case .exactness:
+            unused = ["filter", "sizes", "samples", "quick", "format", "output", "save-baseline", "baseline-dir",
+                      "threshold", "seed"]
+            why = "'exactness' takes --threads only"
+        default:
+            return
+        }
+        if let option = given.first(where: unused.contains) {
+            throw .usage("'--\(option)' does not apply here: \(why)")
+        }
     }
 }
 

@@ -34,6 +34,7 @@ struct BenchmarkRecord: Codable, Sendable {
     var bytesPerSecond: Double?
     var errorOccurred: Bool?
     var errorMessage: String?
+    var aggregateName: String?
     var group: String?
     var kernel: String?
     var variant: String?
@@ -64,6 +65,7 @@ struct BenchmarkRecord: Codable, Sendable {
         case bytesPerSecond = "bytes_per_second"
         case errorOccurred = "error_occurred"
         case errorMessage = "error_message"
+        case aggregateName = "aggregate_name"
         case group, kernel, variant, size, pixels
         case bytesPerIteration = "bytes_per_iteration"
         case megapixelsPerSecond = "megapixels_per_second"
@@ -168,11 +170,25 @@ struct BenchmarkReport: Codable, Sendable {
     /// The benchmarks that failed.
     var failures: [BenchmarkRecord] { benchmarks.filter { $0.errorOccurred == true } }
 
-    /// Pretty-printed JSON, keys in declaration order, context first.
+    /// Pretty-printed JSON, keys sorted (`benchmarks` before `context`), so the same
+    /// report is the same bytes and two reports diff line by line.
     func json() throws -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .withoutEscapingSlashes]
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
+    }
+
+    /// The report with only the benchmarks whose name matches `filter` (all for nil).
+    ///
+    /// - Throws: a usage error when it matches none of them (`reference` names the report).
+    func filtered(by filter: String?, in reference: String) throws(ToolError) -> BenchmarkReport {
+        guard let filter else { return self }
+        let regex: Regex<AnyRegexOutput>
+        do { regex = try Regex(filter) } catch { throw .usage("'--filter' is not a valid regular expression: \(error)") }
+        var report = self
+        report.benchmarks = benchmarks.filter { $0.name.contains(regex) }
+        guard !report.benchmarks.isEmpty else { throw .usage("'--filter \(filter)' matches no benchmark in '\(reference)'") }
+        return report
     }
 
     /// Decodes a report (ours or google-benchmark's).
@@ -261,20 +277,27 @@ struct BenchmarkReport: Codable, Sendable {
         return out
     }
 
-    /// A header row and one row per benchmark; times in nanoseconds.
+    /// A header row and one row per benchmark; times in nanoseconds. A failed
+    /// benchmark has empty figures and, as in google-benchmark's CSV, `error_occurred`
+    /// `true` and its `error_message`.
     func csv() -> String {
         var lines = ["name,group,kernel,variant,size,iterations,min_ns,median_ns,p90_ns,cpu_ns,"
-                     + "megapixels_per_second,gigabytes_per_second,ns_per_pixel,speedup_over_scalar,roofline_multiple"]
-        for b in benchmarks where b.errorOccurred != true {
+                     + "megapixels_per_second,gigabytes_per_second,ns_per_pixel,speedup_over_scalar,roofline_multiple,"
+                     + "error_occurred,error_message"]
+        for b in benchmarks {
+            let described = [csvField(b.name), b.group ?? "", b.kernel ?? "", b.variant ?? "", b.size ?? ""]
+            if b.errorOccurred == true {
+                lines.append((described + Array(repeating: "", count: 10) + ["true", csvField(b.errorMessage ?? "")])
+                    .joined(separator: ","))
+                continue
+            }
             let unit = BenchmarkRecord.nanoseconds(per: b.timeUnit) ?? 1
-            func number(_ x: Double?) -> String { x.map { String($0) } ?? "" }
-            lines.append([
-                csvField(b.name), b.group ?? "", b.kernel ?? "", b.variant ?? "", b.size ?? "",
+            lines.append((described + [
                 b.iterations.map(String.init) ?? "",
-                number(b.min.map { $0 * unit }), number(b.realTime * unit), number(b.p90.map { $0 * unit }),
-                number(b.cpuTime.map { $0 * unit }), number(b.megapixelsPerSecond), number(b.gigabytesPerSecond),
-                number(b.nsPerPixel), number(b.speedupOverScalar), number(b.rooflineMultiple),
-            ].joined(separator: ","))
+                csvNumber(b.min.map { $0 * unit }), csvNumber(b.realTime * unit), csvNumber(b.p90.map { $0 * unit }),
+                csvNumber(b.cpuTime.map { $0 * unit }), csvNumber(b.megapixelsPerSecond), csvNumber(b.gigabytesPerSecond),
+                csvNumber(b.nsPerPixel), csvNumber(b.speedupOverScalar), csvNumber(b.rooflineMultiple), "false", "",
+            ]).joined(separator: ","))
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -326,7 +349,16 @@ func formatTime(_ ns: Double) -> String {
     return formatted(value, digits: digits) + " " + unit
 }
 
-/// A CSV field, quoted when it contains a comma or a quote.
+/// A CSV field, quoted when it contains a comma, a quote or a line break.
 func csvField(_ text: String) -> String {
-    text.contains(",") || text.contains("\"") ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+    text.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline })
+        ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+}
+
+/// A number for CSV, empty for nil: rounded to 1/1000 (times in ns, rates, ratios), so
+/// a unit conversion's last-bit error (`11243490.999999998`) does not show.
+func csvNumber(_ x: Double?) -> String {
+    guard let x else { return "" }
+    guard x.isFinite, x.magnitude < 1e15 else { return String(x) }
+    return String((x * 1000).rounded() / 1000)
 }

@@ -10,13 +10,14 @@ import Foundation
 /// every exit status is decided in one place (`main(_:)`).
 enum BenchmarkTool {
     /// Runs the command line `arguments` (without the program name) and returns the
-    /// process exit status, printing errors as `Error: …` on standard error.
-    static func main(_ arguments: [String]) -> Int32 {
+    /// process exit status, printing errors as `Error: …` on standard error (nothing
+    /// for a closed output pipe, ``ExitCode/brokenPipe``).
+    static func main(_ arguments: [String]) -> ExitCode {
         do {
-            return try run(arguments).rawValue
+            return try run(arguments)
         } catch {
-            FileHandle.standardError.write(Data(error.report.utf8))
-            return error.status.rawValue
+            if error.status != .brokenPipe { FileHandle.standardError.write(Data(error.report.utf8)) }
+            return error.status
         }
     }
 
@@ -25,17 +26,18 @@ enum BenchmarkTool {
         let options = try OptionParser.parse(arguments)
         switch options.command {
         case .help:
-            FileHandle.standardOutput.write(Data(OptionParser.help.utf8))
+            try write(OptionParser.help, to: nil)
             return .success
         case .version:
-            print("\(OptionParser.program) \(OptionParser.version) (\(BuildInfo.buildType), \(CodegenProbe.targetCPU))")
+            try write("\(OptionParser.program) \(OptionParser.version) (\(BuildInfo.buildType), \(CodegenProbe.targetCPU))\n",
+                      to: nil)
             return .success
         case .list:
-            for workload in try WorkloadPlan.make(sizes: options.sizes, filter: options.filter) {
-                print(workload.name)
-            }
+            let names = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter).map(\.name)
+            try write(names.map { $0 + "\n" }.joined(), to: options.output)
             return .success
         case .run:
+            try checkDestinations(options)
             let report = try runBenchmarks(options)
             try write(try render { try report.rendered(options.format, samplingNote: samplingNote(options)) },
                       to: options.output)
@@ -47,10 +49,11 @@ enum BenchmarkTool {
             }
             return Exactness.run(threads: options.threads) ? .success : .failure
         case .show(let reference):
-            let report = try BaselineStore.load(reference, options: options)
+            let report = try BaselineStore.load(reference, options: options).filtered(by: options.filter, in: reference)
             try write(try render { try report.rendered(options.format) }, to: options.output)
             return .success
         case .compare(let baselineReference, let otherReference):
+            try checkDestinations(options)
             let baseline = try BaselineStore.load(baselineReference, options: options)
             let contender: BenchmarkReport
             let contenderLabel: String
@@ -58,22 +61,53 @@ enum BenchmarkTool {
                 contender = try BaselineStore.load(otherReference, options: options)
                 contenderLabel = otherReference
             } else {
+                // Before any timing: a run that could share no benchmark with the baseline.
+                let planned = Set(try WorkloadPlan.make(sizes: options.sizes, filter: options.filter).map(\.name))
+                guard baseline.benchmarks.contains(where: { planned.contains($0.name) }) else {
+                    throw .usage(noCommonBenchmark(baselineReference, "a run with these options", baseline))
+                }
                 contender = try runBenchmarks(options)
                 contenderLabel = "now"
-                _ = try checkFailures(contender)
             }
-            let comparison = Comparison(baseline: baseline, baselineLabel: baselineReference,
-                                        contender: contender, contenderLabel: contenderLabel,
-                                        threshold: options.threshold)
-            guard comparison.commonCount > 0 else {
-                throw .usage("'\(baselineReference)' and '\(contenderLabel)' have no benchmark in common "
-                             + "(different --sizes, --quick or --filter?)")
+            let comparison = Comparison(baseline: try baseline.filtered(by: otherReference == nil ? nil : options.filter,
+                                                                        in: baselineReference),
+                                        baselineLabel: baselineReference,
+                                        contender: try contender.filtered(by: otherReference == nil ? nil : options.filter,
+                                                                          in: contenderLabel),
+                                        contenderLabel: contenderLabel, threshold: options.threshold)
+            guard comparison.commonCount > 0 || !comparison.failedNames.isEmpty else {
+                throw .usage(noCommonBenchmark(baselineReference, "'\(contenderLabel)'", baseline))
             }
             for warning in comparison.contextWarnings {
                 FileHandle.standardError.write(Data("Warning: \(warning).\n".utf8))
             }
             try write(try render { try comparison.rendered(options.format) }, to: options.output)
-            return comparison.hasRegression ? .regression : .success
+            // A benchmark that failed cannot be compared: the gate fails whatever the rest shows.
+            if !comparison.failedNames.isEmpty, otherReference == nil { return try checkFailures(contender) }
+            return comparison.exitStatus
+        }
+    }
+
+    /// The usage error for two runs without a benchmark in common, with the options the
+    /// baseline was run with.
+    static func noCommonBenchmark(_ baselineReference: String, _ other: String, _ baseline: BenchmarkReport) -> String {
+        var message = "'\(baselineReference)' and \(other) have no benchmark in common"
+        if let line = baseline.context.commandLine {
+            message += "; the baseline was run with: \(line.isEmpty ? "(no options)" : line)"
+        } else {
+            message += " (different --sizes, --quick or --filter?)"
+        }
+        return message
+    }
+
+    /// Refuses (exit 73), before anything is timed, an `--output` whose directory is
+    /// missing or which is a directory, and a baseline directory that cannot be made.
+    static func checkDestinations(_ options: Options) throws(ToolError) {
+        if let output = options.output { try OutputFile.checkDestination(output) }
+        if let name = options.saveBaseline {
+            let url = try BaselineStore.url(of: name, options: options)
+            try BaselineStore.makeDirectory(for: url)
+            try OutputFile.checkDestination(url.path)
         }
     }
 
@@ -87,7 +121,6 @@ enum BenchmarkTool {
                          + "'swift run -c release \(OptionParser.program)', or pass --allow-debug-build")
         }
         let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter)
-        if let name = options.saveBaseline { _ = try BaselineStore.url(of: name, options: options) }  // fail early
         let runner = Runner(options: options)
         let context = RunContext.current(threads: runner.threads)  // date and load average at the start
         let outcome = runner.run(plan)
@@ -121,14 +154,12 @@ enum BenchmarkTool {
         do { return try body() } catch { throw ToolError("cannot render the report: \(error)", status: .failure) }
     }
 
-    /// Prints `text` or writes it to `path` (status 73 on failure).
+    /// Writes `text` to standard output (`path` nil or `-`) or to the file `path`,
+    /// atomically, or in place where `path` is a device or FIFO (`OutputFile`).
+    ///
+    /// - Throws: status 73 when it cannot be written; ``ExitCode/brokenPipe`` when
+    ///   standard output's reader has gone.
     static func write(_ text: String, to path: String?) throws(ToolError) {
-        guard let path, path != "-" else {
-            FileHandle.standardOutput.write(Data(text.utf8))
-            return
-        }
-        do { try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic) } catch {
-            throw ToolError("cannot write '\(path)': \(error.localizedDescription)", status: .cantCreate)
-        }
+        try OutputFile.write(Data(text.utf8), to: path ?? "-")
     }
 }

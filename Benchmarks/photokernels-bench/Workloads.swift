@@ -309,7 +309,7 @@ enum WorkloadPlan {
             }
         }
         guard !selected.isEmpty else {
-            throw .usage("'--filter \(filter ?? "")' matches no benchmark; see the names with --list")
+            throw .usage("'--filter \(filter ?? "")' matches no benchmark at these sizes; --list without --filter prints every name")
         }
         return selected
     }

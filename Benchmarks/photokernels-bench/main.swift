@@ -2,6 +2,10 @@
 // sample pipeline and Netpbm I/O against a memory-copy roofline; saves and compares
 // baselines. See docs/benchmarks.md and `photokernels-bench --help`.
 
+import CommandLineKit
 import Foundation
 
-exit(BenchmarkTool.main(Array(CommandLine.arguments.dropFirst())))
+// A closed pipe (`photokernels-bench show before | head`) becomes a write error the
+// tool sees (EPIPE) rather than a SIGPIPE mid-write; it then ends by SIGPIPE.
+signal(SIGPIPE, SIG_IGN)
+BenchmarkTool.main(Array(CommandLine.arguments.dropFirst())).exitProcess()

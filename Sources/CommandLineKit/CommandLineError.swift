@@ -53,6 +53,10 @@ public struct CommandLineError: Error, Equatable, Sendable, CustomStringConverti
         CommandLineError(message, status: .ioError)
     }
 
+    /// The reader of the output pipe has gone: nothing to print, status
+    /// ``ExitCode/brokenPipe``.
+    public static let brokenPipe = CommandLineError("", status: .brokenPipe)
+
     /// The text for standard error: `Error: <message>`, and for usage errors a second
     /// line `Run '<command> --help' for usage.`; each line ends in a newline.
     public var report: String {

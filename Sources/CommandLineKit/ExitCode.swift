@@ -1,3 +1,5 @@
+import Foundation
+
 /// A process exit status, named `ExitCode` as in swift-argument-parser (and so as
 /// not to clash with swift-testing's `ExitStatus` in test files).
 ///
@@ -34,7 +36,25 @@ public struct ExitCode: RawRepresentable, Hashable, Sendable, CustomStringConver
     public static let cantCreate = ExitCode(rawValue: 73)
     /// 74, `EX_IOERR`: an input/output error while a file was open.
     public static let ioError = ExitCode(rawValue: 74)
+    /// 141 = 128 + `SIGPIPE`: the output pipe's reader went away. A tool that ignores
+    /// `SIGPIPE` (to see `EPIPE` and clean up) ends by restoring its default action and
+    /// raising it, as `cat` and every GNU tool do in `… | head` (the shell reports 141);
+    /// see ``CommandLineError/brokenPipe``.
+    public static let brokenPipe = ExitCode(rawValue: 141)
 
     /// The number, as `exit` sees it.
     public var description: String { String(rawValue) }
+}
+
+extension ExitCode {
+    /// Ends the process with this status; ``brokenPipe`` ends it as `cat` does in the
+    /// same place, quietly by `SIGPIPE` (its default action restored), so the shell
+    /// sees 141 the usual way.
+    public func exitProcess() -> Never {
+        if self == .brokenPipe {
+            signal(SIGPIPE, SIG_DFL)
+            raise(SIGPIPE)
+        }
+        exit(rawValue)
+    }
 }

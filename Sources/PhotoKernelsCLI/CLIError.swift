@@ -8,13 +8,6 @@ import PhotoKernels
 /// 70 internal error, 71 out of memory, 73 cannot create the output, 141 a closed output pipe).
 typealias CLIError = CommandLineError
 
-extension ExitCode {
-    /// 141 = 128 + `SIGPIPE`: the output pipe's reader went away. Never returned as an
-    /// exit status: `main` restores the default `SIGPIPE` action and raises it, so the
-    /// tool ends as `cat` and every GNU tool do in `… | head` (the shell reports 141).
-    static let brokenPipe = ExitCode(rawValue: 141)
-}
-
 extension CommandLineError {
     /// A Netpbm reading or writing error: I/O problems on the input are 66, on the
     /// output 73, a closed output pipe is ``brokenPipe``, anything about the bytes
@@ -48,10 +41,6 @@ extension CommandLineError {
         let amount = bytes.map { "\($0) bytes" } ?? "more bytes than an address can count"
         return CommandLineError("cannot allocate \(amount) to hold \(purpose)", status: .osError)
     }
-
-    /// The reader of the output pipe has gone: nothing is printed, and the tool ends by
-    /// `SIGPIPE` (see ``ExitCode/brokenPipe``).
-    static let brokenPipe = CommandLineError("", status: .brokenPipe)
 
     /// A failure whose details are already on standard error (each failed file of a
     /// batch has had its `Error:` line): only the status remains.

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 
 /// The progress line of `apply` on standard error, redrawn in place (`\r`), at most ten

@@ -236,13 +236,69 @@ struct BenchmarkBinaryTests {
         let fresh = try bench(["compare", "base", "--baseline-dir", dir.path, "--quick", "--threshold", "100000"]
                               + filter + common)
         #expect(fresh.status == 0, "\(fresh.stdout)\n\(fresh.stderr)")
+        // Options that could share no benchmark with the baseline: refused before anything
+        // is timed, naming the baseline's own options.
+        let disjoint = try bench(["compare", "base", "--baseline-dir", dir.path, "--sizes", "24x16"] + filter + common)
+        #expect(disjoint.status == 64 && disjoint.stderr.contains("the baseline was run with: --quick --save-baseline base"),
+                "\(disjoint.stderr)")
+
+        // A contender whose benchmark failed: listed as FAILED, exit 1 even beside a regression.
+        benchmarks[index]["error_occurred"] = true
+        benchmarks[index]["error_message"] = "disagrees with the scalar reference"
+        json["benchmarks"] = benchmarks
+        try JSONSerialization.data(withJSONObject: json).write(to: dir.appendingPathComponent("broken.json"))
+        let broken = try bench(["compare", "base", "broken", "--baseline-dir", dir.path] + common)
+        #expect(broken.status == 1 && broken.stdout.contains("FAILED (1)") && broken.stdout.contains(doctoredName),
+                "\(broken.stdout)\n\(broken.stderr)")
+        let brokenCSV = try bench(["show", "broken", "--baseline-dir", dir.path, "--format", "csv"] + common)
+        #expect(brokenCSV.stdout.contains("\(doctoredName),") && brokenCSV.stdout.contains(",true,disagrees with the scalar reference"))
+
+        // compare A B and show take --filter over the saved rows.
+        let one = try bench(["compare", "faster", "base", "--baseline-dir", dir.path, "--filter", "/saturation/",
+                             "--format", "csv"] + common)
+        #expect(one.stdout.split(separator: "\n").dropFirst().allSatisfy { $0.contains("/saturation/") }, "\(one.stdout)")
+        let none = try bench(["show", "base", "--baseline-dir", dir.path, "--filter", "vignette"] + common)
+        #expect(none.status == 64, "\(none.stderr)")
+    }
+
+    @Test("-o writes a device in place and follows a link to its file; a full device is exit 73")
+    func outputs() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let report = dir.appendingPathComponent("r.json")
+        try Data(#"{"context": {"date": "x"}, "benchmarks": [{"name": "k", "real_time": 1, "time_unit": "ms"}]}"#.utf8)
+            .write(to: report)
+        // A link to a file: the file gets the report, the link stays a link.
+        let target = dir.appendingPathComponent("target.txt"), link = dir.appendingPathComponent("link.txt")
+        try Data("old".utf8).write(to: target)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let linked = try bench(["show", report.path, "-o", link.path] + common)
+        #expect(linked.status == 0, "\(linked.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+        #expect(String(decoding: try Data(contentsOf: target), as: UTF8.self).contains("k"))
+        #if os(Linux)
+        // A device is written, not replaced by a file.
+        let null = try bench(["show", report.path, "-o", "/dev/null"] + common)
+        #expect(null.status == 0, "\(null.stderr)")
+        let type = try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
+        #expect(type == .typeCharacterSpecial)
+        if FileManager.default.fileExists(atPath: "/dev/full") {
+            let full = try bench(["show", report.path, "-o", "/dev/full"] + common)
+            #expect(full.status == 73 && full.stderr.contains("No space left on device"), "\(full.stderr)")
+            let list = try bench(["--list", "--quick", "-o", "/dev/full"] + common)
+            #expect(list.status == 73, "\(list.stderr)")
+        }
+        #endif
+        // A missing directory is refused before anything is timed.
+        let missing = try bench(["--quick", "-o", dir.appendingPathComponent("no/such.json").path] + common)
+        #expect(missing.status == 73 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
     }
 
     @Test("usage errors exit 64, a missing baseline 66, an invalid one 65")
     func usageErrors() throws {
         for arguments in [["--bogus"], ["--threads", "0"], ["--format", "xml"], ["--sizes", "12MP,huge"],
                           ["--filter", "("], ["compare"], ["compare", "a", "b", "c"], ["frobnicate"],
-                          ["--save-baseline", "../escape"]] {
+                          ["--save-baseline", "a b"]] {
             let result = try bench(arguments + common)
             #expect(result.status == 64, "\(arguments): \(result.stderr)")
             #expect(result.stderr.hasPrefix("Error: "), "\(arguments): \(result.stderr)")

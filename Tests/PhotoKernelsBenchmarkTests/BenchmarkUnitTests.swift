@@ -45,6 +45,11 @@ struct OptionTests {
         #expect(try OptionParser.parse(["--quick"]).sizes == [ImageSize.quick])
         #expect(try OptionParser.parse(["--quick", "--sizes", "64x48"]).sizes == [ImageSize(width: 64, height: 48)])
         #expect(try OptionParser.parse(["--list"]).command == .list)
+        // A name or a path, as compare reads them; a run's options with a fresh compare and with --list.
+        #expect(try OptionParser.parse(["--save-baseline", "/tmp/x.json"]).saveBaseline == "/tmp/x.json")
+        #expect(try OptionParser.parse(["compare", "a", "--sizes", "64x48", "--seed", "3"]).seed == 3)
+        #expect(try OptionParser.parse(["--list", "--save-baseline", "a", "--sizes", "64x48"]).command == .list)
+        #expect(try OptionParser.parse(["show", "a", "--filter", "kernel/", "--allow-debug-build"]).filter == "kernel/")
         #expect(ImageSize.mp12.label == "12MP" && ImageSize(width: 3, height: 2).label == "3x2")
     }
 
@@ -87,6 +92,11 @@ struct OptionTests {
         (["compare"], "'compare' needs a baseline: compare <baseline> [<other>]"),
         (["run", "extra"], "unexpected argument 'extra'"),
         (["comapre", "a"], "unknown subcommand 'comapre'; did you mean 'compare'?"),
+        (["show", "a", "--sizes", "12MP"], "'--sizes' does not apply here: 'show' prints a saved report"),
+        (["compare", "a", "b", "--threads", "2"], "'--threads' does not apply here: 'compare <baseline> b' compares two saved reports"),
+        (["exactness", "--filter", "x"], "'--filter' does not apply here: 'exactness' takes --threads only"),
+        (["--save-baseline", "a b"],
+         "'--save-baseline' needs a name of letters, digits, '.', '_' and '-', or a path (containing '/' or ending in .json), got 'a b'"),
     ])
     func rejects(_ arguments: [String], message: String) {
         do {
@@ -308,6 +318,76 @@ struct ComparisonTests {
         #expect(verdict["e"] == .onlyInBaseline && verdict["f"] == .onlyInContender)
         #expect(c.hasRegression)
         #expect(!Comparison(baseline: before, baselineLabel: "x", contender: before, contenderLabel: "x", threshold: 5).hasRegression)
+    }
+
+    /// A report from JSON benchmark objects, as another tool might write them.
+    func decoded(_ benchmarks: String) throws -> BenchmarkReport {
+        try BenchmarkReport.decode(Data(#"{"context": {"date": "x"}, "benchmarks": [\#(benchmarks)]}"#.utf8))
+    }
+
+    @Test("a benchmark failed in the contender is FAILED, exit 1, whatever else regressed; failed only in the baseline, left out")
+    func failures() throws {
+        let before = try decoded(#"{"name": "a", "real_time": 1, "time_unit": "ms"}, {"name": "b", "real_time": 1, "time_unit": "ms"}, {"name": "c", "real_time": 0, "time_unit": "ns", "error_occurred": true}"#)
+        let after = try decoded(#"{"name": "a", "real_time": 0, "time_unit": "ns", "error_occurred": true, "error_message": "wrong"}, {"name": "b", "real_time": 9, "time_unit": "ms"}, {"name": "c", "real_time": 1, "time_unit": "ms"}"#)
+        let c = Comparison(baseline: before, baselineLabel: "x", contender: after, contenderLabel: "y", threshold: 5)
+        #expect(c.rows.map(\.name) == ["a", "b", "c"])
+        #expect(c.rows.map(\.verdict) == [.failed, .regression, .onlyInContender])
+        #expect(c.failedNames == ["a"] && c.exitStatus == .failure)
+        let text = try c.rendered(.text)
+        #expect(text.contains("FAILED (1)") && text.contains("Summary: 1 failed, 1 regression(s)") && text.hasSuffix("exit status 1.\n"))
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(try c.rendered(.json).utf8)) as? [String: Any])
+        #expect(json["failed"] as? [String] == ["a"] && json["regressions"] as? [String] == ["b"] && json["exit_status"] as? Int == 1)
+        // Failed in both: the contender's failure counts.
+        #expect(Comparison(baseline: before, baselineLabel: "x", contender: before, contenderLabel: "x", threshold: 5).failedNames == ["c"])
+        let clean = try decoded(#"{"name": "a", "real_time": 1, "time_unit": "ms"}"#)
+        #expect(Comparison(baseline: clean, baselineLabel: "x", contender: clean, contenderLabel: "x", threshold: 5).exitStatus == .success)
+    }
+
+    @Test("google-benchmark repetitions count by their median; a file of aggregates by its median aggregate")
+    func repetitions() throws {
+        let single = try decoded(#"{"name": "k", "real_time": 100, "time_unit": "ns"}"#)
+        let repeated = try decoded(#"{"name": "k", "run_name": "k", "run_type": "iteration", "real_time": 200, "time_unit": "ns"}, {"name": "k", "run_name": "k", "run_type": "iteration", "real_time": 100, "time_unit": "ns"}, {"name": "k", "run_name": "k", "run_type": "iteration", "real_time": 100, "time_unit": "ns"}, {"name": "k_mean", "run_name": "k", "run_type": "aggregate", "aggregate_name": "mean", "real_time": 133, "time_unit": "ns"}"#)
+        let c = Comparison(baseline: single, baselineLabel: "x", contender: repeated, contenderLabel: "y", threshold: 5)
+        #expect(c.rows.count == 1 && c.rows[0].contenderNanoseconds == 100 && c.rows[0].verdict == .unchanged)
+        // Their spread (p90 / min − 1 = 80 %) is the band.
+        #expect(abs((c.rows[0].noiseBandPercent ?? 0) - 80) < 1e-9)
+        let aggregates = try decoded(#"{"name": "k_mean", "run_name": "k", "run_type": "aggregate", "aggregate_name": "mean", "real_time": 150, "time_unit": "ns"}, {"name": "k_median", "run_name": "k", "run_type": "aggregate", "aggregate_name": "median", "real_time": 120, "time_unit": "ns"}"#)
+        let d = Comparison(baseline: single, baselineLabel: "x", contender: aggregates, contenderLabel: "y", threshold: 5)
+        #expect(d.rows.count == 1 && d.rows[0].contenderNanoseconds == 120 && d.rows[0].verdict == .regression)
+    }
+
+    @Test("--filter selects a saved report's rows, and a filter matching none is a usage error")
+    func filtering() throws {
+        let r = try decoded(#"{"name": "kernel/sepia/simd4/12MP", "real_time": 1, "time_unit": "ms"}, {"name": "copy/float-rgba/12MP", "real_time": 1, "time_unit": "ms"}"#)
+        #expect(try r.filtered(by: "sepia", in: "r").benchmarks.map(\.name) == ["kernel/sepia/simd4/12MP"])
+        #expect(try r.filtered(by: nil, in: "r").benchmarks.count == 2)
+        #expect(throws: ToolError.usage("'--filter vignette' matches no benchmark in 'r'")) { try r.filtered(by: "vignette", in: "r") }
+    }
+
+    @Test("JSON keys are sorted, the same bytes every time; CSV keeps failures and rounds")
+    func formats() throws {
+        let r = try decoded(#"{"name": "a", "real_time": 11.243491, "time_unit": "ms", "min": 11, "p90": 12}, {"name": "b,c", "real_time": 0, "time_unit": "ns", "error_occurred": true, "error_message": "disagrees, by 2"}"#)
+        let json = try r.json()
+        #expect(json == (try r.json()))
+        let text = String(decoding: json, as: UTF8.self)
+        #expect(text.hasPrefix("{\n  \"benchmarks\" : [\n    {\n      \"min\" : 11,\n      \"name\" : \"a\""), "\(text)")
+        #expect(text.contains("\n  \"context\" : {"))
+        let lines = r.csv().split(separator: "\n").map(String.init)
+        #expect(lines[0].hasSuffix(",roofline_multiple,error_occurred,error_message"))
+        #expect(lines[1] == "a,,,,,,11000000.0,11243491.0,12000000.0,,,,,,,false,")
+        #expect(lines[2] == "\"b,c\",,,,,,,,,,,,,,,true,\"disagrees, by 2\"")
+        #expect(csvNumber(0.1 + 0.2) == "0.3" && csvNumber(nil) == "" && csvNumber(.infinity) == "inf")
+    }
+
+    @Test("a report that is not one says where and what")
+    func decodingErrors() {
+        func message(_ json: String) -> String {
+            do { _ = try BenchmarkReport.decode(Data(json.utf8)); return "decoded" } catch { return describe(error) }
+        }
+        #expect(message(#"{"benchmarks": []}"#) == #"the top level has no "context""#)
+        #expect(message(#"{"context": {"date": "x"}, "benchmarks": [{"name": "a", "time_unit": "ns"}]}"#)
+                == #"benchmarks[0] has no "real_time""#)
+        #expect(message("not json") == "not JSON")
     }
 
     @Test("time units are converted before comparing")

@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import Netpbm
 import PhotoKernels

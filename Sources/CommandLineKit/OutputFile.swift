@@ -5,15 +5,16 @@ import Foundation
 /// stream writer fills), and standard output for `-`.
 ///
 /// A half-written file is worse than none, and an output that is also the input would
-/// be truncated before it is read; both are ruled out here, in one place, for the
-/// image and the `--save-recipe` file alike.
-enum OutputFile {
+/// be truncated before it is read; both are ruled out here, in one place, for every
+/// file either tool writes (images, recipes, benchmark reports and baselines). A
+/// device, FIFO or terminal given as the output is written in place, never replaced.
+public enum OutputFile {
     /// Whether `path` means standard input or output.
-    static func isStandardStream(_ path: String) -> Bool { path == "-" }
+    public static func isStandardStream(_ path: String) -> Bool { path == "-" }
 
     /// Whether two paths name the same existing file: after resolving symbolic links,
     /// the same path, or the same device and inode (hard links, `./a` vs `a`).
-    static func sameFile(_ a: String, _ b: String) -> Bool {
+    public static func sameFile(_ a: String, _ b: String) -> Bool {
         guard !isStandardStream(a), !isStandardStream(b) else { return false }
         let ra = URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath()
         let rb = URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath()
@@ -32,7 +33,7 @@ enum OutputFile {
     }
 
     /// Refuses (exit 73) to write `output` when it is the file `input`, unless `force`.
-    static func checkNotOverwriting(input: String, output: String, what: String, force: Bool) throws(CLIError) {
+    public static func checkNotOverwriting(input: String, output: String, what: String, force: Bool) throws(CommandLineError) {
         guard !force, sameFile(input, output) else { return }
         throw .cantCreate("\(what) '\(output)' is the input file '\(input)'; refusing to overwrite it "
                           + "(choose another name, or pass --force to replace the input)")
@@ -42,7 +43,7 @@ enum OutputFile {
     /// and it is not itself a directory. (Permissions are only known by trying.)
     ///
     /// - Throws: exit 73.
-    static func checkDestination(_ path: String) throws(CLIError) {
+    public static func checkDestination(_ path: String) throws(CommandLineError) {
         guard !isStandardStream(path) else { return }
         let directory = (path as NSString).deletingLastPathComponent
         if let problem = directoryProblem(directory.isEmpty ? "." : directory) {
@@ -57,7 +58,7 @@ enum OutputFile {
     /// Why the directory `path` cannot hold new files, as a clause that names it ("'x'
     /// does not exist", "'x' is a file, not a directory"); `nil` when it can be tried.
     /// One `stat`, following symbolic links.
-    static func directoryProblem(_ path: String) -> String? {
+    public static func directoryProblem(_ path: String) -> String? {
         // "file/" asks the system for a directory that is not there; the file is what to name.
         let name = path.lastIndex(where: { $0 != "/" }).map { String(path[...$0]) } ?? (path.isEmpty ? "." : "/")
         var info = stat()
@@ -74,15 +75,15 @@ enum OutputFile {
     /// Produces a file's bytes in pieces: it calls `piece` for each one, in order, and
     /// stops as soon as `piece` returns `false` (writing failed; the caller reports why).
     /// A piece is only read during the call.
-    typealias Producer = (_ piece: (UnsafeRawBufferPointer) -> Bool) throws(CLIError) -> Void
+    public typealias Producer = (_ piece: (UnsafeRawBufferPointer) -> Bool) throws(CommandLineError) -> Void
 
     /// Writes `data` to `path` (`-` for standard output); see ``write(to:_:)``.
-    static func write(_ data: Data, to path: String) throws(CLIError) {
+    public static func write(_ data: Data, to path: String) throws(CommandLineError) {
         try write(to: path) { piece in data.withUnsafeBytes { _ = piece($0) } }
     }
 
     /// Writes `bytes` to `path` (`-` for standard output); see ``write(to:_:)``.
-    static func write(_ bytes: [UInt8], to path: String) throws(CLIError) {
+    public static func write(_ bytes: [UInt8], to path: String) throws(CommandLineError) {
         try write(to: path) { piece in bytes.withUnsafeBytes { _ = piece($0) } }
     }
 
@@ -91,12 +92,12 @@ enum OutputFile {
     /// ``withDestination(_:_:)`` for how the file is made.
     ///
     /// - Throws: as ``withDestination(_:_:)``; a write that fails is exit 73, a closed
-    ///   pipe ``CLIError/brokenPipe``.
-    static func write(to path: String, _ produce: Producer) throws(CLIError) {
-        try withDestination(path) { descriptor, name throws(CLIError) in
-            var failure: CLIError?
+    ///   pipe ``CommandLineError/brokenPipe``.
+    public static func write(to path: String, _ produce: Producer) throws(CommandLineError) {
+        try withDestination(path) { descriptor, name throws(CommandLineError) in
+            var failure: CommandLineError?
             try produce { piece in
-                do throws(CLIError) {
+                do throws(CommandLineError) {
                     try writeAll(piece, to: descriptor, name: name)
                     return true
                 } catch {
@@ -125,7 +126,7 @@ enum OutputFile {
     /// - Throws: exit 73 when the directory is missing, the path is a directory, or
     ///   creating, closing or renaming fails; whatever `body` throws, unchanged (a
     ///   temporary file is removed first).
-    static func withDestination(_ path: String, _ body: (Int32, String) throws(CLIError) -> Void) throws(CLIError) {
+    public static func withDestination(_ path: String, _ body: (Int32, String) throws(CommandLineError) -> Void) throws(CommandLineError) {
         if isStandardStream(path) {
             try body(STDOUT_FILENO, "standard output")
             return
@@ -155,7 +156,7 @@ enum OutputFile {
         guard descriptor >= 0 else {
             throw .cantCreate("cannot create '\(path)': \(String(cString: strerror(errno)))")
         }
-        do throws(CLIError) {
+        do throws(CommandLineError) {
             try body(descriptor, "'\(path)'")
         } catch {
             close(descriptor)
@@ -180,8 +181,8 @@ enum OutputFile {
 
     /// Writes all of `bytes` to `descriptor`, retrying short writes and `EINTR`.
     ///
-    /// - Throws: ``CLIError/brokenPipe`` for `EPIPE`; exit 73 for any other failure.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name: String) throws(CLIError) {
+    /// - Throws: ``CommandLineError/brokenPipe`` for `EPIPE`; exit 73 for any other failure.
+    public static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, name: String) throws(CommandLineError) {
         guard var next = bytes.baseAddress else { return }
         var left = bytes.count
         while left > 0 {
@@ -199,7 +200,7 @@ enum OutputFile {
     /// A short reason for a Foundation file error on a file the tool opens itself (an
     /// image or a recipe): "no such file", "it is a directory", else the system's
     /// message in lower case ("permission denied"), else the error's description.
-    static func reason(_ error: any Error) -> String {
+    public static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         // Foundation keeps the errno as its underlying error (a `POSIXError` value on
         // Linux, which bridges through `any Error` but not by a cast to `NSError`).
@@ -211,20 +212,5 @@ enum OutputFile {
         case EISDIR: return "it is a directory"
         case let code: return String(cString: strerror(code)).lowercased()
         }
-    }
-}
-
-/// Where the tool's text goes: standard output for what the user asked to see
-/// (help, lists, the strip's grid order, images written to `-`), standard error for
-/// status lines, notes and errors, so a pipeline's data stays clean.
-enum Console {
-    /// Writes `text` to standard output; a closed pipe is ignored (nothing to report to).
-    static func out(_ text: String) {
-        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
-    }
-
-    /// Writes `text` to standard error.
-    static func err(_ text: String) {
-        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
     }
 }
