@@ -92,7 +92,7 @@ struct RunContext: Codable, Sendable {
             targetCPU: CodegenProbe.targetCPU,
             gitCommit: GitInfo.commit(from: FileManager.default.currentDirectoryPath),
             threads: threads,
-            commandLine: CommandLine.arguments.dropFirst().joined(separator: " "),
+            commandLine: CommandLine.arguments.dropFirst().map(shellQuoted).joined(separator: " "),
             photokernelsSchemaVersion: schemaVersion)
     }
 }
@@ -430,4 +430,14 @@ enum CodegenProbe {
         }
         return false
     }
+}
+
+/// `argument` as a POSIX shell reads it back: as it is when it holds only characters no
+/// shell treats specially, else in single quotes (a quote inside as `'\''`), so a
+/// recorded command line can be run again.
+func shellQuoted(_ argument: String) -> String {
+    let plain = !argument.isEmpty && argument.unicodeScalars.allSatisfy {
+        $0.isASCII && (CharacterSet.alphanumerics.contains($0) || "-_./=:,+@%".unicodeScalars.contains($0))
+    }
+    return plain ? argument : "'" + argument.replacingOccurrences(of: "'", with: "'\\''") + "'"
 }

@@ -128,8 +128,12 @@ enum BenchmarkTool {
         if let name = options.saveBaseline, !report.failures.isEmpty {
             FileHandle.standardError.write(Data("Not saving baseline '\(name)': the run has failures.\n".utf8))
         } else if let name = options.saveBaseline {
+            let replaced = (try? BaselineStore.url(of: name, options: options)).map { FileManager.default.fileExists(atPath: $0.path) }
             let url = try BaselineStore.save(report, name: name, options: options)
-            if !options.quiet { FileHandle.standardError.write(Data("Saved baseline '\(name)' to \(url.path)\n".utf8)) }
+            if !options.quiet {
+                let note = replaced == true ? " (replacing the one saved before)" : ""
+                FileHandle.standardError.write(Data("Saved baseline '\(name)' to \(url.path)\(note)\n".utf8))
+            }
         }
         return report
     }

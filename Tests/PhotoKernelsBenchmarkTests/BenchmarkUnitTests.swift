@@ -379,6 +379,15 @@ struct ComparisonTests {
         #expect(csvNumber(0.1 + 0.2) == "0.3" && csvNumber(nil) == "" && csvNumber(.infinity) == "inf")
     }
 
+    @Test("the recorded command line quotes what a shell would read otherwise")
+    func quoting() {
+        #expect(shellQuoted("--sizes=12MP,48MP") == "--sizes=12MP,48MP")
+        #expect(shellQuoted("kernel/(sepia|exposure)/") == "'kernel/(sepia|exposure)/'")
+        #expect(shellQuoted("it's") == #"'it'\''s'"#)
+        #expect(shellQuoted("") == "''")
+        #expect(shellQuoted("a b") == "'a b'")
+    }
+
     @Test("a report that is not one says where and what")
     func decodingErrors() {
         func message(_ json: String) -> String {
