@@ -822,7 +822,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// Whether the `Float` row path over `region` scales by the slot's held row gains
     /// (`pieceGains`, rows paired by `forEachPiece`) rather than letting the positional
     /// stage compute them as it scales: so when the stage's own `scale` takes two passes
-    /// anyway (`scalesInOnePass` false: the vignette in builds without AVX2) and the
+    /// anyway (`scalesInOnePass` false, as for the vignette) and the
     /// region's rows pair up (`rowsPair`). Then each row's gains are computed once for
     /// the row and its mirror, and a vignette whose `2·cx` is an integer mirrors half of
     /// each row too: a vignette centred in a 12 MP image took 0.75–0.82× the time of

@@ -139,8 +139,7 @@ public protocol PreparedGains: Sendable {
     /// is the gain of `rowGains(variant:)` times the sample, to the bit, except that
     /// a pixel whose gain is exactly 1 may be left unread (then a signalling NaN stays
     /// signalling). The vignette computes its band's gains between the constant spans,
-    /// in the loop that scales the pixels where the build targets AVX2
-    /// (`scalesInOnePass`), in chunks ahead of them elsewhere.
+    /// in chunks ahead of the pixels they scale.
     ///
     /// - Complexity: O(count); no heap allocation.
     func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant)

@@ -1,7 +1,4 @@
 import Foundation
-#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
-import _Builtin_intrinsics.intel
-#endif
 
 // The vignette (SPEC §4): a radial gain that darkens (or, with negative intensity,
 // brightens) pixels by their distance from a centre. Two parameterisations share one
@@ -433,9 +430,6 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             return Int(twice) - 1 - y
         }
 
-        /// `Vignette.scalesBandInOnePass`.
-        var scalesInOnePass: Bool { Vignette.scalesBandInOnePass }
-
         /// `|1 − i·t| ≤ 1 + |i|` for `t` in [0, 1]; the factor covers the rounding of the
         /// product and the difference (and a `t` an ulp above 1). Infinite for an
         /// intensity beyond `Float`'s range.
@@ -474,18 +468,14 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         }
 
         /// Multiplies R, G, B of `count` pixels by their gains: `.simd4` span by span of
-        /// the row (a constant gain, or the band in one pass or a chunk of gains at a
-        /// time, see `scalesBandInOnePass`), from 2^24 on a chunk of scheduled gains at a
-        /// time; `.scalar` a chunk of reference gains at a time.
+        /// the row (a constant gain, or the band a chunk of gains at a time: see
+        /// `bandGains` for why not in one pass), from 2^24 on a chunk of scheduled gains
+        /// at a time; `.scalar` a chunk of reference gains at a time.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
             let dy = (Float(y) + 0.5) - resolved.cy
             if variant == .simd4, x0 &+ count <= 1 << 24 {
-                let keep = AlphaMasks(), g = resolved, spread = PairSpread()
+                let keep = AlphaMasks(), g = resolved
                 scaleBySpans(p, count: count, x0: x0, dy: dy, keep) { l, u in
-                    if Vignette.scalesBandInOnePass {
-                        Vignette.scaleBand(p + (l &- x0), from: l, count: u &- l, dy: dy, g, keep, spread)
-                        return
-                    }
                     // A chunk of gains, then its pixels: the gains stay in L1.
                     withUnsafeTemporaryAllocation(of: Float.self, capacity: Vignette.chunk) { buffer in
                         let gains = buffer.baseAddress!
@@ -579,9 +569,16 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// Lane `k` of block `j` is at `Float(x0 + 8j) + k` (stepped by 8 while exact),
     /// which rounds like the four-lane schedule's `Float(x + 4) + (k − 4)` while
     /// `x + 4` is a `Float` (every multiple of 4 below 2^26). The formula is
-    /// `BandFormula.gains`, shared with `scaleBand`; where every lane lies in the band
-    /// (`liesInBand`), `BandFormula.bandGains`, the same operations without the choice
-    /// of t, the same bits: 45 instructions per 8 gains instead of 77 in the SSE2 build.
+    /// `BandFormula.gains`; where every lane lies in the band (`liesInBand`),
+    /// `BandFormula.bandGains`, the same operations without the choice of t, the same
+    /// bits: 45 instructions per 8 gains instead of 77 in the SSE2 build.
+    ///
+    /// The band takes two passes in every build, a chunk of gains into a buffer that
+    /// stays in L1, then its pixels (`scaleRow`). A build for AVX2 once computed each
+    /// block's gains in the loop that scaled its pixels, to overlap the arithmetic with
+    /// the memory traffic: that loop ran 0.4–0.5× the speed of the two passes on a Zen 3
+    /// EPYC (its sixteen `ymm` registers spilled the formula's constants, and a
+    /// `vsqrtps` per block sat in every block's chain), and about 0.9× on a Xeon.
     @inline(never)
     static func bandGains(_ out: UnsafeMutableRawPointer, from x0: Int, blocks: Int, dy: Float, _ g: Resolved) {
         let band = BandFormula(g)
@@ -643,8 +640,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// `dy` below the centre. `dy` is squared here, where the root is taken: with
         /// `dy²` passed in, the compiler no longer knew `d² ≥ 0` (or NaN) and called
         /// `sqrtf` per lane instead of one `vsqrtps`. Transparent, so that it is always
-        /// inlined: `@inline(__always)` still left a call per block in `scaleBand`,
-        /// which calls it three times.
+        /// inlined: `@inline(__always)` left a call per block in a loop that called it
+        /// three times.
         @_transparent
         func gains(_ xs: SIMD8<Float>, dy: Float) -> SIMD8<Float> {
             let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
@@ -674,100 +671,6 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             var u = (d2.squareRoot() - r0) * inverseWidth
             u = u.replacing(with: one, where: u .> one)
             return (d2, u * u * (3 - 2 * u))
-        }
-    }
-
-    /// Whether `scale` takes the band in one pass (`scaleBand`: each block's gains
-    /// computed in the loop that scales its pixels) rather than two (`bandGains` into a
-    /// buffer a chunk at a time, then `scaleRow`). In one pass the gains' arithmetic
-    /// overlaps the pixels' memory traffic: 10 % faster at 12 MP where the build targets
-    /// AVX2, whose `vpermps` spreads a gain over its pixel's four lanes in one
-    /// instruction. The baseline (SSE2) build's loop is bound by its instructions, and
-    /// there one pass took 1.34× the time of two (1.8× in cache). Both give the same
-    /// bits. It is the prepared gains' `scalesInOnePass`: where it is `false`, an edit
-    /// plan whose rows pair up scales by held row gains instead.
-    static var scalesBandInOnePass: Bool {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
-        true
-        #else
-        false
-        #endif
-    }
-
-    /// The lane indices that spread gains `2k` and `2k + 1` of eight over the two pixels
-    /// of one `SIMD8<Float>`, for `k` = 0…3: (2k, 2k, 2k, 2k, 2k+1, 2k+1, 2k+1, 2k+1).
-    ///
-    /// Built at run time and passed to the loop on purpose: with constant indices the
-    /// optimiser turns the permutes into shuffles and pushes them back through the gain
-    /// formula, which it then computes in 128-bit pieces (140 instructions per 8
-    /// pixels instead of 60).
-    struct PairSpread {
-        let indices: (SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>, SIMD8<Int32>)
-
-        init() {
-            func pair(_ k: Int32) -> SIMD8<Int32> {
-                var lanes = SIMD8<Int32>(repeating: 2 * k)
-                for lane in 4..<8 { lanes[lane] += 1 }
-                return lanes
-            }
-            indices = (pair(0), pair(1), pair(2), pair(3))
-        }
-
-        /// Gains `2k` and `2k + 1` of `f` over lanes 0–3 and 4–7; `k` is 0…3 and
-        /// `index` is `indices.k`.
-        @_transparent
-        func spread(_ f: SIMD8<Float>, _ k: Int, _ index: SIMD8<Int32>) -> SIMD8<Float> {
-            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
-            _mm256_permutevar8x32_ps(f, unsafeBitCast(index, to: SIMD4<Int64>.self))
-            #else
-            SIMD8(lowHalf: SIMD4(repeating: f[2 &* k]), highHalf: SIMD4(repeating: f[2 &* k &+ 1]))
-            #endif
-        }
-    }
-
-    /// `R, G, B ×= gain` in place for pixels `x0 ..< x0 + count` of the row (`x0 +
-    /// count ≤ 2^24`), each pixel's gain computed as `bandGains` computes it, eight at
-    /// a time, and applied as `scaleRow` applies it: the same results to the bit, in
-    /// one pass. Alpha kept bit for bit. A first pixel off a 32-byte boundary goes alone
-    /// (`pixelsBeforePairBoundary`).
-    @inline(never)
-    static func scaleBand(_ p: UnsafeMutablePointer<SIMD4<Float>>, from x0: Int, count: Int, dy: Float, _ g: Resolved,
-                          _ keep: AlphaMasks, _ spread: PairSpread) {
-        if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
-            scaleBand(p, from: x0, count: 1, dy: dy, g, keep, spread)
-            return scaleBand(p + 1, from: x0 &+ 1, count: count &- 1, dy: dy, g, keep, spread)
-        }
-        let band = BandFormula(g), alpha = keep.pair
-        // Block j's lanes are the integers x0 + 8j + k, below 2^24, converted once: the
-        // same `Float`s as `bandGains`'s stepping. (Added as `Float`s, the constant
-        // lane offsets were split into pieces and shuffled back: eight instructions.)
-        let laneNumbers = SIMD8<Int32>(0, 1, 2, 3, 4, 5, 6, 7)
-        @inline(__always) func columns(_ x: Int) -> SIMD8<Float> {
-            SIMD8<Float>(SIMD8<Int32>(repeating: Int32(truncatingIfNeeded: x)) &+ laneNumbers)
-        }
-        let raw = UnsafeMutableRawPointer(p)
-        let (i0, i1, i2, i3) = spread.indices
-        @inline(__always) func scalePair(_ offset: Int, _ pairGains: SIMD8<Float>) {
-            let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-            raw.storeBytes(of: (v * pairGains).replacing(with: v, where: alpha), toByteOffset: offset, as: SIMD8<Float>.self)
-        }
-        // Transparent: `@inline(__always)` left five calls of it, one per call in
-        // `forEachBlock`, and the loop 1.5× slower in cache.
-        @_transparent func block(_ j: Int) {
-            let f = band.gains(columns(x0 &+ 8 &* j), dy: dy), offset = 128 &* j
-            scalePair(offset, spread.spread(f, 0, i0))
-            scalePair(offset &+ 32, spread.spread(f, 1, i1))
-            scalePair(offset &+ 64, spread.spread(f, 2, i2))
-            scalePair(offset &+ 96, spread.spread(f, 3, i3))
-        }
-        // No prefetches here: with them this loop ran 0.93× at one thread, 0.89–0.90× at two.
-        MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
-        let x = count & ~7
-        guard x < count else { return }
-        let f = band.gains(columns(x0 &+ x), dy: dy)
-        for k in 0..<(count &- x) {
-            let pixel = p + (x &+ k)
-            pixel.pointee = (pixel.pointee * SIMD4(repeating: f[k])).replacing(with: pixel.pointee, where: keep.pixel)
         }
     }
 
@@ -815,9 +718,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `gains`; alpha kept bit for bit: `scaleRowPairs` where the build targets AVX2,
     /// `scaleRowPixels` in other builds (baseline x86-64, arm64). Both give the same
     /// bits. Both take a long span's blocks of 4 pixels in four interleaved streams
-    /// (`MemoryStreams`), as `scaleSpan` does and `scaleBand` with blocks of 8: the
-    /// vignette at 12 MP ran 1.59× as fast in the default build through this function,
-    /// 1.29× natively through `scaleBand`. `keep`: the two-pixel form's masks.
+    /// (`MemoryStreams`), as `scaleSpan` does: the vignette at 12 MP ran 1.59× as fast
+    /// in the default build through this function. `keep`: the two-pixel form's masks.
     @inline(never)
     static func scaleRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer, _ keep: AlphaMasks) {
         #if canImport(TargetFeatures.AVX2)

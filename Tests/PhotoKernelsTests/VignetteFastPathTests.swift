@@ -3,9 +3,8 @@ import Testing
 @testable import PhotoKernels
 
 // The vignette's SIMD4 schedule computes a row's gains eight lanes at a time (with
-// constant spans where the row is entirely inside r0 or beyond r1) and scales the
-// pixels by them, in one pass where the build targets AVX2 and in two elsewhere; the
-// scalar reference is its oracle, and the two-pass form the one-pass form's, to the bit.
+// constant spans where the row is entirely inside r0 or beyond r1), a chunk into a
+// buffer, then scales the pixels by them; the scalar reference is its oracle.
 
 /// Geometries beyond `vignetteSamples`: off-centre rings with a non-integer centre and
 /// r0 > 0 that cross the row several ways, hard edges (falloff 0 and a negative
@@ -381,27 +380,6 @@ struct VignetteFastPathTests {
         }
     }
 
-    @Test("one pass over the band gives the two passes' bits, on pieces of widths 1…33 and whole rows")
-    func onePassMatchesTwoPasses() {
-        let finite = fastPathSamples.filter { v in v.parameters.allSatisfy { $0.value.isFinite && abs($0.value) < 1e6 } }
-        let compared = comparePieces(finite, seed: 9000) { vignette, w, h, y, x0, count, pixels, start in
-            let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
-            let dy = (Float(y) + 0.5) - g.cy
-            var gains = [Float](repeating: .nan, count: (count + 7) / 8 * 8)
-            gains.withUnsafeMutableBytes {
-                Vignette.bandGains($0.baseAddress!, from: x0, blocks: (count + 7) / 8, dy: dy, g)
-            }
-            let twoPasses = inPlace(pixels, start: start) { p in
-                gains.withUnsafeBytes { Vignette.scaleRow(p, count: count, by: $0.baseAddress!, AlphaMasks()) }
-            }
-            let onePass = inPlace(pixels, start: start) {
-                Vignette.scaleBand($0, from: x0, count: count, dy: dy, g, AlphaMasks(), Vignette.PairSpread())
-            }
-            return (onePass, twoPasses)
-        }
-        #expect(compared > 50_000, "\(compared)")
-    }
-
     @Test("scaling by held gains gives scale(.simd4)'s bits, on pieces of widths 1…33 and whole rows")
     func scaleByHeldGains() {
         let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 12_000) {
@@ -509,7 +487,7 @@ struct VignetteFastPathTests {
             for threads in [1, 2] {
                 let plan = try EditPlan(stages: [vignette.stage]).prepared(width: w, height: h, threads: threads, minimumBandPixels: 1)
                 let whole = ImageRegion(x: 0, y: 0, width: w, height: h)
-                #expect(plan.holdsRowGains(.simd4, in: whole) == (paired && !Vignette.scalesBandInOnePass))
+                #expect(plan.holdsRowGains(.simd4, in: whole) == paired)
                 #expect(!plan.holdsRowGains(.scalar, in: whole))
                 var reference = input, fused = input
                 try plan.run(&reference, variant: .scalar)
@@ -522,7 +500,7 @@ struct VignetteFastPathTests {
                 // A region that starts at x = 5 and keeps the rows' symmetry (rows 1 ..< h − 1),
                 // through the row path (16-bit R G B samples take no fused block).
                 let region = ImageRegion(x: 5, y: 1, width: w - 9, height: h - 2)
-                #expect(plan.holdsRowGains(.simd4, in: region) == (paired && !Vignette.scalesBandInOnePass))
+                #expect(plan.holdsRowGains(.simd4, in: region) == paired)
                 var part: [UInt16] = []
                 for y in region.y..<(region.y + region.height) {
                     let start = 3 * (y * w + region.x)
