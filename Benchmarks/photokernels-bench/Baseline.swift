@@ -184,8 +184,9 @@ struct Comparison {
     /// A benchmark recorded more than once (google-benchmark's repetitions) counts by
     /// the median of its records, its spread then covering theirs; a file holding only
     /// aggregates counts by its `median` aggregate. A benchmark that failed in the
-    /// contender is `failed` (whatever the baseline holds); one that failed only in the
-    /// baseline is compared as only in the contender.
+    /// contender, in any of its records, is `failed` (whatever the baseline holds); one
+    /// that failed only in the baseline is compared as only in the contender. A record
+    /// whose time is not a positive finite number is left out.
     init(baseline: BenchmarkReport, baselineLabel: String, contender: BenchmarkReport, contenderLabel: String,
          threshold: Double) {
         self.baseline = baseline
@@ -234,16 +235,18 @@ struct Comparison {
     static func summaries(_ report: BenchmarkReport)
         -> (order: [String], times: [String: Summary], failed: Set<String>, failedOrder: [String]) {
         var order: [String] = [], repetitions: [String: [BenchmarkRecord]] = [:]
-        var medians: [String: BenchmarkRecord] = [:], failedOrder: [String] = []
+        var medianOrder: [String] = [], medians: [String: BenchmarkRecord] = [:], failedOrder: [String] = []
+        var failed = Set<String>()
         for b in report.benchmarks {
             if b.errorOccurred == true {
-                if !failedOrder.contains(b.name) { failedOrder.append(b.name) }
+                if failed.insert(b.name).inserted { failedOrder.append(b.name) }
                 continue
             }
-            guard b.realNanoseconds != nil else { continue }
+            // A time that is not a positive finite number cannot be compared (nor divided by).
+            guard let ns = b.realNanoseconds, ns.isFinite, ns > 0 else { continue }
             if b.runType == "aggregate" {
                 let name = b.runName ?? b.name
-                if b.aggregateName == "median", medians[name] == nil { medians[name] = b }
+                if b.aggregateName == "median", medians[name] == nil { medianOrder.append(name); medians[name] = b }
                 continue
             }
             if repetitions[b.name] == nil { order.append(b.name) }
@@ -259,12 +262,14 @@ struct Comparison {
                 times[name] = Summary(nanoseconds: statistics.median, spread: Swift.max(own, statistics.spread))
             }
         }
-        for (name, record) in medians where times[name] == nil {
+        for name in medianOrder where times[name] == nil {
             order.append(name)
-            times[name] = Summary(nanoseconds: record.realNanoseconds!, spread: spread(record))
+            times[name] = Summary(nanoseconds: medians[name]!.realNanoseconds!, spread: spread(medians[name]!))
         }
-        let failed = Set(failedOrder).subtracting(times.keys)
-        return (order, times, failed, failedOrder.filter { failed.contains($0) })
+        // A benchmark that failed in any record (one repetition of several) failed.
+        for name in failed { times[name] = nil }
+        order.removeAll { failed.contains($0) }
+        return (order, times, failed, failedOrder)
     }
 
     /// A record's own `p90 / min − 1`, 0 when it lacks either.

@@ -53,7 +53,10 @@ enum Exactness {
 
     /// Runs every case on a 4096 × 4096 RGBA8 image holding each RGB triple once
     /// (alpha 255), prints one line per case, and returns whether all passed.
-    static func run(threads: Int?) -> Bool {
+    ///
+    /// - Throws: status 73 when standard output cannot be written, ``ExitCode/brokenPipe``
+    ///   when its reader has gone.
+    static func run(threads: Int?) throws(ToolError) -> Bool {
         let side = 4096, count = side * side
         var input = [UInt8](repeating: 255, count: count * 4)
         for i in 0..<count {
@@ -63,7 +66,7 @@ enum Exactness {
         }
         var output = [UInt8](repeating: 0, count: input.count)
         var passed = true
-        print("SPEC §8 on all 2²⁴ RGB triples, 8-bit fused schedule (simd4) against a Double evaluation")
+        try say("SPEC §8 on all 2²⁴ RGB triples, 8-bit fused schedule (simd4) against a Double evaluation")
         for c in cases {
             let stages = c.operations.filter { !$0.isIdentity }.flatMap(\.stages)
             do {
@@ -74,17 +77,22 @@ enum Exactness {
                     }
                 }
             } catch {
-                print("  \(c.name): \(error)")
+                try say("  \(c.name): \(error)")
                 passed = false
                 continue
             }
             let result = check(c, input, output, side: side, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
             let ok = result.wrong == 0
             passed = passed && ok
-            print("  \(ok ? "ok  " : "FAIL") \(c.name): \(result.wrong) wrong, \(result.nearTies) near-tie samples"
-                  + (ok ? "" : ", worst \(result.worstBeyond) LSB beyond the window; first \(result.first ?? "")"))
+            try say("  \(ok ? "ok  " : "FAIL") \(c.name): \(result.wrong) wrong, \(result.nearTies) near-tie samples"
+                    + (ok ? "" : ", worst \(result.worstBeyond) LSB beyond the window; first \(result.first ?? "")"))
         }
         return passed
+    }
+
+    /// One line of the report on standard output, written as it is made.
+    private static func say(_ line: String) throws(ToolError) {
+        try BenchmarkTool.write(line + "\n", to: nil)
     }
 
     /// Every colour sample and every alpha of `output` against the oracle, over row bands.

@@ -209,7 +209,7 @@ enum OptionParser {
             sections: [
                 .rows(title: "SUBCOMMANDS", [
                     HelpRow("run (default)", "Verify and time the benchmarks; print the report."),
-                    HelpRow("compare", "Compare two runs; exit 2 on a regression."),
+                    HelpRow("compare", "Compare two runs; exit 2 on a regression, 1 when a benchmark failed."),
                     HelpRow("show", "Print a saved baseline or report JSON as text, markdown, json or csv."),
                     HelpRow("exactness", "Check SPEC §8 on all 2²⁴ 8-bit RGB triples against a Double evaluation; "
                             + "exit 1 on a wrong sample."),
@@ -287,6 +287,9 @@ enum OptionParser {
                 guard !text.isEmpty else { throw .usage("'--output' needs a file name") }
                 options.output = text
             case "save-baseline":
+                guard !text.hasSuffix("/") else {
+                    throw .usage("'--save-baseline' needs a file, got the directory '\(text)'")
+                }
                 guard BaselineStore.isValidName(text) || BaselineStore.isPath(text) else {
                     throw .usage("'--save-baseline' needs a name of letters, digits, '.', '_' and '-', "
                                  + "or a path (containing '/' or ending in .json), got '\(text)'")
@@ -361,7 +364,7 @@ enum OptionParser {
         case .exactness:
             unused = ["filter", "sizes", "samples", "quick", "format", "output", "save-baseline", "baseline-dir",
                       "threshold", "seed"]
-            why = "'exactness' takes --threads only"
+            why = "'exactness' checks every case at its own size (of the run's options it takes --threads)"
         default:
             return
         }

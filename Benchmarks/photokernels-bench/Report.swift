@@ -186,7 +186,8 @@ struct BenchmarkReport: Codable, Sendable {
         let regex: Regex<AnyRegexOutput>
         do { regex = try Regex(filter) } catch { throw .usage("'--filter' is not a valid regular expression: \(error)") }
         var report = self
-        report.benchmarks = benchmarks.filter { $0.name.contains(regex) }
+        // An aggregate counts under its run's name (`BM_x` for `BM_x_median`), as `compare` shows it.
+        report.benchmarks = benchmarks.filter { $0.name.contains(regex) || ($0.runName?.contains(regex) ?? false) }
         guard !report.benchmarks.isEmpty else { throw .usage("'--filter \(filter)' matches no benchmark in '\(reference)'") }
         return report
     }
@@ -355,10 +356,12 @@ func csvField(_ text: String) -> String {
         ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
 }
 
-/// A number for CSV, empty for nil: rounded to 1/1000 (times in ns, rates, ratios), so
-/// a unit conversion's last-bit error (`11243490.999999998`) does not show.
+/// A number for CSV, empty for nil: from 1 up rounded to 1/1000 (times in ns, rates),
+/// below 1 to six significant digits (ratios, GB/s), so that a unit conversion's
+/// last-bit error (`11243490.999999998`) does not show; never `-0.0`.
 func csvNumber(_ x: Double?) -> String {
     guard let x else { return "" }
     guard x.isFinite, x.magnitude < 1e15 else { return String(x) }
-    return String((x * 1000).rounded() / 1000)
+    let rounded = x.magnitude >= 1 ? (x * 1000).rounded() / 1000 : Double(String(format: "%.6g", x)) ?? x
+    return String(rounded == 0 ? 0 : rounded)
 }

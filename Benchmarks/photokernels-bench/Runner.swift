@@ -1,6 +1,7 @@
 // Runs the plan: for each size, build the buffers, then verify, warm up and time
 // every workload.
 
+import CommandLineKit
 import Foundation
 import Netpbm
 import PhotoKernels
@@ -540,7 +541,7 @@ final class Runner {
 
     private func progress(_ line: String) {
         guard !quiet else { return }
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        Console.err((line + "\n"))
     }
 }
 

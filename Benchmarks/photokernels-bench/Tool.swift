@@ -16,7 +16,7 @@ enum BenchmarkTool {
         do {
             return try run(arguments)
         } catch {
-            if error.status != .brokenPipe { FileHandle.standardError.write(Data(error.report.utf8)) }
+            if error.status != .brokenPipe { Console.err(error.report) }
             return error.status
         }
     }
@@ -37,6 +37,7 @@ enum BenchmarkTool {
             try write(names.map { $0 + "\n" }.joined(), to: options.output)
             return .success
         case .run:
+            try checkOutput(options, against: [])
             try checkDestinations(options)
             let report = try runBenchmarks(options)
             try write(try render { try report.rendered(options.format, samplingNote: samplingNote(options)) },
@@ -47,39 +48,41 @@ enum BenchmarkTool {
                 throw .usage("the exhaustive check takes hours in a debug build; run it from a release build "
                              + "(swift run -c release photokernels-bench exactness)")
             }
-            return Exactness.run(threads: options.threads) ? .success : .failure
+            return try Exactness.run(threads: options.threads) ? .success : .failure
         case .show(let reference):
+            try checkOutput(options, against: [reference])
             let report = try BaselineStore.load(reference, options: options).filtered(by: options.filter, in: reference)
             try write(try render { try report.rendered(options.format) }, to: options.output)
             return .success
         case .compare(let baselineReference, let otherReference):
+            try checkOutput(options, against: [baselineReference] + (otherReference.map { [$0] } ?? []))
             try checkDestinations(options)
+            // The rows --filter selects, in the baseline and the contender alike (a fresh
+            // run's rooflines included only where the filter names them).
             let baseline = try BaselineStore.load(baselineReference, options: options)
+                .filtered(by: options.filter, in: baselineReference)
             let contender: BenchmarkReport
             let contenderLabel: String
             if let otherReference {
                 contender = try BaselineStore.load(otherReference, options: options)
                 contenderLabel = otherReference
             } else {
-                // Before any timing: a run that could share no benchmark with the baseline.
+                // Before any timing: a run that could share no timed benchmark with the baseline.
                 let planned = Set(try WorkloadPlan.make(sizes: options.sizes, filter: options.filter).map(\.name))
-                guard baseline.benchmarks.contains(where: { planned.contains($0.name) }) else {
+                guard Comparison.summaries(baseline).order.contains(where: planned.contains) else {
                     throw .usage(noCommonBenchmark(baselineReference, "a run with these options", baseline))
                 }
                 contender = try runBenchmarks(options)
                 contenderLabel = "now"
             }
-            let comparison = Comparison(baseline: try baseline.filtered(by: otherReference == nil ? nil : options.filter,
-                                                                        in: baselineReference),
-                                        baselineLabel: baselineReference,
-                                        contender: try contender.filtered(by: otherReference == nil ? nil : options.filter,
-                                                                          in: contenderLabel),
+            let comparison = Comparison(baseline: baseline, baselineLabel: baselineReference,
+                                        contender: try contender.filtered(by: options.filter, in: contenderLabel),
                                         contenderLabel: contenderLabel, threshold: options.threshold)
             guard comparison.commonCount > 0 || !comparison.failedNames.isEmpty else {
                 throw .usage(noCommonBenchmark(baselineReference, "'\(contenderLabel)'", baseline))
             }
             for warning in comparison.contextWarnings {
-                FileHandle.standardError.write(Data("Warning: \(warning).\n".utf8))
+                Console.err("Warning: \(warning).\n")
             }
             try write(try render { try comparison.rendered(options.format) }, to: options.output)
             // A benchmark that failed cannot be compared: the gate fails whatever the rest shows.
@@ -100,14 +103,48 @@ enum BenchmarkTool {
         return message
     }
 
-    /// Refuses (exit 73), before anything is timed, an `--output` whose directory is
-    /// missing or which is a directory, and a baseline directory that cannot be made.
+    /// Refuses, before anything is timed: an `--output` whose directory is missing or
+    /// which is a directory, a baseline whose directory could not be made (exit 73), and
+    /// an `--output` that is the baseline being saved (exit 64). Nothing is created.
     static func checkDestinations(_ options: Options) throws(ToolError) {
         if let output = options.output { try OutputFile.checkDestination(output) }
+        guard let name = options.saveBaseline else { return }
+        let url = try BaselineStore.url(of: name, options: options)
+        // The nearest existing directory on the way must be one; the rest is made at saving.
+        var directory = url.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.path), directory.pathComponents.count > 1 {
+            directory = directory.deletingLastPathComponent()
+        }
+        if let problem = OutputFile.directoryProblem(directory.path) {
+            throw .cantCreate("cannot save baseline '\(url.path)': \(problem)")
+        }
+        if FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) {
+            try OutputFile.checkDestination(url.path)
+        }
+        if let output = options.output, output != "-",
+           OutputFile.sameFile(output, url.path) || URL(fileURLWithPath: output).standardizedFileURL == url.standardizedFileURL {
+            throw .usage("the report (--output) and --save-baseline would both be written to '\(output)'")
+        }
+    }
+
+    /// Refuses (exit 73) an `--output`, or a baseline to be saved, that is one of the
+    /// reports `references` being read, before it is read: writing there would destroy
+    /// an input (and a baseline replaced by the run compared with it passes every
+    /// later comparison).
+    static func checkOutput(_ options: Options, against references: [String]) throws(ToolError) {
+        if let output = options.output, output != "-" {
+            for reference in references {
+                let url = try BaselineStore.url(of: reference, options: options)
+                try OutputFile.checkNotOverwriting(input: url.path, output: output, what: "--output", force: false,
+                                                  remedy: "choose another name")
+            }
+        }
         if let name = options.saveBaseline {
             let url = try BaselineStore.url(of: name, options: options)
-            try BaselineStore.makeDirectory(for: url)
-            try OutputFile.checkDestination(url.path)
+            for reference in references where OutputFile.sameFile(url.path, try BaselineStore.url(of: reference, options: options).path) {
+                throw .cantCreate("--save-baseline '\(name)' is the baseline '\(reference)' being compared; refusing to "
+                                  + "replace it (save the new run under another name)")
+            }
         }
     }
 
@@ -126,13 +163,13 @@ enum BenchmarkTool {
         let outcome = runner.run(plan)
         let report = BenchmarkReport(context: context, outcome: outcome, plan: plan)
         if let name = options.saveBaseline, !report.failures.isEmpty {
-            FileHandle.standardError.write(Data("Not saving baseline '\(name)': the run has failures.\n".utf8))
+            Console.err("Not saving baseline '\(name)': the run has failures.\n")
         } else if let name = options.saveBaseline {
             let replaced = (try? BaselineStore.url(of: name, options: options)).map { FileManager.default.fileExists(atPath: $0.path) }
             let url = try BaselineStore.save(report, name: name, options: options)
             if !options.quiet {
                 let note = replaced == true ? " (replacing the one saved before)" : ""
-                FileHandle.standardError.write(Data("Saved baseline '\(name)' to \(url.path)\(note)\n".utf8))
+                Console.err("Saved baseline '\(name)' to \(url.path)\(note)\n")
             }
         }
         return report
@@ -155,7 +192,7 @@ enum BenchmarkTool {
     }
 
     private static func render(_ body: () throws -> String) throws(ToolError) -> String {
-        do { return try body() } catch { throw ToolError("cannot render the report: \(error)", status: .failure) }
+        do { return try body() } catch { throw .software("cannot render the report: \(error)") }
     }
 
     /// Writes `text` to standard output (`path` nil or `-`) or to the file `path`,

@@ -5,9 +5,9 @@ import Foundation
 /// stream writer fills), and standard output for `-`.
 ///
 /// A half-written file is worse than none, and an output that is also the input would
-/// be truncated before it is read; both are ruled out here, in one place, for every
-/// file either tool writes (images, recipes, benchmark reports and baselines). A
-/// device, FIFO or terminal given as the output is written in place, never replaced.
+/// be truncated before it is read; the tools rule both out through these functions
+/// for every file they write. A device, FIFO or terminal given as the output is
+/// written in place, never replaced.
 public enum OutputFile {
     /// Whether `path` means standard input or output.
     public static func isStandardStream(_ path: String) -> Bool { path == "-" }
@@ -32,11 +32,12 @@ public enum OutputFile {
         return [device, inode]
     }
 
-    /// Refuses (exit 73) to write `output` when it is the file `input`, unless `force`.
-    public static func checkNotOverwriting(input: String, output: String, what: String, force: Bool) throws(CommandLineError) {
+    /// Refuses (exit 73) to write `output` when it is the file `input`, unless `force`;
+    /// the message ends with `remedy`, what the user can do instead.
+    public static func checkNotOverwriting(input: String, output: String, what: String, force: Bool,
+                                           remedy: String) throws(CommandLineError) {
         guard !force, sameFile(input, output) else { return }
-        throw .cantCreate("\(what) '\(output)' is the input file '\(input)'; refusing to overwrite it "
-                          + "(choose another name, or pass --force to replace the input)")
+        throw .cantCreate("\(what) '\(output)' is the input file '\(input)'; refusing to overwrite it (\(remedy))")
     }
 
     /// Checks early, before any work, that `path` can be created: its directory exists
@@ -117,7 +118,7 @@ public enum OutputFile {
     /// directory, then renamed over it with rename(2), which is atomic on one file
     /// system: readers see the old file or the new one, never a partial one, and a
     /// failure — `body` throwing, a full disk — leaves no trace. The input is never
-    /// opened for writing, so an output that is the input (with `--force`) replaces it
+    /// opened for writing, so an output that is the input (where a tool allows that) replaces it
     /// only once it has been read to the end. A symbolic link is followed, so the file
     /// it points to is replaced and the link stays a link; the replaced file's
     /// permissions are kept. Anything else that already exists — a FIFO, a terminal,
@@ -197,9 +198,9 @@ public enum OutputFile {
         }
     }
 
-    /// A short reason for a Foundation file error on a file the tool opens itself (an
-    /// image or a recipe): "no such file", "it is a directory", else the system's
-    /// message in lower case ("permission denied"), else the error's description.
+    /// A short reason for a Foundation file error on a file a tool reads: "no such
+    /// file", "it is a directory", else the system's message in lower case
+    /// ("permission denied"), else the error's description.
     public static func reason(_ error: any Error) -> String {
         let nsError = error as NSError
         // Foundation keeps the errno as its underlying error (a `POSIXError` value on

@@ -283,7 +283,7 @@ struct ApplyCommand {
         if let saveRecipe = request.saveRecipe {
             for file in request.files {
                 try OutputFile.checkNotOverwriting(input: file.input, output: saveRecipe, what: "--save-recipe file",
-                                                   force: request.force)
+                                                   force: request.force, remedy: forceRemedy)
             }
             try OutputFile.checkDestination(saveRecipe)
         }
@@ -326,12 +326,16 @@ struct ApplyCommand {
         OutputFile.isStandardStream(input) ? "standard input" : input
     }
 
+    /// What a user can do about an output that is the input.
+    static let forceRemedy = "choose another name, or pass --force to replace the input"
+
     /// Streams one input to its output (the whole job for one file).
     ///
     /// - Throws: as ``run(_:)`` for one input.
     static func process(_ file: FileJob, settings: StreamSettings, force: Bool,
                         progress: ProgressLine?) throws(CLIError) -> StreamSummary {
-        try OutputFile.checkNotOverwriting(input: file.input, output: file.output, what: "output", force: force)
+        try OutputFile.checkNotOverwriting(input: file.input, output: file.output, what: "output", force: force,
+                                           remedy: forceRemedy)
         try OutputFile.checkDestination(file.output)
         let source = displayName(file.input)
         let reader = try openReader(file.input, limits: settings.limits)

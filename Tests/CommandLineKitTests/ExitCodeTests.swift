@@ -8,7 +8,7 @@ struct ExitCodeTests {
     func values() {
         let statuses: [(ExitCode, Int32)] = [
             (.success, 0), (.usage, 64), (.dataError, 65), (.noInput, 66), (.software, 70), (.osError, 71), (.cantCreate, 73),
-            (.ioError, 74),
+            (.ioError, 74), (.brokenPipe, 141),
         ]
         for (status, value) in statuses {
             #expect(status.rawValue == value && status.description == String(value))
@@ -23,7 +23,7 @@ struct ExitCodeTests {
         let cases: [(CommandLineError, ExitCode)] = [
             (.usage("u", command: "tool sub"), .usage), (.data("d"), .dataError), (.noInput("n"), .noInput),
             (.software("s"), .software), (.cantCreate("c"), .cantCreate), (.ioError("i"), .ioError),
-            (CommandLineError("x", status: ExitCode(rawValue: 2)), ExitCode(rawValue: 2)),
+            (CommandLineError("x", status: ExitCode(rawValue: 2)), ExitCode(rawValue: 2)), (.brokenPipe, .brokenPipe),
         ]
         for (error, status) in cases {
             #expect(error.status == status)

@@ -239,10 +239,19 @@ struct BenchmarkBinaryTests {
         // Options that could share no benchmark with the baseline: refused before anything
         // is timed, naming the baseline's own options.
         let disjoint = try bench(["compare", "base", "--baseline-dir", dir.path, "--sizes", "24x16"] + filter + common)
-        #expect(disjoint.status == 64 && disjoint.stderr.contains("the baseline was run with: --quick --save-baseline base"),
-                "\(disjoint.stderr)")
+        #expect(disjoint.status == 64 && disjoint.stderr.contains("and a run with these options have no benchmark in common")
+                && disjoint.stderr.contains("the baseline was run with: --quick --save-baseline base"), "\(disjoint.stderr)")
+        // Neither the compared baseline nor an input report may become an output.
+        let overBaseline = try bench(["compare", "base", "--baseline-dir", dir.path, "--quick", "--save-baseline", "base"]
+                                     + filter + common)
+        #expect(overBaseline.status == 73 && overBaseline.stderr.contains("refusing to replace it"), "\(overBaseline.stderr)")
+        let overInput = try bench(["show", "base", "--baseline-dir", dir.path, "-o", baseURL.path] + common)
+        #expect(overInput.status == 73 && overInput.stderr.contains("refusing to overwrite"), "\(overInput.stderr)")
+        let both = try bench(["--quick", "--save-baseline", "twice", "--baseline-dir", dir.path,
+                              "-o", dir.appendingPathComponent("twice.json").path] + filter + common)
+        #expect(both.status == 64, "\(both.stderr)")
 
-        // A contender whose benchmark failed: listed as FAILED, exit 1 even beside a regression.
+        // A contender whose benchmark failed: listed as FAILED, exit 1.
         benchmarks[index]["error_occurred"] = true
         benchmarks[index]["error_message"] = "disagrees with the scalar reference"
         json["benchmarks"] = benchmarks
@@ -256,7 +265,8 @@ struct BenchmarkBinaryTests {
         // compare A B and show take --filter over the saved rows.
         let one = try bench(["compare", "faster", "base", "--baseline-dir", dir.path, "--filter", "/saturation/",
                              "--format", "csv"] + common)
-        #expect(one.stdout.split(separator: "\n").dropFirst().allSatisfy { $0.contains("/saturation/") }, "\(one.stdout)")
+        let rows = one.stdout.split(separator: "\n").dropFirst()
+        #expect(one.status != 64 && !rows.isEmpty && rows.allSatisfy { $0.contains("/saturation/") }, "\(one.stdout)")
         let none = try bench(["show", "base", "--baseline-dir", dir.path, "--filter", "vignette"] + common)
         #expect(none.status == 64, "\(none.stderr)")
     }
@@ -289,9 +299,11 @@ struct BenchmarkBinaryTests {
             #expect(list.status == 73, "\(list.stderr)")
         }
         #endif
-        // A missing directory is refused before anything is timed.
-        let missing = try bench(["--quick", "-o", dir.appendingPathComponent("no/such.json").path] + common)
+        // A missing directory is refused before anything is timed (or saved).
+        let missing = try bench(["--quick", "-o", dir.appendingPathComponent("no/such.json").path,
+                                 "--save-baseline", "early", "--baseline-dir", dir.path] + common)
         #expect(missing.status == 73 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("early.json").path))
     }
 
     @Test("usage errors exit 64, a missing baseline 66, an invalid one 65")

@@ -94,7 +94,9 @@ struct OptionTests {
         (["comapre", "a"], "unknown subcommand 'comapre'; did you mean 'compare'?"),
         (["show", "a", "--sizes", "12MP"], "'--sizes' does not apply here: 'show' prints a saved report"),
         (["compare", "a", "b", "--threads", "2"], "'--threads' does not apply here: 'compare <baseline> b' compares two saved reports"),
-        (["exactness", "--filter", "x"], "'--filter' does not apply here: 'exactness' takes --threads only"),
+        (["exactness", "--filter", "x"],
+         "'--filter' does not apply here: 'exactness' checks every case at its own size (of the run's options it takes --threads)"),
+        (["--save-baseline", "new/"], "'--save-baseline' needs a file, got the directory 'new/'"),
         (["--save-baseline", "a b"],
          "'--save-baseline' needs a name of letters, digits, '.', '_' and '-', or a path (containing '/' or ending in .json), got 'a b'"),
     ])
@@ -325,7 +327,7 @@ struct ComparisonTests {
         try BenchmarkReport.decode(Data(#"{"context": {"date": "x"}, "benchmarks": [\#(benchmarks)]}"#.utf8))
     }
 
-    @Test("a benchmark failed in the contender is FAILED, exit 1, whatever else regressed; failed only in the baseline, left out")
+    @Test("a benchmark failed in the contender is FAILED, exit 1, whatever else regressed; failed only in the baseline, compared as new")
     func failures() throws {
         let before = try decoded(#"{"name": "a", "real_time": 1, "time_unit": "ms"}, {"name": "b", "real_time": 1, "time_unit": "ms"}, {"name": "c", "real_time": 0, "time_unit": "ns", "error_occurred": true}"#)
         let after = try decoded(#"{"name": "a", "real_time": 0, "time_unit": "ns", "error_occurred": true, "error_message": "wrong"}, {"name": "b", "real_time": 9, "time_unit": "ms"}, {"name": "c", "real_time": 1, "time_unit": "ms"}"#)
@@ -356,6 +358,18 @@ struct ComparisonTests {
         #expect(d.rows.count == 1 && d.rows[0].contenderNanoseconds == 120 && d.rows[0].verdict == .regression)
     }
 
+    @Test("a failed repetition fails its benchmark; aggregates keep their order; a time of 0 is not compared")
+    func recordsThatDoNotCount() throws {
+        let before = try decoded(#"{"name": "k", "real_time": 100, "time_unit": "ns"}, {"name": "z", "real_time": 0, "time_unit": "ns"}"#)
+        let after = try decoded(#"{"name": "k", "real_time": 100, "time_unit": "ns"}, {"name": "k", "real_time": 0, "time_unit": "ns", "error_occurred": true}, {"name": "z", "real_time": 5, "time_unit": "ns"}"#)
+        let c = Comparison(baseline: before, baselineLabel: "x", contender: after, contenderLabel: "y", threshold: 5)
+        #expect(c.rows.map(\.name) == ["k", "z"] && c.rows.map(\.verdict) == [.failed, .onlyInContender])
+        let names = (0..<12).map { "BM_\($0)" }
+        let aggregates = try decoded(names.map { #"{"name": "\#($0)_median", "run_name": "\#($0)", "run_type": "aggregate", "aggregate_name": "median", "real_time": 1, "time_unit": "ns"}"# }.joined(separator: ", "))
+        #expect(Comparison.summaries(aggregates).order == names)
+        #expect(try aggregates.filtered(by: "BM_3$", in: "a").benchmarks.map(\.name) == ["BM_3_median"])
+    }
+
     @Test("--filter selects a saved report's rows, and a filter matching none is a usage error")
     func filtering() throws {
         let r = try decoded(#"{"name": "kernel/sepia/simd4/12MP", "real_time": 1, "time_unit": "ms"}, {"name": "copy/float-rgba/12MP", "real_time": 1, "time_unit": "ms"}"#)
@@ -377,6 +391,8 @@ struct ComparisonTests {
         #expect(lines[1] == "a,,,,,,11000000.0,11243491.0,12000000.0,,,,,,,false,")
         #expect(lines[2] == "\"b,c\",,,,,,,,,,,,,,,true,\"disagrees, by 2\"")
         #expect(csvNumber(0.1 + 0.2) == "0.3" && csvNumber(nil) == "" && csvNumber(.infinity) == "inf")
+        #expect(csvNumber(0.021534) == "0.021534" && csvNumber(-0.0001) == "-0.0001" && csvNumber(-1e-9) == "-1e-09")
+        #expect(csvNumber(-0.0) == "0.0" && csvNumber(1234.56789) == "1234.568")
     }
 
     @Test("the recorded command line quotes what a shell would read otherwise")
