@@ -5,7 +5,7 @@
 // toolchain's Clang module of Intel intrinsics; everywhere else the portable store is
 // the fallback. In-place work and small, cache-resident buffers keep ordinary stores.
 // `PHOTOKERNELS_NO_INTRINSICS` (a `-D` compilation condition) turns off every use of
-// that module here, in BytePacking.swift and in Vignette.swift, so that an x86-64 build
+// that module here and in BytePacking.swift, so that an x86-64 build
 // compiles and tests the fallbacks that builds without it (arm64) run; it also turns
 // off the prefetch hints of Prefetch.swift.
 

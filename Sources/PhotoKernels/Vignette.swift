@@ -61,13 +61,11 @@ import Foundation
 /// pixels in the lanes of one `SIMD8<Float>`: it compares `d²` against the squared
 /// radii (exact thresholds, so it picks "inside", "band" or "outside" exactly as the
 /// scalar does), takes a vector square root, multiplies by `w`, clamps `u` to 1 as the
-/// scalar does (a `d` just below `r1` can round `u` an ulp above 1). Where the build
-/// targets AVX2 it scales the eight pixels by them in the same loop, a `vpermps` per
-/// pixel pair spreading the gains over the lanes; other builds (baseline x86-64, arm64)
-/// store the gains to a small stack buffer and a second pass scales the pixels by them. Both
-/// give the same bits. Where the pass is two, an edit plan whose rows pair up holds each
-/// row's gains instead (`PreparedGains.scale(_:count:y:x0:by:)`), so that a centred
-/// vignette computes them for a quarter of the pixels.
+/// scalar does (a `d` just below `r1` can round `u` an ulp above 1). It stores the
+/// gains to a small stack buffer, and a second pass scales the pixels by them (two
+/// pixels per `SIMD8` where the build targets AVX2). An edit plan whose rows pair up
+/// holds each row's gains instead (`PreparedGains.scale(_:count:y:x0:by:)`), so that a
+/// centred vignette computes them for a quarter of the pixels.
 ///
 /// Complexity: O(n) per row of n pixels plus O(1) to resolve the geometry; no heap
 /// allocation (the SIMD4 schedule uses 1 KiB of stack).
@@ -576,9 +574,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// The band takes two passes in every build, a chunk of gains into a buffer that
     /// stays in L1, then its pixels (`scaleRow`). A build for AVX2 once computed each
     /// block's gains in the loop that scaled its pixels, to overlap the arithmetic with
-    /// the memory traffic: that loop ran 0.4–0.5× the speed of the two passes on a Zen 3
-    /// EPYC (its sixteen `ymm` registers spilled the formula's constants, and a
-    /// `vsqrtps` per block sat in every block's chain), and about 0.9× on a Xeon.
+    /// the memory traffic: on a Zen 3 EPYC that loop ran about 0.6–0.7× the speed of the
+    /// two passes (its sixteen `ymm` registers spilled the formula's constants, and a
+    /// `vsqrtps` sat in every block's chain), 0.4–0.5× with the held row gains they let
+    /// an edit plan use; on a Xeon the default build's two passes already beat it.
     @inline(never)
     static func bandGains(_ out: UnsafeMutableRawPointer, from x0: Int, blocks: Int, dy: Float, _ g: Resolved) {
         let band = BandFormula(g)

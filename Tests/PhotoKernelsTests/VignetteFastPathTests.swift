@@ -81,7 +81,7 @@ private func comparePieces(
     return compared
 }
 
-@Suite("Vignette SIMD4 fast path: spans, gains and the one- and two-pass schedules")
+@Suite("Vignette SIMD4 fast path: spans, gains and the two-pass schedule")
 struct VignetteFastPathTests {
     @Test("SIMD4 within SPEC §8 of the scalar reference, and the same inside/outside decisions to the bit")
     func decisionsMatchScalar() {
@@ -396,6 +396,33 @@ struct VignetteFastPathTests {
                 gains.withUnsafeBufferPointer { prepared.scale(p, count: count, y: y, x0: x0, by: $0.baseAddress!) }
             }
             return (held, scheduled)
+        }
+        #expect(compared > 50_000, "\(compared)")
+    }
+
+    @Test("scale(.simd4) on pieces of widths 1…33 at 17 starts is each pixel times its own gain, one product at a time")
+    func scaleIsPixelTimesGain() {
+        let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 13_000) {
+            vignette, w, h, y, x0, count, pixels, start in
+            let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
+            var gains = [Float](repeating: .nan, count: count)
+            gains.withUnsafeMutableBufferPointer {
+                prepared.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: $0.baseAddress!)
+            }
+            let scheduled = inPlace(pixels, start: start) {
+                prepared.scale($0, count: count, y: y, x0: x0, variant: .simd4)
+            }
+            // Plain scalar products, the sample first: where both are NaN, x86 keeps the
+            // first operand's payload, and the kernels multiply the pixel by its gain. A
+            // pixel whose gain is exactly 1 may be left unread (a signalling NaN then
+            // stays signalling), so either form is right there.
+            let expected = (0..<count).map { i -> SIMD4<Float> in
+                let p = pixels[i], g = gains[i]
+                let product = SIMD4(p.x * g, p.y * g, p.z * g, p.w)
+                let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
+                return g == 1 && bits(scheduled[i]) == bits(p) ? p : product
+            }
+            return (scheduled, expected)
         }
         #expect(compared > 50_000, "\(compared)")
     }
