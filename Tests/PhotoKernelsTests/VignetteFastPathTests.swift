@@ -380,18 +380,24 @@ struct VignetteFastPathTests {
         }
     }
 
+    /// A piece's `.simd4` gains and the piece scaled by `scale(.simd4)`.
+    private func scheduledPiece(_ vignette: Vignette, _ w: Int, _ h: Int, _ y: Int, _ x0: Int, _ count: Int,
+                                _ pixels: [SIMD4<Float>], _ start: Int)
+        -> (prepared: any PreparedGains, gains: [Float], scaled: [SIMD4<Float>]) {
+        let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
+        var gains = [Float](repeating: .nan, count: count)
+        gains.withUnsafeMutableBufferPointer {
+            prepared.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: $0.baseAddress!)
+        }
+        let scaled = inPlace(pixels, start: start) { prepared.scale($0, count: count, y: y, x0: x0, variant: .simd4) }
+        return (prepared, gains, scaled)
+    }
+
     @Test("scaling by held gains gives scale(.simd4)'s bits, on pieces of widths 1…33 and whole rows")
     func scaleByHeldGains() {
         let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 12_000) {
             vignette, w, h, y, x0, count, pixels, start in
-            let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
-            var gains = [Float](repeating: .nan, count: count)
-            gains.withUnsafeMutableBufferPointer {
-                prepared.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: $0.baseAddress!)
-            }
-            let scheduled = inPlace(pixels, start: start) {
-                prepared.scale($0, count: count, y: y, x0: x0, variant: .simd4)
-            }
+            let (prepared, gains, scheduled) = scheduledPiece(vignette, w, h, y, x0, count, pixels, start)
             let held = inPlace(pixels, start: start) { p in
                 gains.withUnsafeBufferPointer { prepared.scale(p, count: count, y: y, x0: x0, by: $0.baseAddress!) }
             }
@@ -404,23 +410,15 @@ struct VignetteFastPathTests {
     func scaleIsPixelTimesGain() {
         let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 13_000) {
             vignette, w, h, y, x0, count, pixels, start in
-            let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
-            var gains = [Float](repeating: .nan, count: count)
-            gains.withUnsafeMutableBufferPointer {
-                prepared.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: $0.baseAddress!)
-            }
-            let scheduled = inPlace(pixels, start: start) {
-                prepared.scale($0, count: count, y: y, x0: x0, variant: .simd4)
-            }
+            let (_, gains, scheduled) = scheduledPiece(vignette, w, h, y, x0, count, pixels, start)
             // Plain scalar products, the sample first: where both are NaN, x86 keeps the
             // first operand's payload, and the kernels multiply the pixel by its gain. A
             // pixel whose gain is exactly 1 may be left unread (a signalling NaN then
             // stays signalling), so either form is right there.
+            let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
             let expected = (0..<count).map { i -> SIMD4<Float> in
                 let p = pixels[i], g = gains[i]
-                let product = SIMD4(p.x * g, p.y * g, p.z * g, p.w)
-                let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
-                return g == 1 && bits(scheduled[i]) == bits(p) ? p : product
+                return g == 1 && bits(scheduled[i]) == bits(p) ? p : SIMD4(p.x * g, p.y * g, p.z * g, p.w)
             }
             return (scheduled, expected)
         }
