@@ -99,13 +99,13 @@ enum BaselineStore {
             throw ToolError(message, status: .noInput)
         }
         do { return try BenchmarkReport.decode(data) } catch {
-            throw ToolError("'\(url.path)' is not a benchmark JSON report: \(describe(error))", status: .dataError)
+            throw ToolError("'\(url.path)' is not a benchmark JSON report: \(describeDecodingError(error))", status: .dataError)
         }
     }
 }
 
 /// A JSON decoding error in a reader's words: where in the document, and what.
-func describe(_ error: any Error) -> String {
+func describeDecodingError(_ error: any Error) -> String {
     guard let error = error as? DecodingError else { return "not JSON (\((error as NSError).localizedDescription))" }
     func path(_ keys: [any CodingKey]) -> String {
         let text = keys.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
@@ -206,7 +206,7 @@ struct Comparison {
                 rows.append(Row(name: name, baselineNanoseconds: a.nanoseconds, verdict: .onlyInBaseline))
                 continue
             }
-            let change = a.nanoseconds > 0 ? b.nanoseconds / a.nanoseconds - 1 : 0
+            let change = b.nanoseconds / a.nanoseconds - 1  // both positive: `summaries` keeps no other
             let band = Swift.max(threshold / 100, a.spread, b.spread)
             let verdict: Verdict
             if change > band { verdict = .regression }

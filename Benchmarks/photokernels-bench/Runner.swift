@@ -541,7 +541,7 @@ final class Runner {
 
     private func progress(_ line: String) {
         guard !quiet else { return }
-        Console.err((line + "\n"))
+        Console.err(line + "\n")
     }
 }
 

@@ -37,7 +37,6 @@ enum BenchmarkTool {
             try write(names.map { $0 + "\n" }.joined(), to: options.output)
             return .success
         case .run:
-            try checkOutput(options, against: [])
             try checkDestinations(options)
             let report = try runBenchmarks(options)
             try write(try render { try report.rendered(options.format, samplingNote: samplingNote(options)) },
@@ -50,12 +49,12 @@ enum BenchmarkTool {
             }
             return try Exactness.run(threads: options.threads) ? .success : .failure
         case .show(let reference):
-            try checkOutput(options, against: [reference])
+            try checkInputs(options, against: [reference])
             let report = try BaselineStore.load(reference, options: options).filtered(by: options.filter, in: reference)
             try write(try render { try report.rendered(options.format) }, to: options.output)
             return .success
         case .compare(let baselineReference, let otherReference):
-            try checkOutput(options, against: [baselineReference] + (otherReference.map { [$0] } ?? []))
+            try checkInputs(options, against: [baselineReference] + (otherReference.map { [$0] } ?? []))
             try checkDestinations(options)
             // The rows --filter selects, in the baseline and the contender alike (a fresh
             // run's rooflines included only where the filter names them).
@@ -121,8 +120,7 @@ enum BenchmarkTool {
         if FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) {
             try OutputFile.checkDestination(url.path)
         }
-        if let output = options.output, output != "-",
-           OutputFile.sameFile(output, url.path) || URL(fileURLWithPath: output).standardizedFileURL == url.standardizedFileURL {
+        if let output = options.output, OutputFile.sameFile(output, url.path) {
             throw .usage("the report (--output) and --save-baseline would both be written to '\(output)'")
         }
     }
@@ -131,7 +129,7 @@ enum BenchmarkTool {
     /// reports `references` being read, before it is read: writing there would destroy
     /// an input (and a baseline replaced by the run compared with it passes every
     /// later comparison).
-    static func checkOutput(_ options: Options, against references: [String]) throws(ToolError) {
+    static func checkInputs(_ options: Options, against references: [String]) throws(ToolError) {
         if let output = options.output, output != "-" {
             for reference in references {
                 let url = try BaselineStore.url(of: reference, options: options)
@@ -165,10 +163,10 @@ enum BenchmarkTool {
         if let name = options.saveBaseline, !report.failures.isEmpty {
             Console.err("Not saving baseline '\(name)': the run has failures.\n")
         } else if let name = options.saveBaseline {
-            let replaced = (try? BaselineStore.url(of: name, options: options)).map { FileManager.default.fileExists(atPath: $0.path) }
+            let replaced = FileManager.default.fileExists(atPath: try BaselineStore.url(of: name, options: options).path)
             let url = try BaselineStore.save(report, name: name, options: options)
             if !options.quiet {
-                let note = replaced == true ? " (replacing the one saved before)" : ""
+                let note = replaced ? " (replacing the one saved before)" : ""
                 Console.err("Saved baseline '\(name)' to \(url.path)\(note)\n")
             }
         }

@@ -20,19 +20,28 @@ public struct ValueParser: Sendable {
     /// - Throws: a usage error if `text` is not a number or not finite, naming the
     ///   `Float` bound with `finiteAsFloat`.
     public func number(_ text: String, for option: String, finiteAsFloat: Bool = false) throws(CommandLineError) -> Double {
-        guard let value = Double(trimmed(text)) else {
-            throw .usage("'--\(option)' needs a number, got '\(text)'", command: command)
+        switch read(text, finiteAsFloat: finiteAsFloat) {
+        case .value(let value): return value
+        case .notANumber: throw .usage("'--\(option)' needs a number, got '\(text)'", command: command)
+        case .notFinite:
+            throw .usage("'--\(option)' must be \(Self.finiteNumber(finiteAsFloat)), got '\(text)'", command: command)
         }
-        if finiteAsFloat {
-            guard value.isFinite, Float(value).isFinite else {
-                throw .usage("'--\(option)' must be a finite number of at most 3.4e38 in magnitude, got '\(text)'",
-                             command: command)
-            }
-        }
-        guard value.isFinite else {
-            throw .usage("'--\(option)' must be a finite number, got '\(text)'", command: command)
-        }
-        return value
+    }
+
+    /// What `number` and `numbers` make of one number's text.
+    private enum Reading {
+        case value(Double), notANumber, notFinite
+    }
+
+    /// `text`, trimmed, as a finite number (finite as a `Float` too with `finiteAsFloat`).
+    private func read(_ text: String, finiteAsFloat: Bool) -> Reading {
+        guard let value = Double(trimmed(text)) else { return .notANumber }
+        return value.isFinite && (!finiteAsFloat || Float(value).isFinite) ? .value(value) : .notFinite
+    }
+
+    /// What a number must be, in the errors' words.
+    private static func finiteNumber(_ finiteAsFloat: Bool) -> String {
+        finiteAsFloat ? "a finite number of at most 3.4e38 in magnitude" : "a finite number"
     }
 
     /// A comma-separated list of finite numbers whose length is in `counts`; `shape`
@@ -51,14 +60,12 @@ public struct ValueParser: Sendable {
         for (k, part) in parts.enumerated() {
             let element = trimmed(String(part))
             let problem: String
-            if let value = Double(element) {
-                if value.isFinite && (!finiteAsFloat || Float(value).isFinite) {
-                    values.append(value)
-                    continue
-                }
-                problem = "'\(element)' must be a finite number" + (finiteAsFloat ? " of at most 3.4e38 in magnitude" : "")
-            } else {
-                problem = element.isEmpty ? "is empty" : "'\(element)' is not a number"
+            switch read(String(part), finiteAsFloat: finiteAsFloat) {
+            case .value(let value):
+                values.append(value)
+                continue
+            case .notANumber: problem = element.isEmpty ? "is empty" : "'\(element)' is not a number"
+            case .notFinite: problem = "'\(element)' must be \(Self.finiteNumber(finiteAsFloat))"
             }
             throw .usage("'--\(option)' needs \(shape), got '\(text)': number \(k + 1) \(problem)", command: command)
         }

@@ -572,12 +572,11 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// bits: 45 instructions per 8 gains instead of 77 in the SSE2 build.
     ///
     /// The band takes two passes in every build, a chunk of gains into a buffer that
-    /// stays in L1, then its pixels (`scaleRow`). A build for AVX2 once computed each
-    /// block's gains in the loop that scaled its pixels, to overlap the arithmetic with
-    /// the memory traffic: on a Zen 3 EPYC that loop ran about 0.6–0.7× the speed of the
-    /// two passes (its sixteen `ymm` registers spilled the formula's constants, and a
-    /// `vsqrtps` sat in every block's chain), 0.4–0.5× with the held row gains they let
-    /// an edit plan use; on a Xeon the default build's two passes already beat it.
+    /// stays in L1, then its pixels (`scaleRow`), rather than computing each block's
+    /// gains in the loop that scales its pixels: in AVX2's sixteen `ymm` registers that
+    /// loop spills the formula's constants and keeps a `vsqrtps` in every block's chain,
+    /// and ran 0.6–0.7× the two passes' speed on a Zen 3 EPYC (0.4–0.5× against the held
+    /// row gains two passes let an edit plan use), below it on a Xeon too.
     @inline(never)
     static func bandGains(_ out: UnsafeMutableRawPointer, from x0: Int, blocks: Int, dy: Float, _ g: Resolved) {
         let band = BandFormula(g)
@@ -639,8 +638,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// `dy` below the centre. `dy` is squared here, where the root is taken: with
         /// `dy²` passed in, the compiler no longer knew `d² ≥ 0` (or NaN) and called
         /// `sqrtf` per lane instead of one `vsqrtps`. Transparent, so that it is always
-        /// inlined: `@inline(__always)` left a call per block in a loop that called it
-        /// three times.
+        /// inlined: `@inline(__always)` has left a call per block in a loop that called
+        /// it three times.
         @_transparent
         func gains(_ xs: SIMD8<Float>, dy: Float) -> SIMD8<Float> {
             let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)

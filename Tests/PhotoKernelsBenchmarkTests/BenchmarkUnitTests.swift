@@ -407,7 +407,7 @@ struct ComparisonTests {
     @Test("a report that is not one says where and what")
     func decodingErrors() {
         func message(_ json: String) -> String {
-            do { _ = try BenchmarkReport.decode(Data(json.utf8)); return "decoded" } catch { return describe(error) }
+            do { _ = try BenchmarkReport.decode(Data(json.utf8)); return "decoded" } catch { return describeDecodingError(error) }
         }
         #expect(message(#"{"benchmarks": []}"#) == #"the top level has no "context""#)
         #expect(message(#"{"context": {"date": "x"}, "benchmarks": [{"name": "a", "time_unit": "ns"}]}"#)
