@@ -75,14 +75,18 @@ public enum SampleCoding {
     ///
     /// 1/255 = 2⁻⁸ + 2⁻¹⁶ + 2⁻²⁴ + …, so the binary digits of v/255 are the byte `v`
     /// repeated, and `w = v · 0x010101` (the byte three times, below 2²⁴, so `Float(w)`
-    /// is exact) holds the first 24 of them: v/255 = w·2⁻²⁴ + (v/255)·2⁻²⁴. For v in
-    /// 1…254, w·2⁻²⁴ lies in the binade of v/255 (which is no power of two), whose
-    /// ulp u satisfies u/2 < (v/255)·2⁻²⁴ < u, so the correctly rounded quotient is
-    /// w·2⁻²⁴ + u: `Float(w)`'s pattern with 24 taken off the exponent and 1 added to
-    /// the significand. For v = 255 the remainder is exactly u and the sum exactly 1.
-    /// For v = 0 the sum's sign bit is set, and the maximum with 0 gives +0. The
-    /// AVX2 decoder's form of this (`byteQuotients`) is 5 vector instructions per 8
-    /// samples, no floating-point multiply among them. O(1).
+    /// is exact) holds the first 24 of them: v/255 = w·2⁻²⁴ + (v/255)·2⁻²⁴.
+    /// For v in 1…254 take 2ᵉ < v/255 < 2ᵉ⁺¹ (e ≥ −8; v/255 is no power of two). Then
+    /// w = 2²⁴·v/255 − v/255 > 2ᵉ⁺²⁴ − 1, and both sides are integers, so
+    /// w ≥ 2ᵉ⁺²⁴: w·2⁻²⁴ lies in the same binade, a normal `Float` with ulp
+    /// u = 2ᵉ⁻²³, and the remainder (v/255)·2⁻²⁴ lies strictly between u/2 and u. No
+    /// tie, and the correctly rounded quotient is w·2⁻²⁴ + u: `Float(w)`'s pattern with
+    /// 24 taken off the exponent and 1 added to the significand. For v = 255,
+    /// w·2⁻²⁴ = 1 − 2⁻²⁴, whose ulp is 2⁻²⁴, equal to the remainder: the sum is exactly
+    /// 1 (the added 1 carries into the exponent). For v = 0 the sum's sign bit is set,
+    /// and the maximum with 0 gives +0. The vector form (`byteQuotients`) is five
+    /// instructions per eight samples where the build targets AVX2, no
+    /// floating-point multiply among them. O(1).
     @inline(__always)
     static func byteQuotient(_ v: UInt8) -> Float {
         let bits = Int32(bitPattern: Float(UInt32(v) &* 0x010101).bitPattern) &+ byteQuotientOffset
@@ -359,14 +363,15 @@ func exactFloats(_ v: SIMD16<UInt32>) -> SIMD16<Float> {
                   Float(x[8]), Float(x[9]), Float(x[10]), Float(x[11]), Float(x[12]), Float(x[13]), Float(x[14]), Float(x[15]))
 }
 
-#if canImport(TargetFeatures.AVX2)
 /// `SampleCoding.byteQuotient` of eight bytes: `decode(v, maxval: 255)` of each,
 /// correctly rounded, without a multiply.
 ///
-/// The bytes go three times into each 32-bit lane by one byte shuffle (`vpbroadcastq`
-/// and `vpshufb`), then `vcvtdq2ps`, `vpaddd` and the maximum with 0 as integers
-/// (`vpmaxsd`): five instructions for eight samples, where the split reciprocal takes
-/// a widening, a conversion, two multiplies and an add.
+/// Where the build targets AVX2 the bytes go three times into each 32-bit lane by one
+/// byte shuffle (`vpbroadcastq` and `vpshufb`), then `vcvtdq2ps`, and the sum and the
+/// maximum with 0, which LLVM forms as `vpmaxud` and `vpsubd`: five instructions for
+/// eight samples, where the split reciprocal takes a widening, a conversion, two
+/// multiplies and an add. The baseline build has no byte shuffle, and its form takes
+/// more instructions than the split reciprocal; its decoder does not use this.
 @inline(__always)
 func byteQuotients(_ b: SIMD8<UInt8>) -> SIMD8<Float> {
     let tripled = SIMD32<UInt8>(b[0], b[0], b[0], 0, b[1], b[1], b[1], 0, b[2], b[2], b[2], 0, b[3], b[3], b[3], 0,
@@ -376,7 +381,6 @@ func byteQuotients(_ b: SIMD8<UInt8>) -> SIMD8<Float> {
     let zero = SIMD8<Int32>(repeating: 0)
     return unsafeBitCast(zero.replacing(with: bits, where: bits .> zero), to: SIMD8<Float>.self)
 }
-#endif
 
 /// The sixteen samples at `offset` as two halves of eight 32-bit lanes.
 ///
@@ -546,12 +550,12 @@ enum SampleConversion {
                     }
                     j &+= 1
                 }
-                if streaming { StreamingStores.fence() }
-                for i in whole..<count { pixel(i) }
-                return
+            } else {
+                if split != nil { run(split: true) } else { run(split: false) }
             }
-            #endif
+            #else
             if split != nil { run(split: true) } else { run(split: false) }
+            #endif
             if streaming { StreamingStores.fence() }
             for i in whole..<count { pixel(i) }
         }

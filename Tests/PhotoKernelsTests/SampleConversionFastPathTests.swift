@@ -12,8 +12,8 @@ import Testing
 @Suite("Sample conversion fast paths: bit-identical to SampleCoding (SPEC §0)")
 struct SampleConversionFastPathTests {
     /// 1…33, and 2059: past the 2048 pixels from which the encoder's blocks (and the
-    /// RGBA decoder's, from 1024) go as four interleaved streams (`MemoryStreams`), with
-    /// a tail.
+    /// RGBA decoder's, from 1024, but at maxval 255 where the build targets AVX2) go as
+    /// four interleaved streams (`MemoryStreams`), with a tail.
     static let counts = Array(1...33) + [2059]
     static let layouts: [SampleLayout] = [.rgb, .rgba]
     /// Guard pixels / samples after the `count` the loop may write.
@@ -82,7 +82,8 @@ struct SampleConversionFastPathTests {
         for maxval in 1...255 {
             guard let (h, l) = SampleCoding.reciprocalSplit(maxval: maxval) else { missing.append(maxval); continue }
             #expect(h.bitPattern & 0xFFF == 0 && l != 0 || maxval & (maxval - 1) == 0, "maxval \(maxval): high has more than 12 bits")
-            // The RGBA decoder takes the split: every byte, at every maxval.
+            // The RGBA decoder takes the split (at 255 only in builds without AVX2):
+            // every byte, at every maxval.
             let samples = (0..<256).map { UInt8($0) }
             #expect(Self.decodeMismatches(samples, layout: .rgba, maxval: maxval).isEmpty, "maxval \(maxval)")
         }
@@ -92,13 +93,26 @@ struct SampleConversionFastPathTests {
 
     @Test("a byte's quotient by 255 from the bits of Float(v · 0x010101) is the division, for all 256 bytes")
     func byteQuotient() {
-        // The AVX2 decoder's form at maxval 255; decode8Exhaustive holds the loop itself
-        // to the division in builds that target AVX2.
+        // The AVX2 decoder's form at maxval 255, scalar and in eight lanes;
+        // decode8Exhaustive holds the loop itself to the division in builds that
+        // target AVX2.
         var wrong: [UInt8] = []
-        for v in UInt8.min...UInt8.max where SampleCoding.byteQuotient(v).bitPattern != (Float(v) / 255).bitPattern {
+        for v in UInt8.min...UInt8.max
+        where SampleCoding.byteQuotient(v).bitPattern != SampleCoding.decode(v, maxval: 255).bitPattern {
             wrong.append(v)
         }
         #expect(wrong.isEmpty, "wrong for bytes \(wrong.prefix(8))")
+        // The eight-lane form, every byte in every lane: lane k of group g holds
+        // (g + 37k) mod 256.
+        var wrongLanes: [String] = []
+        for g in 0..<256 {
+            let bytes = SIMD8<UInt8>((0..<8).map { UInt8(truncatingIfNeeded: g + 37 * $0) })
+            let x = byteQuotients(bytes)
+            for k in 0..<8 where x[k].bitPattern != SampleCoding.decode(bytes[k], maxval: 255).bitPattern {
+                wrongLanes.append("lane \(k) byte \(bytes[k])")
+            }
+        }
+        #expect(wrongLanes.isEmpty, "\(wrongLanes.prefix(8))")
         // Hand-computed: 1/255 is 0x3B808081 (significand 0x808081, the byte 0x01
         // three times plus one ulp), 128/255 is 0x3F008081 and 255/255 is 1.
         #expect(SampleCoding.byteQuotient(1).bitPattern == 0x3B80_8081)
