@@ -97,6 +97,14 @@ public enum SampleCoding {
     /// up, and 24 off the exponent (×2⁻²⁴).
     static let byteQuotientOffset: Int32 = 1 &- 24 &<< 23
 
+    /// The multiplier that decodes a byte at maxval 255 with one multiply:
+    /// `Float(3·v) · tripledReciprocal` equals `decode(v, maxval: 255)` for every byte
+    /// (tested for all 256), where `Float(v) · Float(1/255)` is one ulp off for 126 of
+    /// them. 3v/765 is v/255, and the one rounding of `Float(3v)` times the `Float`
+    /// nearest 1/765 lands on the correctly rounded quotient; 3 is the smallest
+    /// multiplier M for which the `Float` nearest 1/(255·M) does.
+    static let tripledReciprocal = Float(1.0 / 765.0)
+
     /// `reciprocalSplit` of every maxval 0…255 (nil at 0), checked once, on first use.
     private static let reciprocalSplits: [(high: Float, low: Float)?] = (0...255).map { checkedSplit(maxval: $0) }
 
@@ -413,6 +421,29 @@ func widenedSamples<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
                                                                  as: SIMD8<Sample>.self)))
 }
 
+/// The sixteen bytes at `offset`, each times 3, as two halves of eight 32-bit lanes:
+/// `SampleConversion.decode`'s widening for `SampleCoding.tripledReciprocal`. The
+/// baseline x86-64 build multiplies the words between its two interleavings
+/// (`pmullw`, one per eight bytes); others multiply the 32-bit lanes.
+@inline(__always)
+func tripledBytes(_ from: UnsafeRawPointer, offset: Int) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
+    #if arch(x86_64) && !canImport(TargetFeatures.AVX2)
+    let b = from.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+    let low = unsafeBitCast(SIMD16<UInt8>(b[0], 0, b[1], 0, b[2], 0, b[3], 0, b[4], 0, b[5], 0, b[6], 0, b[7], 0),
+                            to: SIMD8<UInt16>.self) &* 3
+    let high = unsafeBitCast(SIMD16<UInt8>(b[8], 0, b[9], 0, b[10], 0, b[11], 0, b[12], 0, b[13], 0, b[14], 0, b[15], 0),
+                             to: SIMD8<UInt16>.self) &* 3
+    @inline(__always) func widened(_ w: SIMD8<UInt16>) -> SIMD8<UInt32> {
+        unsafeBitCast(SIMD16<UInt16>(w[0], 0, w[1], 0, w[2], 0, w[3], 0, w[4], 0, w[5], 0, w[6], 0, w[7], 0),
+                      to: SIMD8<UInt32>.self)
+    }
+    return (widened(low), widened(high))
+    #else
+    let (low, high) = widenedSamples(from, offset: offset, UInt8.self)
+    return (low &* 3, high &* 3)
+    #endif
+}
+
 /// `SampleCoding.encode` on eight lanes, the integer left in the low mantissa bits of
 /// `2²³ + round_half_even(clamp(x, 0, 1)·m)` (the caller masks them off); `maxval` holds
 /// m ≤ 65535 in every lane.
@@ -554,7 +585,27 @@ enum SampleConversion {
                 if split != nil { run(split: true) } else { run(split: false) }
             }
             #else
-            if split != nil { run(split: true) } else { run(split: false) }
+            // Bytes at maxval 255 in other builds: one multiply of the tripled byte
+            // (`tripledBytes`), in the four streams. In the baseline build on a Zen EPYC
+            // (family 23) this ran 1.04× the split reciprocal (12 MP, 7 rounds).
+            if Sample.bitWidth == 8 && maxval == 255 {
+                let r = SIMD8<Float>(repeating: SampleCoding.tripledReciprocal)
+                @inline(__always) func block(_ j: Int) {
+                    let i = head &+ 4 &* j
+                    let (low, high) = tripledBytes(from, offset: i &* pixelBytes)
+                    let x0 = exactFloats(low) * r
+                    let x1 = exactFloats(high) * r
+                    if streaming {
+                        StreamingStores.storeLine(SIMD16(lowHalf: x0, highHalf: x1), to: to + i &* 16)
+                    } else {
+                        to.storeBytes(of: x0, toByteOffset: i &* 16, as: SIMD8<Float>.self)
+                        to.storeBytes(of: x1, toByteOffset: i &* 16 &+ 32, as: SIMD8<Float>.self)
+                    }
+                }
+                MemoryStreams.forEachBlock((whole &- head) &>> 2, blockBytes: 64, block)
+            } else {
+                if split != nil { run(split: true) } else { run(split: false) }
+            }
             #endif
             if streaming { StreamingStores.fence() }
             for i in whole..<count { pixel(i) }

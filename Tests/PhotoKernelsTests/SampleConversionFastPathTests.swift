@@ -120,6 +120,19 @@ struct SampleConversionFastPathTests {
         #expect(SampleCoding.byteQuotient(255) == 1 && SampleCoding.byteQuotient(0).bitPattern == 0)
     }
 
+    @Test("a tripled byte times the Float nearest 1/765 is the division by 255, for all 256 bytes; the plain reciprocal is not")
+    func tripledReciprocal() {
+        // The other builds' form at maxval 255; decode8Exhaustive holds their loop to
+        // the division.
+        let r = SampleCoding.tripledReciprocal
+        let wrong = (0...255).filter { Float(3 * $0) * r != SampleCoding.decode(UInt8($0), maxval: 255) }
+        #expect(wrong.isEmpty, "wrong for bytes \(wrong.prefix(8))")
+        #expect(r.bitPattern == Float(1.0 / 765.0).bitPattern)
+        // Why the tripling: one multiply by the Float nearest 1/255 misses 126 bytes.
+        let plain = Float(1.0 / 255.0)
+        #expect((0...255).filter { Float($0) * plain != SampleCoding.decode(UInt8($0), maxval: 255) }.count == 126)
+    }
+
     @Test("rasters past the streaming-store threshold decode and encode exactly as the formulas")
     func streamingStores() throws {
         // 1024 × 1024: the Float image is 16 MiB and the 8-bit raster 4 MiB, both at or
