@@ -98,11 +98,16 @@ public enum SampleCoding {
     static let byteQuotientOffset: Int32 = 1 &- 24 &<< 23
 
     /// The multiplier that decodes a byte at maxval 255 with one multiply:
-    /// `Float(3·v) · tripledReciprocal` equals `decode(v, maxval: 255)` for every byte
-    /// (tested for all 256), where `Float(v) · Float(1/255)` is one ulp off for 126 of
-    /// them. 3v/765 is v/255, and the one rounding of `Float(3v)` times the `Float`
-    /// nearest 1/765 lands on the correctly rounded quotient; 3 is the smallest
-    /// multiplier M for which the `Float` nearest 1/(255·M) does.
+    /// `Float(3·v) · tripledReciprocal` equals `decode(v, maxval: 255)` for every byte,
+    /// where `Float(v) · Float(1/255)` is one ulp off for 126 of them.
+    ///
+    /// This `Float` is (1/765)(1 + δ) with 0 < δ < 2⁻²⁵, so the product rounds
+    /// (v/255)(1 + δ) once. By `byteQuotient`'s argument v/255 lies strictly between a
+    /// rounding midpoint and the `Float` above it, less than 2²⁴ of its ulps from 0, so
+    /// the rise δ·v/255 is under half an ulp and the rounding is the same; at v = 255 the
+    /// product is 1 + δ, which rounds to 1. The `Float` nearest 1/255 is about
+    /// 0.99·2⁻²⁴ high, too much; 3 is the smallest multiplier M for which the `Float`
+    /// nearest 1/(255·M) is close enough.
     static let tripledReciprocal = Float(1.0 / 765.0)
 
     /// `reciprocalSplit` of every maxval 0…255 (nil at 0), checked once, on first use.
@@ -378,8 +383,9 @@ func exactFloats(_ v: SIMD16<UInt32>) -> SIMD16<Float> {
 /// byte shuffle (`vpbroadcastq` and `vpshufb`), then `vcvtdq2ps`, and the sum and the
 /// maximum with 0, which LLVM forms as `vpmaxud` and `vpsubd`: five instructions for
 /// eight samples, where the split reciprocal takes a widening, a conversion, two
-/// multiplies and an add. The baseline build has no byte shuffle, and its form takes
-/// more instructions than the split reciprocal; its decoder does not use this.
+/// multiplies and an add. The baseline build has no byte shuffle, and its form of these
+/// steps ran no faster than the split reciprocal; its decoder takes the tripled byte's
+/// one multiply instead (`tripledBytes`).
 @inline(__always)
 func byteQuotients(_ b: SIMD8<UInt8>) -> SIMD8<Float> {
     let tripled = SIMD32<UInt8>(b[0], b[0], b[0], 0, b[1], b[1], b[1], 0, b[2], b[2], b[2], 0, b[3], b[3], b[3], 0,
@@ -423,8 +429,8 @@ func widenedSamples<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
 
 /// The sixteen bytes at `offset`, each times 3, as two halves of eight 32-bit lanes:
 /// `SampleConversion.decode`'s widening for `SampleCoding.tripledReciprocal`. The
-/// baseline x86-64 build multiplies the words between its two interleavings
-/// (`pmullw`, one per eight bytes); others multiply the 32-bit lanes.
+/// baseline x86-64 build triples the words between its two interleavings (LLVM forms
+/// it as two `paddw` per eight bytes); others multiply the 32-bit lanes.
 @inline(__always)
 func tripledBytes(_ from: UnsafeRawPointer, offset: Int) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
     #if arch(x86_64) && !canImport(TargetFeatures.AVX2)

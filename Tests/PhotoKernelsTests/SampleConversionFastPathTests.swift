@@ -82,8 +82,7 @@ struct SampleConversionFastPathTests {
         for maxval in 1...255 {
             guard let (h, l) = SampleCoding.reciprocalSplit(maxval: maxval) else { missing.append(maxval); continue }
             #expect(h.bitPattern & 0xFFF == 0 && l != 0 || maxval & (maxval - 1) == 0, "maxval \(maxval): high has more than 12 bits")
-            // The RGBA decoder takes the split (at 255 only in builds without AVX2):
-            // every byte, at every maxval.
+            // The RGBA decoder takes the split at every maxval but 255: every byte.
             let samples = (0..<256).map { UInt8($0) }
             #expect(Self.decodeMismatches(samples, layout: .rgba, maxval: maxval).isEmpty, "maxval \(maxval)")
         }
@@ -127,7 +126,24 @@ struct SampleConversionFastPathTests {
         let r = SampleCoding.tripledReciprocal
         let wrong = (0...255).filter { Float(3 * $0) * r != SampleCoding.decode(UInt8($0), maxval: 255) }
         #expect(wrong.isEmpty, "wrong for bytes \(wrong.prefix(8))")
-        #expect(r.bitPattern == Float(1.0 / 765.0).bitPattern)
+        #expect(r.bitPattern == 0x3AAB_5601, "the Float nearest 1/765")
+        // The vector widening that feeds it, in this build's form, every byte in each
+        // of the sixteen places of a block.
+        var bytes = [UInt8](repeating: 0, count: 256 + 16)
+        for v in 0..<bytes.count { bytes[v] = UInt8(truncatingIfNeeded: v) }
+        var wrongLanes: [String] = []
+        bytes.withUnsafeBytes { raw in
+            for offset in 0..<256 {
+                let (low, high) = tripledBytes(raw.baseAddress!, offset: offset)
+                for k in 0..<16 {
+                    let v = bytes[offset + k], tripled = k < 8 ? low[k] : high[k - 8]
+                    if tripled != 3 * UInt32(v) || Float(tripled) * r != SampleCoding.decode(v, maxval: 255) {
+                        wrongLanes.append("offset \(offset) lane \(k)")
+                    }
+                }
+            }
+        }
+        #expect(wrongLanes.isEmpty, "\(wrongLanes.prefix(8))")
         // Why the tripling: one multiply by the Float nearest 1/255 misses 126 bytes.
         let plain = Float(1.0 / 255.0)
         #expect((0...255).filter { Float($0) * plain != SampleCoding.decode(UInt8($0), maxval: 255) }.count == 126)
