@@ -410,22 +410,35 @@ func widenedSamples<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
     _ from: UnsafeRawPointer, offset: Int, _: Sample.Type) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
     #if arch(x86_64) && !canImport(TargetFeatures.AVX2)
     if Sample.bitWidth == 8 {
-        let b = from.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
-        let low = unsafeBitCast(SIMD16<UInt8>(b[0], 0, b[1], 0, b[2], 0, b[3], 0, b[4], 0, b[5], 0, b[6], 0, b[7], 0),
-                                to: SIMD8<UInt16>.self)
-        let high = unsafeBitCast(SIMD16<UInt8>(b[8], 0, b[9], 0, b[10], 0, b[11], 0, b[12], 0, b[13], 0, b[14], 0, b[15], 0),
-                                 to: SIMD8<UInt16>.self)
-        @inline(__always) func widened(_ w: SIMD8<UInt16>) -> SIMD8<UInt32> {
-            unsafeBitCast(SIMD16<UInt16>(w[0], 0, w[1], 0, w[2], 0, w[3], 0, w[4], 0, w[5], 0, w[6], 0, w[7], 0),
-                          to: SIMD8<UInt32>.self)
-        }
-        return (widened(low), widened(high))
+        let (low, high) = byteWords(from, offset: offset)
+        return (widenedWords(low), widenedWords(high))
     }
     #endif
     return (SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(fromByteOffset: offset, as: SIMD8<Sample>.self)),
             SIMD8<UInt32>(truncatingIfNeeded: from.loadUnaligned(fromByteOffset: offset &+ 8 &* MemoryLayout<Sample>.stride,
                                                                  as: SIMD8<Sample>.self)))
 }
+
+#if arch(x86_64) && !canImport(TargetFeatures.AVX2)
+/// The sixteen bytes at `offset` interleaved with zeros into two halves of eight
+/// 16-bit words (`punpcklbw`, `punpckhbw`): the baseline build's first widening step.
+@inline(__always)
+func byteWords(_ from: UnsafeRawPointer, offset: Int) -> (SIMD8<UInt16>, SIMD8<UInt16>) {
+    let b = from.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
+    return (unsafeBitCast(SIMD16<UInt8>(b[0], 0, b[1], 0, b[2], 0, b[3], 0, b[4], 0, b[5], 0, b[6], 0, b[7], 0),
+                          to: SIMD8<UInt16>.self),
+            unsafeBitCast(SIMD16<UInt8>(b[8], 0, b[9], 0, b[10], 0, b[11], 0, b[12], 0, b[13], 0, b[14], 0, b[15], 0),
+                          to: SIMD8<UInt16>.self))
+}
+
+/// Eight words interleaved with zeros into eight 32-bit lanes (`punpcklwd`,
+/// `punpckhwd`): the baseline build's second widening step.
+@inline(__always)
+func widenedWords(_ w: SIMD8<UInt16>) -> SIMD8<UInt32> {
+    unsafeBitCast(SIMD16<UInt16>(w[0], 0, w[1], 0, w[2], 0, w[3], 0, w[4], 0, w[5], 0, w[6], 0, w[7], 0),
+                  to: SIMD8<UInt32>.self)
+}
+#endif
 
 /// The sixteen bytes at `offset`, each times 3, as two halves of eight 32-bit lanes:
 /// `SampleConversion.decode`'s widening for `SampleCoding.tripledReciprocal`. The
@@ -434,16 +447,8 @@ func widenedSamples<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
 @inline(__always)
 func tripledBytes(_ from: UnsafeRawPointer, offset: Int) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
     #if arch(x86_64) && !canImport(TargetFeatures.AVX2)
-    let b = from.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt8>.self)
-    let low = unsafeBitCast(SIMD16<UInt8>(b[0], 0, b[1], 0, b[2], 0, b[3], 0, b[4], 0, b[5], 0, b[6], 0, b[7], 0),
-                            to: SIMD8<UInt16>.self) &* 3
-    let high = unsafeBitCast(SIMD16<UInt8>(b[8], 0, b[9], 0, b[10], 0, b[11], 0, b[12], 0, b[13], 0, b[14], 0, b[15], 0),
-                             to: SIMD8<UInt16>.self) &* 3
-    @inline(__always) func widened(_ w: SIMD8<UInt16>) -> SIMD8<UInt32> {
-        unsafeBitCast(SIMD16<UInt16>(w[0], 0, w[1], 0, w[2], 0, w[3], 0, w[4], 0, w[5], 0, w[6], 0, w[7], 0),
-                      to: SIMD8<UInt32>.self)
-    }
-    return (widened(low), widened(high))
+    let (low, high) = byteWords(from, offset: offset)
+    return (widenedWords(low &* 3), widenedWords(high &* 3))
     #else
     let (low, high) = widenedSamples(from, offset: offset, UInt8.self)
     return (low &* 3, high &* 3)
