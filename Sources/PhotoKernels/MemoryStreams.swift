@@ -1,5 +1,9 @@
 // Several sequential memory streams in flight at once, for the loops that stream a
-// large image through the core.
+// large image through the core, on the processors where that pays.
+
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
+import _Builtin_intrinsics.intel.cpuid
+#endif
 
 /// Visits a span's blocks as four interleaved sub-spans.
 ///
@@ -16,7 +20,28 @@
 /// pages: a load whose address matches a store still in flight in its low 12 bits
 /// waits for it (4K aliasing), and sub-spans a multiple of 4 KiB apart would meet that
 /// on every block.
+///
+/// Whether the streams pay depends on the core's own prefetchers, so the walk asks
+/// `interleaves`: on an Intel Xeon (Emerald Rapids) the four streams made the in-place
+/// `Float` kernels 1.3–1.4× faster at 12 MP, while on AMD's Zen cores one stream in
+/// order is the faster walk (Zen 4: the same kernels 1.3–1.4× faster in order than in
+/// four streams; first-generation Zen: the 8-bit decoder 1.13× in order). See
+/// docs/performance.md.
 enum MemoryStreams {
+    /// Whether `forEachBlock` walks a long span as four interleaved streams: everywhere
+    /// except on AMD processors (the CPUID vendor "AuthenticAMD"), where it walks in
+    /// order. Read once, from the processor the process runs on.
+    static let interleaves: Bool = {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
+        var leaves: UInt32 = 0, b: UInt32 = 0, c: UInt32 = 0, d: UInt32 = 0
+        guard __get_cpuid(0, &leaves, &b, &c, &d) != 0 else { return true }
+        // The vendor string's twelve bytes, in EBX, EDX, ECX order: "Auth" "enti" "cAMD".
+        return !(b == 0x6874_7541 && d == 0x6974_6E65 && c == 0x444D_4163)
+        #else
+        return true
+        #endif
+    }()
+
     /// Spans of fewer blocks go in order: split, their sub-spans would be shorter than
     /// a page or two (48–64 blocks of 64 bytes, 56–64 of 128), too short to be worth a
     /// stream of their own.
@@ -36,7 +61,8 @@ enum MemoryStreams {
 
     /// Calls `body(k)` once for every `k` in `0..<blocks`, blocks of `blockBytes` bytes
     /// (the largest of the loop's arrays): in the order 0, q, 2q, 3q, 1, q + 1, …, q − 1,
-    /// …, 4q − 1 (q = `blocksPerStream`), then the rest in order; in order where q is 0.
+    /// …, 4q − 1 (q = `blocksPerStream`), then the rest in order; in order where q is 0
+    /// or `interleaved` is false (by default, on the processors where `interleaves` is).
     /// `body` must not depend on the order (every block its own pixels).
     ///
     /// With `source`, the memory the loop reads (`blockBytes` of it per block), every
@@ -44,9 +70,10 @@ enum MemoryStreams {
     /// (`forEachBlock(_:blockBytes:requesting:_:)`).
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetching source: UnsafeRawPointer? = nil,
-                             _ body: (Int) -> Void) {
+                             interleaved: Bool = interleaves, _ body: (Int) -> Void) {
         forEachBlock(blocks, blockBytes: blockBytes,
-                     requesting: source.map { source in { Prefetch.read(source, offset: $0) } }, body)
+                     requesting: source.map { source in { Prefetch.read(source, offset: $0) } },
+                     interleaved: interleaved, body)
     }
 
     /// `forEachBlock(_:blockBytes:prefetching:_:)` with each prefetch given to `request`
@@ -61,8 +88,8 @@ enum MemoryStreams {
     /// read, as the first lines of any stream are missed.
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, requesting request: ((Int) -> Void)?,
-                             _ body: (Int) -> Void) {
-        let q = blocksPerStream(blocks, blockBytes: blockBytes)
+                             interleaved: Bool = interleaves, _ body: (Int) -> Void) {
+        let q = interleaved ? blocksPerStream(blocks, blockBytes: blockBytes) : 0
         // Blocks per line less one (a mask; blocks are a power of two bytes), and lines
         // per block.
         let lineMask = blockBytes >= 64 ? 0 : 63 / max(blockBytes, 1), lines = max(1, blockBytes &>> 6)

@@ -49,7 +49,7 @@ enum StreamingStores {
     @inline(__always)
     static func storeLine(_ v: SIMD16<Float>, to p: UnsafeMutableRawPointer) {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX512)
-        _mm512_stream_ps(p, unsafeBitCast(v, to: __m512.self))
+        _mm512_stream_ps(p, v)
         #else
         store(v.lowHalf, to: p)
         store(v.highHalf, to: p + 32)
@@ -63,6 +63,19 @@ enum StreamingStores {
         _mm_stream_si128(p.assumingMemoryBound(to: __m128i.self), unsafeBitCast(v, to: __m128i.self))
         #else
         p.storeBytes(of: v, as: SIMD16<UInt8>.self)
+        #endif
+    }
+
+    /// Stores 32 bytes at `p` bypassing the cache where available: one 32-byte store
+    /// where the build targets AVX2 (`p` 32-byte aligned), two 16-byte ones in other
+    /// x86-64 builds (`p` 16-byte aligned).
+    @inline(__always)
+    static func store(_ v: SIMD32<UInt8>, to p: UnsafeMutableRawPointer) {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+        _mm256_stream_si256(p.assumingMemoryBound(to: __m256i.self), unsafeBitCast(v, to: __m256i.self))
+        #else
+        store(v.lowHalf, to: p)
+        store(v.highHalf, to: p + 16)
         #endif
     }
 

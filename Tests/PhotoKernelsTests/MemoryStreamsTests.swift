@@ -1,12 +1,14 @@
+import Foundation
 import Testing
 @testable import PhotoKernels
 
 @Suite("Memory streams: a span's blocks as four interleaved sub-spans")
 struct MemoryStreamsTests {
-    /// The blocks `forEachBlock` visits, in its order.
-    private func visits(_ blocks: Int, blockBytes: Int = 64) -> [Int] {
+    /// The blocks `forEachBlock` visits, in its order, as interleaved streams (where the
+    /// span is long enough) or in order.
+    private func visits(_ blocks: Int, blockBytes: Int = 64, interleaved: Bool) -> [Int] {
         var order: [Int] = []
-        MemoryStreams.forEachBlock(blocks, blockBytes: blockBytes) { order.append($0) }
+        MemoryStreams.forEachBlock(blocks, blockBytes: blockBytes, interleaved: interleaved) { order.append($0) }
         return order
     }
 
@@ -17,51 +19,58 @@ struct MemoryStreamsTests {
         case request(Int)
     }
 
-    private func events(_ blocks: Int, blockBytes: Int) -> [Event] {
+    private func events(_ blocks: Int, blockBytes: Int, interleaved: Bool) -> [Event] {
         var events: [Event] = []
-        MemoryStreams.forEachBlock(blocks, blockBytes: blockBytes, requesting: { events.append(.request($0)) }) {
+        MemoryStreams.forEachBlock(blocks, blockBytes: blockBytes, requesting: { events.append(.request($0)) },
+                                   interleaved: interleaved) {
             events.append(.visit($0))
         }
         return events
     }
 
-    @Test("every block exactly once, for counts around the threshold and with every remainder")
-    func everyBlockOnce() {
+    @Test("every block exactly once, for counts around the threshold and with every remainder",
+          arguments: [true, false])
+    func everyBlockOnce(interleaved: Bool) {
         let threshold = MemoryStreams.minimumBlocks
         for blockBytes in [16, 64, 128] {
             for blocks in [0, 1, 2, 3, 4, 63, 64, threshold - 1, threshold, threshold + 1, threshold + 2, threshold + 3,
                            1024, 4 * threshold + 7, 10_000] {
-                #expect(visits(blocks, blockBytes: blockBytes).sorted() == Array(0..<blocks), "\(blocks) blocks of \(blockBytes) bytes")
+                #expect(visits(blocks, blockBytes: blockBytes, interleaved: interleaved).sorted() == Array(0..<blocks),
+                        "\(blocks) blocks of \(blockBytes) bytes")
             }
         }
     }
 
-    @Test("prefetching visits the same blocks in the same order, for blocks of 16 to 256 bytes")
-    func prefetchingKeepsTheOrder() {
+    @Test("prefetching visits the same blocks in the same order, for blocks of 16 to 256 bytes",
+          arguments: [true, false])
+    func prefetchingKeepsTheOrder(interleaved: Bool) {
         let threshold = MemoryStreams.minimumBlocks
         for blockBytes in [16, 32, 64, 128, 256] {
             for blocks in [0, 1, 5, threshold - 1, threshold, threshold + 3, 1030, 4 * threshold + 7] {
-                let visited = events(blocks, blockBytes: blockBytes).compactMap { event -> Int? in
+                let visited = events(blocks, blockBytes: blockBytes, interleaved: interleaved).compactMap { event -> Int? in
                     if case .visit(let k) = event { return k } else { return nil }
                 }
-                #expect(visited == visits(blocks, blockBytes: blockBytes), "\(blocks) blocks of \(blockBytes) bytes")
+                #expect(visited == visits(blocks, blockBytes: blockBytes, interleaved: interleaved),
+                        "\(blocks) blocks of \(blockBytes) bytes")
                 let source = UnsafeMutableRawPointer.allocate(byteCount: max(1, blocks * blockBytes), alignment: 64)
                 var order: [Int] = []
-                MemoryStreams.forEachBlock(blocks, blockBytes: blockBytes, prefetching: source) { order.append($0) }
+                MemoryStreams.forEachBlock(blocks, blockBytes: blockBytes, prefetching: source,
+                                           interleaved: interleaved) { order.append($0) }
                 source.deallocate()
                 #expect(order == visited, "\(blocks) blocks of \(blockBytes) bytes, through the source's prefetches")
             }
         }
     }
 
-    @Test("every line from the distance on is requested once, before its block is visited but at the sub-spans' starts")
-    func prefetchLinesOnceAhead() {
+    @Test("every line from the distance on is requested once, before its block is visited but at the sub-spans' starts",
+          arguments: [true, false])
+    func prefetchLinesOnceAhead(interleaved: Bool) {
         let threshold = MemoryStreams.minimumBlocks, distance = Prefetch.streamDistance
         for blockBytes in [16, 32, 64, 128, 256] {
             for blocks in [1, 5, threshold - 1, threshold, threshold + 3, 1030, 4 * threshold + 7, 5000] {
                 let label = "\(blocks) blocks of \(blockBytes) bytes"
                 var requested: [Int] = [], seen = Set<Int>(), late = Set<Int>()
-                for event in events(blocks, blockBytes: blockBytes) {
+                for event in events(blocks, blockBytes: blockBytes, interleaved: interleaved) {
                     switch event {
                     case .request(let offset):
                         requested.append(offset)
@@ -78,11 +87,11 @@ struct MemoryStreamsTests {
                 #expect(requested.sorted() == Array(stride(from: distance, to: end + distance, by: 64)), "\(label)")
                 // Only the first `distance` bytes of the second to fourth sub-spans come
                 // late: the sub-span before each reaches them as it ends.
-                let q = MemoryStreams.blocksPerStream(blocks, blockBytes: blockBytes)
+                let q = interleaved ? MemoryStreams.blocksPerStream(blocks, blockBytes: blockBytes) : 0
                 let starts = q == 0 ? [] : (1...3).map { $0 * q * blockBytes }
                 let unexpected = late.filter { line in !starts.contains { $0 <= line && line < $0 + distance } }
                 #expect(unexpected.isEmpty, "\(label): lines visited before their request, from \(unexpected.min() ?? 0)")
-                if q * blockBytes >= distance {
+                if q * blockBytes >= distance || !interleaved {
                     #expect(late.count == starts.count * distance / 64, "\(label): \(late.count) late lines")
                 }
             }
@@ -120,12 +129,30 @@ struct MemoryStreamsTests {
     @Test("below four streams' worth, in order; from there, one block of each sub-span in turn, then the rest")
     func order() {
         let threshold = MemoryStreams.minimumBlocks
-        #expect(visits(threshold - 1) == Array(0..<(threshold - 1)))
+        #expect(visits(threshold - 1, interleaved: true) == Array(0..<(threshold - 1)))
         // 1030 blocks of 64 bytes: sub-spans of 240 from 0, 240, 480, 720; blocks 960…1029 follow.
-        let order = visits(1030)
+        let order = visits(1030, interleaved: true)
         #expect(Array(order.prefix(8)) == [0, 240, 480, 720, 1, 241, 481, 721])
         #expect(Array(order[956..<960]) == [239, 479, 719, 959])
         #expect(Array(order.suffix(70)) == Array(960..<1030))
+    }
+
+    @Test("not interleaved, every length goes in order")
+    func inOrder() {
+        for blocks in [0, 1, MemoryStreams.minimumBlocks, 1030, 10_000] {
+            #expect(visits(blocks, interleaved: false) == Array(0..<blocks), "\(blocks) blocks")
+        }
+    }
+
+    @Test("the walk interleaves except on AMD processors, as the kernel reports the vendor")
+    func interleavesByVendor() throws {
+        #if os(Linux) && arch(x86_64) && !PHOTOKERNELS_NO_INTRINSICS
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let vendor = try #require(cpuinfo.split(separator: "\n").first { $0.hasPrefix("vendor_id") })
+        #expect(MemoryStreams.interleaves == !vendor.hasSuffix("AuthenticAMD"), "\(vendor)")
+        #else
+        #expect(MemoryStreams.interleaves)
+        #endif
     }
 }
 

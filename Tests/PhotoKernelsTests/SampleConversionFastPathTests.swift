@@ -229,10 +229,11 @@ struct SampleConversionFastPathTests {
     /// returns the mismatches against `SampleCoding.encode` narrowed to `Sample`; RGB
     /// drops each fourth value. The pixels start at pixel `sourceStart` of a
     /// 64-byte-aligned buffer and the samples at sample `destinationStart` of another
-    /// (the 8-bit RGBA blocks take the pixels before their boundary alone: a 32-byte
-    /// boundary of the source where the build targets AVX2, else a 16-byte boundary of
-    /// a 4-byte-aligned destination with streaming stores); `streaming` takes the
-    /// loop's streaming stores.
+    /// (the 8-bit RGBA blocks take the pixels before their boundary alone: with
+    /// streaming stores a 32-byte boundary of a 4-byte-aligned destination where the
+    /// build targets AVX2 and a 16-byte one elsewhere; without, a 32-byte boundary of
+    /// the source where the build targets AVX2); `streaming` takes the loop's
+    /// streaming stores.
     static func encodeMismatches<Sample: FixedWidthInteger & UnsignedInteger & SIMDScalar>(
         _ values: [Float], layout: SampleLayout, maxval: Int, as _: Sample.Type,
         sourceStart: Int = 0, destinationStart: Int = 0, streaming: Bool = false) -> [String] {
@@ -307,15 +308,17 @@ struct SampleConversionFastPathTests {
                 let n = 4 * count
                 // Every special value at every sample position of a block and of the
                 // tail; buffer b starts at each 16-byte place of the source and each
-                // sample place in 16 bytes of the destination (5·b mod 16), with
+                // sample place in 32 bytes of the destination (5·b mod 32), with
                 // streaming stores in every other one, so that the 8-bit blocks run
-                // after each of their heads (0–3 pixels: 0, 3, 2, 1 from destination
-                // places 0, 4, 8, 12 with streaming stores in the default build, 0 or
-                // 1 from the source's place where the build targets AVX2), and with a
-                // destination that is not 4-byte aligned.
+                // after each of their heads (with streaming stores the pixels to the
+                // destination's 16-byte boundary in the default build, 0–3, and to its
+                // 32-byte boundary where the build targets AVX2, 0–7, as the even b
+                // reach every 4-byte place in 32 bytes; without, 0 or 1 from the
+                // source's place where the build targets AVX2), and with a destination
+                // that is not 4-byte aligned.
                 func mismatches(_ values: [Float], buffer b: Int) -> [String] {
                     encodeMismatches(values, layout: layout, maxval: maxval, as: type, sourceStart: b % 4,
-                                     destinationStart: 5 * b % 16, streaming: b % 2 == 0)
+                                     destinationStart: 5 * b % 32, streaming: b % 2 == 0)
                 }
                 for r in 0..<specials.count {
                     failures += mismatches((0..<n).map { specials[(r + $0) % specials.count] }, buffer: r)
@@ -352,18 +355,23 @@ struct SampleConversionFastPathTests {
         let raw = UnsafeMutableRawPointer.allocate(byteCount: 128, alignment: 64)
         defer { raw.deallocate() }
         for sourceOffset in stride(from: 0, to: 64, by: 16) {
-            for destinationOffset in 0..<16 {
+            for destinationOffset in 0..<32 {
                 for streaming in [false, true] {
                     let head = BytePacking.leadingPixels(source: UnsafeRawPointer(raw + sourceOffset),
                                                          destination: raw + 64 + destinationOffset,
                                                          streaming: streaming)
                     #if canImport(TargetFeatures.AVX2)
-                    // A 32-byte boundary of the source; the destination does not matter.
-                    let expected = sourceOffset % 32 == 0 ? 0 : 1
+                    // With streaming stores, the pixels before a 32-byte boundary of a
+                    // 4-byte-aligned destination (0, 7, 6, … 1 pixels from offsets 0, 4,
+                    // 8, … 28); without, a 32-byte boundary of the source.
+                    let expected = streaming
+                        ? (destinationOffset % 4 == 0 ? (32 - destinationOffset) % 32 / 4 : 0)
+                        : (sourceOffset % 32 == 0 ? 0 : 1)
                     #else
                     // With streaming stores, the pixels before a 16-byte boundary of a
-                    // 4-byte-aligned destination: 0, 3, 2, 1 pixels from offsets 0, 4, 8, 12.
-                    let expected = streaming && destinationOffset % 4 == 0 ? (16 - destinationOffset) % 16 / 4 : 0
+                    // 4-byte-aligned destination: 0, 3, 2, 1 pixels from offsets 0, 4, 8, 12
+                    // (and 16…28).
+                    let expected = streaming && destinationOffset % 4 == 0 ? (16 - destinationOffset % 16) % 16 / 4 : 0
                     #endif
                     #expect(head == expected, "source +\(sourceOffset), destination +\(destinationOffset), streaming \(streaming)")
                 }
