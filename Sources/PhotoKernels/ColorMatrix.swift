@@ -154,22 +154,8 @@ public struct ColorMatrixKernel: AffineStage {
     public let matrix: ColorMatrix
     /// A short name for reports, e.g. "adjustments".
     public let name: String
-    // Columns of the Float matrix, alpha lane 0.
-    let column0, column1, column2, translation: SIMD4<Float>
-    /// Whether the schedules use the form relative to green (see the type's comment);
-    /// then `column1` is unused.
-    let relativeToGreen: Bool
-    /// The rows' common sum `s` in the relative form (1 for saturation and hue), the
-    /// factor on green: `C'ᵢ = mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`.
-    let greenScale: Float
-    // The grey-preserving form's coefficients in the one-pixel schedule's lane order:
-    // (m₀₀, m₁₀, m₂₂) on (R − G, R − G, B − G), (m₀₂, m₁₂, m₂₀) on (B − G, B − G, R − G).
-    let greyFirst, greySecond: SIMD4<Float>
-    // `greenScale` in every lane, read from the kernel: a splat the optimiser can see
-    // becomes a scalar multiply and a shuffle, two instructions more per pixel in SSE2.
-    let greenScales: SIMD4<Float>
-    // The alpha masks of the two-pixel schedule and its one-pixel head and tail.
-    let alpha = AlphaMasks()
+    /// The `Float` constants that the reference and the schedules read.
+    let schedule: MatrixSchedule
 
     /// Rounds `matrix` to `Float` once.
     public init(_ matrix: ColorMatrix, name: String = "matrix") {
@@ -183,21 +169,19 @@ public struct ColorMatrixKernel: AffineStage {
         }
         self.matrix = matrix
         self.name = name
-        let r = matrix.rows
-        column0 = SIMD4(Float(r.0.x), Float(r.1.x), Float(r.2.x), 0)
-        column1 = SIMD4(Float(r.0.y), Float(r.1.y), Float(r.2.y), 0)
-        column2 = SIMD4(Float(r.0.z), Float(r.1.z), Float(r.2.z), 0)
-        translation = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
-        // A diagonal grey-preserving matrix is the identity plus an offset: its plain sum
-        // is already exact on greys, and exactly the identity on anything when t = 0.
-        let diagonal = r.0.y == 0 && r.0.z == 0 && r.1.x == 0 && r.1.z == 0 && r.2.x == 0 && r.2.y == 0
-        let rowSum = matrix.greyRowSum
-        relativeToGreen = rowSum != nil && !diagonal
-        greenScale = Float(rowSum ?? 1)
-        greenScales = SIMD4(repeating: greenScale)
-        greyFirst = SIMD4(column0.x, column0.y, column2.z, 0)
-        greySecond = SIMD4(column2.x, column2.y, column0.z, 0)
+        schedule = MatrixSchedule(matrix)
     }
+
+    /// The matrix's columns in `Float`, alpha lane 0.
+    var column0: SIMD4<Float> { schedule.column0 }
+    var column1: SIMD4<Float> { schedule.column1 }
+    var column2: SIMD4<Float> { schedule.column2 }
+    /// The offset in `Float`, alpha lane 0.
+    var translation: SIMD4<Float> { schedule.translation }
+    /// Whether the schedules use the form relative to green (see the type's comment).
+    var relativeToGreen: Bool { schedule.relativeToGreen }
+    /// The rows' common sum `s` in the relative form.
+    var greenScale: Float { schedule.greenScale }
 
     /// Applies `C' = M·C + t` in place to `row` (RGBA `Float` pixels, alpha untouched);
     /// `location` is unused. O(row.count), no allocation.
@@ -210,12 +194,13 @@ public struct ColorMatrixKernel: AffineStage {
 
     /// The reference: one channel at a time, in plain `Float`.
     func applyScalar(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        let (column0, column1, column2, translation) = (schedule.column0, schedule.column1, schedule.column2, schedule.translation)
         let (m00, m10, m20) = (column0.x, column0.y, column0.z)
         let (m01, m11, m21) = (column1.x, column1.y, column1.z)
         let (m02, m12, m22) = (column2.x, column2.y, column2.z)
         let (t0, t1, t2) = (translation.x, translation.y, translation.z)
-        if relativeToGreen {
-            let s = greenScale
+        if schedule.relativeToGreen {
+            let s = schedule.greenScale
             for i in row.indices {
                 let r = row[i].x, g = row[i].y, b = row[i].z
                 let rg = r - g, bg = b - g, sg = s * g
@@ -243,30 +228,91 @@ public struct ColorMatrixKernel: AffineStage {
         #endif
     }
 
+    /// The SIMD4 schedule (`MatrixSchedule.applySIMD4`).
+    func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        schedule.applySIMD4(row)
+    }
+}
+
+/// A `ColorMatrixKernel`'s matrix rounded to `Float` once, in the forms its scalar
+/// reference and SIMD4 schedules read, and the schedules themselves.
+///
+/// Plain numbers only (no name, no `Double` matrix): an edit plan's row loop keeps its
+/// matrices in this form, so that taking one for each row copies a few registers'
+/// worth of bits, where copying the kernel goes through its `String` and its type's
+/// value witnesses (on a Zen 4, a 12 MP `Float` image in place ran 1.15–1.2× slower
+/// with a kernel copied out of the plan for every row).
+struct MatrixSchedule: Sendable {
+    // Columns of the Float matrix, alpha lane 0.
+    let column0, column1, column2, translation: SIMD4<Float>
+    /// Whether the schedules use the form relative to green (see `ColorMatrixKernel`);
+    /// then `column1` is unused.
+    let relativeToGreen: Bool
+    /// The rows' common sum `s` in the relative form (1 for saturation and hue), the
+    /// factor on green: `C'ᵢ = mᵢ₀·(R − G) + mᵢ₂·(B − G) + (s·G + tᵢ)`.
+    let greenScale: Float
+    // The grey-preserving form's coefficients in the one-pixel schedule's lane order:
+    // (m₀₀, m₁₀, m₂₂) on (R − G, R − G, B − G), (m₀₂, m₁₂, m₂₀) on (B − G, B − G, R − G).
+    let greyFirst, greySecond: SIMD4<Float>
+    // `greenScale` in every lane, read from memory: a splat the optimiser can see
+    // becomes a scalar multiply and a shuffle, two instructions more per pixel in SSE2.
+    let greenScales: SIMD4<Float>
+    // The alpha masks of the two-pixel schedule and its one-pixel head and tail.
+    let alpha = AlphaMasks()
+
+    /// `matrix` rounded to `Float`, each coefficient once.
+    init(_ matrix: ColorMatrix) {
+        let r = matrix.rows
+        column0 = SIMD4(Float(r.0.x), Float(r.1.x), Float(r.2.x), 0)
+        column1 = SIMD4(Float(r.0.y), Float(r.1.y), Float(r.2.y), 0)
+        column2 = SIMD4(Float(r.0.z), Float(r.1.z), Float(r.2.z), 0)
+        translation = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
+        // A diagonal grey-preserving matrix is the identity plus an offset: its plain sum
+        // is already exact on greys, and exactly the identity on anything when t = 0.
+        let diagonal = r.0.y == 0 && r.0.z == 0 && r.1.x == 0 && r.1.z == 0 && r.2.x == 0 && r.2.y == 0
+        let rowSum = matrix.greyRowSum
+        relativeToGreen = rowSum != nil && !diagonal
+        greenScale = Float(rowSum ?? 1)
+        greenScales = SIMD4(repeating: greenScale)
+        greyFirst = SIMD4(column0.x, column0.y, column2.z, 0)
+        greySecond = SIMD4(column2.x, column2.y, column0.z, 0)
+    }
+
     /// The SIMD4 schedule. Where the build targets AVX2, two pixels per `SIMD8<Float>`
-    /// (one 256-bit register, `applyPairs`); otherwise (the baseline x86-64 build,
-    /// arm64: 128-bit vectors) one pixel per `SIMD4<Float>` (`applyPixels`), whose
+    /// (one 256-bit register, `applyGreyPreservingMatrixSIMD4` / `applyMatrixSIMD4`);
+    /// otherwise (the baseline x86-64 build, arm64: 128-bit vectors) one pixel per
+    /// `SIMD4<Float>` (`applyGreyPreservingMatrixPixels` / `applyMatrixPixels`), whose
     /// shuffles take fewer SSE2 instructions than the two-pixel form split in halves,
     /// and which keeps alpha by memory instead of a blend (`forEachPixelInPlace`).
     /// Both give the reference's numbers to the bit, or where the build targets FMA the
     /// same fused numbers (`matrixTerms`), within SPEC §8 of the reference.
     func applySIMD4(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
-        guard let base = row.baseAddress else { return }
+        withUnsafePointer(to: self) { Self.applySIMD4($0, to: row) }
+    }
+
+    /// `applySIMD4` with the constants read where they lie. A method called on a
+    /// schedule kept in memory receives a copy of it, written to the stack just before
+    /// the loop's first reads of it, which must then wait for the write (see
+    /// `PreparedEditPlan`'s `floatSteps`); the plan's row path calls this instead.
+    static func applySIMD4(_ schedule: UnsafePointer<MatrixSchedule>, to row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
+        guard let p = row.baseAddress else { return }
         #if canImport(TargetFeatures.AVX2)
-        applyPairs(base, count: row.count)
+        applyPairs(schedule, p, count: row.count)
         #else
-        applyPixels(base, count: row.count)
+        applyPixels(schedule, p, count: row.count)
         #endif
     }
 
     /// The two-pixel schedule on `count` pixels in place; an odd last pixel alone.
     @inline(__always)
-    func applyPairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        if relativeToGreen {
-            applyGreyPreservingMatrixSIMD4(p, count: count, column0, column2, translation,
-                                           SIMD4(repeating: greenScale), alpha)
+    static func applyPairs(_ schedule: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        let k = schedule
+        if k.pointee.relativeToGreen {
+            applyGreyPreservingMatrixSIMD4(p, count: count, k.pointee.column0, k.pointee.column2, k.pointee.translation,
+                                           k.pointee.greenScales, k.pointee.alpha)
         } else {
-            applyMatrixSIMD4(p, count: count, column0, column1, column2, translation, alpha)
+            applyMatrixSIMD4(p, count: count, k.pointee.column0, k.pointee.column1, k.pointee.column2,
+                             k.pointee.translation, k.pointee.alpha)
         }
     }
 
@@ -276,18 +322,21 @@ public struct ColorMatrixKernel: AffineStage {
     /// shuffled form's third lane adds its products in the other order, which fused
     /// operations would round differently.
     @inline(__always)
-    func applyPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        if relativeToGreen {
+    static func applyPixels(_ schedule: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        let k = schedule
+        if k.pointee.relativeToGreen {
             #if canImport(TargetFeatures.FMA)
-            let (c0, c2, s, t) = (column0, column2, greenScales, translation)
+            let (c0, c2, s, t) = (k.pointee.column0, k.pointee.column2, k.pointee.greenScales, k.pointee.translation)
             forEachPixelInPlace(p, count: count) { v in
                 greyPreservingTerms(c0, SIMD4(repeating: v.x), c2, SIMD4(repeating: v.z), s, SIMD4(repeating: v.y), t)
             }
             #else
-            applyGreyPreservingMatrixPixels(p, count: count, greyFirst, greySecond, translation, greenScales)
+            applyGreyPreservingMatrixPixels(p, count: count, k.pointee.greyFirst, k.pointee.greySecond,
+                                            k.pointee.translation, k.pointee.greenScales)
             #endif
         } else {
-            applyMatrixPixels(p, count: count, column0, column1, column2, translation)
+            applyMatrixPixels(p, count: count, k.pointee.column0, k.pointee.column1, k.pointee.column2,
+                              k.pointee.translation)
         }
     }
 }

@@ -46,8 +46,8 @@ private enum Schedule: CaseIterable {
 
     func run(_ k: ColorMatrixKernel, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         switch self {
-        case .twoPixels: k.applyPairs(p, count: count)
-        case .onePixel: k.applyPixels(p, count: count)
+        case .twoPixels: withUnsafePointer(to: k.schedule) { MatrixSchedule.applyPairs($0, p, count: count) }
+        case .onePixel: withUnsafePointer(to: k.schedule) { MatrixSchedule.applyPixels($0, p, count: count) }
         }
     }
 }
