@@ -101,7 +101,9 @@ enum BytePacking {
     /// The pixels `rgba8` wants encoded before it (0–7, by the caller, one at a time),
     /// so that its accesses start on their boundary. Where the build targets AVX2: with
     /// `streaming`, the pixels before the next 32-byte boundary of a 4-byte-aligned
-    /// destination, for `vmovntdq`; without, a source that starts halfway into 32 bytes
+    /// destination, for `vmovntdq` (the source's 32-byte loads then span two cache
+    /// lines every other time where it starts 16 bytes off, which the saved reads of
+    /// the destination outweigh); otherwise a source that starts halfway into 32 bytes
     /// takes one (a large array's elements start 48 bytes into a page, so otherwise
     /// every other 32-byte load spans two cache lines). In other builds, with
     /// `streaming`, the pixels before the next 16-byte boundary of a 4-byte-aligned
@@ -109,8 +111,9 @@ enum BytePacking {
     @inline(__always)
     static func leadingPixels(source: UnsafeRawPointer, destination: UnsafeMutableRawPointer, streaming: Bool) -> Int {
         #if canImport(TargetFeatures.AVX2)
-        if streaming { return pixelsBeforeBoundary(destination, boundary: 32, pixelBytes: 4) ?? 0 }
-        return Int(bitPattern: source) & 31 != 0 ? 1 : 0
+        let sourceHead = Int(bitPattern: source) & 31 != 0 ? 1 : 0
+        guard streaming else { return sourceHead }
+        return pixelsBeforeBoundary(destination, boundary: 32, pixelBytes: 4) ?? sourceHead
         #else
         return streaming ? pixelsBeforeBoundary(destination, boundary: 16, pixelBytes: 4) ?? 0 : 0
         #endif
@@ -128,8 +131,8 @@ enum BytePacking {
     /// the multiplies) and one 32-byte store per 8 pixels, about 23 instructions where
     /// the two-pixel loop took 48. With `streaming` and a 32-byte-aligned destination
     /// (`leadingPixels`) the store is a streaming one (`vmovntdq`), which saves reading
-    /// each destination line first: on a Zen 4 the encoder ran 1.26–1.28× faster at 12
-    /// MP (on a Xeon ordinary and streaming stores had run alike). The packs work within
+    /// each destination line first: 1.26–1.28× the speed of ordinary stores at 12 MP on
+    /// a Zen 4, and the same speed on a Xeon. The packs work within
     /// each 128-bit half, which leaves the pixels in the order 0, 2, 4, 6, 1, 3, 5, 7;
     /// one `vpermd` puts them back.
     ///
@@ -171,7 +174,8 @@ enum BytePacking {
             @inline(__always) func streamedBlock(_ j: Int) {
                 StreamingStores.store(unsafeBitCast(block(j), to: SIMD32<UInt8>.self), to: destination + j &* 32)
             }
-            // No prefetches with streaming stores (as below and in the RGBA decoder).
+            // No prefetches: the streaming stores hold the line fill buffers that
+            // prefetches also take (as in the RGBA decoder).
             MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, streamedBlock)
             StreamingStores.fence()
         } else {

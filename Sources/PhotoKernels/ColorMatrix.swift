@@ -172,9 +172,11 @@ public struct ColorMatrixKernel: AffineStage {
         schedule = MatrixSchedule(matrix)
     }
 
-    /// The matrix's columns in `Float`, alpha lane 0.
+    /// The matrix's first column in `Float`, alpha lane 0.
     var column0: SIMD4<Float> { schedule.column0 }
+    /// The matrix's second column in `Float`, alpha lane 0.
     var column1: SIMD4<Float> { schedule.column1 }
+    /// The matrix's third column in `Float`, alpha lane 0.
     var column2: SIMD4<Float> { schedule.column2 }
     /// The offset in `Float`, alpha lane 0.
     var translation: SIMD4<Float> { schedule.translation }
@@ -237,11 +239,9 @@ public struct ColorMatrixKernel: AffineStage {
 /// A `ColorMatrixKernel`'s matrix rounded to `Float` once, in the forms its scalar
 /// reference and SIMD4 schedules read, and the schedules themselves.
 ///
-/// Plain numbers only (no name, no `Double` matrix): an edit plan's row loop keeps its
-/// matrices in this form, so that taking one for each row copies a few registers'
-/// worth of bits, where copying the kernel goes through its `String` and its type's
-/// value witnesses (on a Zen 4, a 12 MP `Float` image in place ran 1.15–1.2× slower
-/// with a kernel copied out of the plan for every row).
+/// Plain numbers only (no name, no `Double` matrix): an edit plan keeps its matrices
+/// in this form in its own memory, and its row path calls `applySIMD4(_:to:)` on them
+/// where they lie (see `PreparedEditPlan`'s `floatSteps`).
 struct MatrixSchedule: Sendable {
     // Columns of the Float matrix, alpha lane 0.
     let column0, column1, column2, translation: SIMD4<Float>
@@ -432,7 +432,7 @@ func greyPreservingTerms(_ c0: SIMD4<Float>, _ r: SIMD4<Float>, _ c2: SIMD4<Floa
 /// formula does, so the result is the same to the bit. An odd last
 /// pixel takes the one-pixel formula, and so does a first pixel that would leave the
 /// pairs off a 32-byte boundary (`pixelsBeforePairBoundary`). Two pairs make a
-/// block; a long span's blocks go in four interleaved streams (`MemoryStreams`).
+/// block; a long span's blocks go through `MemoryStreams`.
 @inline(__always)
 func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                       _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,

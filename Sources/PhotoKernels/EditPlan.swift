@@ -378,22 +378,24 @@ public final class PreparedEditPlan: @unchecked Sendable {
 
     /// The fused steps as the `Float` row path runs them, one per `plan.steps`: a
     /// matrix by its schedule in `floatMatrices`, any other kernel by its index in
-    /// `plan.steps`. Both buffers are the plan's own, written once.
+    /// `plan.steps`. The plan's own memory, written once.
     ///
-    /// A row reads its steps from here and copies nothing of the plan. A copy (here, of
-    /// a `ColorMatrixKernel` out of `plan.steps`, or of the optional one-pass block) is
-    /// written to the stack and read back by the row's loop; the read waits for the
-    /// write, and the write for the previous row's loads still missing the cache, so
-    /// every row began with the core's window drained. On a Zen 4 that made a 12 MP
-    /// `Float` image in place 1.15–1.2× slower than the same loop on a matrix taken
-    /// once.
+    /// A row reads its matrices and gains where the plan keeps them. A copy of one (a
+    /// `ColorMatrixKernel` out of `plan.steps`, the gains out of their optional) is
+    /// written to the stack and read back as the row's loop starts; that read waits for
+    /// the write, and the write retires only after the previous row's loads, which are
+    /// still missing the cache, so each row would start with nothing in flight. On a
+    /// Zen 4, a 12 MP `Float` image in place runs 1.15–1.2× faster without such a copy
+    /// per row. (The one-pass block, `plan.floatBlock`, is still copied for each piece
+    /// of a plan that has one.)
     private let floatSteps: UnsafeMutableBufferPointer<FloatStep>
+    /// The schedules of the fused matrices, in the order of `plan.steps`.
     private let floatMatrices: UnsafeMutableBufferPointer<MatrixSchedule>
-    /// Whether `plan.floatBlock` is there, asked before reading it.
+    /// Whether `plan.floatBlock` is there: asked first, so that a plan without one
+    /// does not copy the optional for every row.
     private let hasFloatBlock: Bool
-    /// `gains` in the plan's own memory, where the row path calls it without a copy
-    /// (`floatSteps` says why).
-    private let rowGains: UnsafeMutablePointer<any PreparedGains>?
+    /// `gains` in the plan's own memory, called in place (see `floatSteps`).
+    private let storedGains: UnsafeMutablePointer<any PreparedGains>?
 
     /// A fused step of the `Float` row path: a matrix, by its index in `floatMatrices`,
     /// or any other kernel, by its index in `plan.steps`.
@@ -417,9 +419,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
     static let piece = 1024
 
     /// Pixels per row piece where the plan runs in place on `Float` pixels: four times
-    /// `piece`, so that the SIMD loops that stream the pixels through the core keep four
-    /// 16 KiB streams in flight (`MemoryStreams`). In place there is no scratch row to
-    /// keep in L1; the piece's gains (16 KiB) stay in L2.
+    /// `piece`, so that where the SIMD loops that stream the pixels through the core
+    /// walk four streams (`MemoryStreams`), each is 16 KiB long. In place there is no
+    /// scratch row to keep in L1; the piece's gains (16 KiB) stay in L2.
     static let floatPiece = 4 * piece
 
     /// Pixels per row piece of the one-pass blocks, which keep no `Float` row: their
@@ -469,7 +471,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         // Last, after everything that can throw (a class that fails to initialise does
         // not deinitialise).
         hasFloatBlock = plan.floatBlock != nil
-        rowGains = gains.map { gains in
+        storedGains = gains.map { gains in
             let storage = UnsafeMutablePointer<any PreparedGains>.allocate(capacity: 1)
             storage.initialize(to: gains)
             return storage
@@ -489,9 +491,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
     }
 
     deinit {
+        _ = floatSteps.deinitialize()
         floatSteps.deallocate()
+        _ = floatMatrices.deinitialize()
         floatMatrices.deallocate()
-        rowGains?.deinitialize(count: 1).deallocate()
+        storedGains?.deinitialize(count: 1).deallocate()
         uprightStorage.withLock { free(UnsafeMutableRawPointer(bitPattern: $0.address)) }
     }
 
@@ -856,7 +860,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// row's (`rowWithSameGains`, such as its mirror in `forEachPiece`'s paired order)
     /// takes them as they are. The piece's gains start at `x0` in the row's.
     func pieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
-        guard let gains = rowGains else { return nil }
+        guard let gains = storedGains else { return nil }
         let span = slot.span
         let key = min(y, gains.pointee.rowWithSameGains(as: y))
         let entry = (key % slot.groupRows + slot.groupRows) % slot.groupRows
@@ -896,7 +900,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// recipe with the `Float` block ran as fast as with 1024-pixel pieces natively and
     /// 1.11× as fast in the default build.
     func floatPieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
-        guard let gains = rowGains else { return nil }
+        guard let gains = storedGains else { return nil }
         assert(count <= Self.floatPiece, "a piece longer than the slot's piece gains")
         gains.pointee.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: slot.pieceGains)
         return UnsafePointer(slot.pieceGains)
@@ -937,10 +941,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
                 switch step {
                 case .matrix(let index): MatrixSchedule.applySIMD4(floatMatrices.baseAddress.unsafelyUnwrapped + index, to: buffer)
                 case .kernel(let index):
-                    if case .kernel(let k) = plan.steps[index] { k.apply(buffer, at: location, variant: .simd4) }
+                    guard case .kernel(let k) = plan.steps[index] else { preconditionFailure("a kernel step's index names a matrix") }
+                    k.apply(buffer, at: location, variant: .simd4)
                 }
             }
-            guard let gains = rowGains else { return }
+            guard let gains = storedGains else { return }
             if holdingGains, let held = pieceGains(y: y, x0: x0, count: count, slot: slot) {
                 gains.pointee.scale(row, count: count, y: y, x0: x0, by: held)
             } else {

@@ -105,8 +105,7 @@ func replaceColour(ofPixelAt pixel: UnsafeMutableRawPointer, _ colour: (SIMD4<Fl
 
 /// Replaces R, G, B of each of `count` pixels with lanes 0–2 of `colour(v)`, `v` the
 /// pixel; alpha keeps its bits (`replaceColour(ofPixelAt:_:)`). Four pixels (one
-/// 64-byte block) per step, a long span's blocks in four interleaved streams
-/// (`MemoryStreams`).
+/// 64-byte block) per step, a long span's blocks through `MemoryStreams`.
 @inline(__always)
 func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                          _ colour: (SIMD4<Float>) -> SIMD4<Float>) {

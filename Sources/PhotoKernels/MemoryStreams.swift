@@ -5,7 +5,8 @@
 import _Builtin_intrinsics.intel.cpuid
 #endif
 
-/// Visits a span's blocks as four interleaved sub-spans.
+/// Visits a span's blocks as four interleaved sub-spans, on the processors where that
+/// pays, and in order elsewhere.
 ///
 /// A loop that walks one span of memory front to back keeps few of its cache lines in
 /// flight: the hardware prefetcher follows a stream one 4 KiB page at a time, and each
@@ -22,25 +23,33 @@ import _Builtin_intrinsics.intel.cpuid
 /// on every block.
 ///
 /// Whether the streams pay depends on the core's own prefetchers, so the walk asks
-/// `interleaves`: on an Intel Xeon (Emerald Rapids) the four streams made the in-place
+/// `interleaves`: on an Intel Xeon (Emerald Rapids) the four streams make the in-place
 /// `Float` kernels 1.3–1.4× faster at 12 MP, while on AMD's Zen cores one stream in
-/// order is the faster walk (Zen 4: the same kernels 1.3–1.4× faster in order than in
-/// four streams; first-generation Zen: the 8-bit decoder 1.13× in order). See
-/// docs/performance.md.
+/// order is the faster walk (Zen 4: the same kernels 1.17–1.32× faster in order; the
+/// first-generation Zen: the 8-bit decoder 1.13×). See docs/performance.md.
 enum MemoryStreams {
     /// Whether `forEachBlock` walks a long span as four interleaved streams: everywhere
-    /// except on AMD processors (the CPUID vendor "AuthenticAMD"), where it walks in
-    /// order. Read once, from the processor the process runs on.
+    /// but on Zen cores (`interleaves(vendor:)`), which walk in order. Read once, from
+    /// the processor the process runs on; builds without the CPUID module (arm64,
+    /// `PHOTOKERNELS_NO_INTRINSICS`) interleave.
     static let interleaves: Bool = {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
         var leaves: UInt32 = 0, b: UInt32 = 0, c: UInt32 = 0, d: UInt32 = 0
         guard __get_cpuid(0, &leaves, &b, &c, &d) != 0 else { return true }
-        // The vendor string's twelve bytes, in EBX, EDX, ECX order: "Auth" "enti" "cAMD".
-        return !(b == 0x6874_7541 && d == 0x6974_6E65 && c == 0x444D_4163)
+        return interleaves(vendor: (b, d, c))
         #else
         return true
         #endif
     }()
+
+    /// Whether a processor of the CPUID vendor `vendor` (leaf 0's EBX, EDX, ECX: twelve
+    /// ASCII bytes, little-endian) gains from interleaved streams: all but AMD's
+    /// ("AuthenticAMD") and Hygon's ("HygonGenuine", a Zen core).
+    static func interleaves(vendor: (UInt32, UInt32, UInt32)) -> Bool {
+        let amd: (UInt32, UInt32, UInt32) = (0x6874_7541, 0x6974_6E65, 0x444D_4163)    // "Auth" "enti" "cAMD"
+        let hygon: (UInt32, UInt32, UInt32) = (0x6F67_7948, 0x6E65_476E, 0x656E_6975)  // "Hygo" "nGen" "uine"
+        return !(vendor == amd || vendor == hygon)
+    }
 
     /// Spans of fewer blocks go in order: split, their sub-spans would be shorter than
     /// a page or two (48–64 blocks of 64 bytes, 56–64 of 128), too short to be worth a
@@ -62,7 +71,7 @@ enum MemoryStreams {
     /// Calls `body(k)` once for every `k` in `0..<blocks`, blocks of `blockBytes` bytes
     /// (the largest of the loop's arrays): in the order 0, q, 2q, 3q, 1, q + 1, …, q − 1,
     /// …, 4q − 1 (q = `blocksPerStream`), then the rest in order; in order where q is 0
-    /// or `interleaved` is false (by default, on the processors where `interleaves` is).
+    /// or `interleaved` is false (`interleaved` defaults to `interleaves`).
     /// `body` must not depend on the order (every block its own pixels).
     ///
     /// With `source`, the memory the loop reads (`blockBytes` of it per block), every

@@ -31,9 +31,10 @@ enum Prefetch {
     /// (docs/performance.md, "Software prefetches from pure Swift").
     static let distance = 4096
 
-    /// How far ahead each of the four streams of `MemoryStreams` prefetches, in bytes
-    /// (8 KiB ahead in all): the in-place `Float` kernels ran fastest at 2 KiB overall,
-    /// of 1, 2 and 4 KiB (docs/performance.md).
+    /// How far ahead `MemoryStreams` prefetches in each of its streams, in bytes (8 KiB
+    /// ahead in all where it walks four): the in-place `Float` kernels ran fastest at
+    /// 2 KiB per stream on a Xeon, of 1, 2 and 4 KiB; in order on a Zen 4, 2 and 4 KiB
+    /// ran alike and no prefetch 0.90–0.93× as fast (docs/performance.md).
     static let streamDistance = 2048
 
     /// Asks for the cache line holding `base + offset`, to be read soon. A hint: it never

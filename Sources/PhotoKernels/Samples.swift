@@ -534,7 +534,8 @@ enum SampleConversion {
             // streaming stores on a Xeon, 32 bytes each, 1.25× the speed of 16-byte ones
             // from 48 bytes into a line; where the build targets AVX-512, one 64-byte
             // store per line, `StreamingStores.storeLine`, another 1.02–1.04×). A band's
-            // blocks go in four interleaved streams (`MemoryStreams`), without prefetches:
+            // blocks go through `MemoryStreams` (four interleaved streams where the
+            // processor gains from them), without prefetches:
             // the source is a quarter of what the loop writes, and the streaming stores
             // hold the line fill buffers that prefetches also take (0.88–0.94× with them).
             @inline(__always) func pixel(_ i: Int) {
@@ -596,10 +597,10 @@ enum SampleConversion {
             }
             #else
             // Bytes at maxval 255 in other builds: one multiply of the tripled byte
-            // (`tripledBytes`), in the four streams. In the baseline build on a Zen EPYC
-            // (family 23) this ran 1.09× the split reciprocal at 12 MP (1.075× at two
-            // threads, 1.17× in cache); in order, 1.13× there, but the streams gave the
-            // baseline build's decoder 1.48× on a Xeon.
+            // (`tripledBytes`), through `MemoryStreams` (four streams on a Xeon, where
+            // they gave the baseline build's decoder 1.48×; in order on Zen cores). In
+            // the baseline build on a Zen EPYC (family 23) this ran 1.09× the split
+            // reciprocal at 12 MP in the streams and 1.13× in order.
             if Sample.bitWidth == 8 && maxval == 255 {
                 let r = SIMD8<Float>(repeating: SampleCoding.tripledReciprocal)
                 @inline(__always) func block(_ j: Int) {

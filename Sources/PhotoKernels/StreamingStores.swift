@@ -7,7 +7,8 @@
 // `PHOTOKERNELS_NO_INTRINSICS` (a `-D` compilation condition) turns off every use of
 // that module here and in BytePacking.swift, so that an x86-64 build
 // compiles and tests the fallbacks that builds without it (arm64) run; it also turns
-// off the prefetch hints of Prefetch.swift.
+// off the prefetch hints of Prefetch.swift and the CPUID vendor check of
+// MemoryStreams.swift (such a build walks in four streams on every processor).
 
 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
 import _Builtin_intrinsics.intel
@@ -68,7 +69,7 @@ enum StreamingStores {
 
     /// Stores 32 bytes at `p` bypassing the cache where available: one 32-byte store
     /// where the build targets AVX2 (`p` 32-byte aligned), two 16-byte ones in other
-    /// x86-64 builds (`p` 16-byte aligned).
+    /// x86-64 builds (`p` 16-byte aligned), ordinary stores elsewhere.
     @inline(__always)
     static func store(_ v: SIMD32<UInt8>, to p: UnsafeMutableRawPointer) {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)

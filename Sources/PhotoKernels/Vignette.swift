@@ -715,9 +715,9 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `R, G, B ×= gains[x]` for pixels `0 ..< count`, the gains read as `Float`s from
     /// `gains`; alpha kept bit for bit: `scaleRowPairs` where the build targets AVX2,
     /// `scaleRowPixels` in other builds (baseline x86-64, arm64). Both give the same
-    /// bits. Both take a long span's blocks of 4 pixels in four interleaved streams
-    /// (`MemoryStreams`), as `scaleSpan` does: the vignette at 12 MP ran 1.59× as fast
-    /// in the default build through this function. `keep`: the two-pixel form's masks.
+    /// bits. Both take a long span's blocks of 4 pixels through `MemoryStreams`, as
+    /// `scaleSpan` does (on a Xeon the four streams made the vignette at 12 MP 1.59×
+    /// as fast in the default build). `keep`: the two-pixel form's masks.
     @inline(never)
     static func scaleRow(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer, _ keep: AlphaMasks) {
         #if canImport(TargetFeatures.AVX2)

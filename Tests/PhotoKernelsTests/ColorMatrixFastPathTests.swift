@@ -54,7 +54,7 @@ private enum Schedule: CaseIterable {
 
 @Suite("Colour matrix fast path (two pixels per SIMD8 with AVX2, one per SIMD4 otherwise)")
 struct ColorMatrixFastPathTests {
-    @Test("both schedules, whichever the build runs, equal the one-pixel formula to the bit: counts 1…33, 64, 65, and 1027, 1030, 4099 (four interleaved streams, tails), alpha kept")
+    @Test("both schedules, whichever the build runs, equal the one-pixel formula to the bit: counts 1…33, 64, 65, and 1027, 1030, 4099 (long enough for four streams where the walk interleaves, tails), alpha kept")
     func bothSchedulesEqualFormula() {
         for (name, matrix) in fastPathMatrices {
             let kernel = ColorMatrixKernel(matrix, name: name)

@@ -144,14 +144,33 @@ struct MemoryStreamsTests {
         }
     }
 
-    @Test("the walk interleaves except on AMD processors, as the kernel reports the vendor")
-    func interleavesByVendor() throws {
-        #if os(Linux) && arch(x86_64) && !PHOTOKERNELS_NO_INTRINSICS
+    /// A CPUID vendor string as leaf 0 returns it: EBX, EDX, ECX, four bytes each,
+    /// little-endian.
+    private func vendor(_ name: String) -> (UInt32, UInt32, UInt32) {
+        let bytes = Array(name.utf8)
+        func word(_ i: Int) -> UInt32 {
+            (0..<4).reduce(0) { $0 | UInt32(bytes[i + $1]) << (8 * UInt32($1)) }
+        }
+        return (word(0), word(4), word(8))
+    }
+
+    @Test("Zen cores walk in order, every other vendor interleaves")
+    func interleavesByVendor() {
+        #expect(!MemoryStreams.interleaves(vendor: vendor("AuthenticAMD")))
+        #expect(!MemoryStreams.interleaves(vendor: vendor("HygonGenuine")))
+        #expect(MemoryStreams.interleaves(vendor: vendor("GenuineIntel")))
+        #expect(MemoryStreams.interleaves(vendor: vendor("CentaurHauls")))
+        // One byte off is another vendor.
+        #expect(MemoryStreams.interleaves(vendor: vendor("AuthenticAMC")))
+    }
+
+    @Test("the walk this process takes follows the vendor the kernel reports")
+    func interleavesOnThisProcessor() throws {
+        #if os(Linux) && arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
         let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
-        let vendor = try #require(cpuinfo.split(separator: "\n").first { $0.hasPrefix("vendor_id") })
-        #expect(MemoryStreams.interleaves == !vendor.hasSuffix("AuthenticAMD"), "\(vendor)")
-        #else
-        #expect(MemoryStreams.interleaves)
+        let line = try #require(cpuinfo.split(separator: "\n").first { $0.hasPrefix("vendor_id") })
+        let name = try #require(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces))
+        #expect(MemoryStreams.interleaves == MemoryStreams.interleaves(vendor: vendor(name)), "\(name)")
         #endif
     }
 }

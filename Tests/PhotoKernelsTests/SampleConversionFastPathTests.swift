@@ -13,7 +13,8 @@ import Testing
 struct SampleConversionFastPathTests {
     /// 1…33, and 2059: past the 2048 pixels from which the encoder's blocks (and the
     /// RGBA decoder's, from 1024, but at maxval 255 where the build targets AVX2) go as
-    /// four interleaved streams (`MemoryStreams`), with a tail.
+    /// four interleaved streams where the walk interleaves (`MemoryStreams`), with a
+    /// tail.
     static let counts = Array(1...33) + [2059]
     static let layouts: [SampleLayout] = [.rgb, .rgba]
     /// Guard pixels / samples after the `count` the loop may write.
@@ -307,18 +308,19 @@ struct SampleConversionFastPathTests {
             for count in counts {
                 let n = 4 * count
                 // Every special value at every sample position of a block and of the
-                // tail; buffer b starts at each 16-byte place of the source and each
-                // sample place in 32 bytes of the destination (5·b mod 32), with
-                // streaming stores in every other one, so that the 8-bit blocks run
-                // after each of their heads (with streaming stores the pixels to the
-                // destination's 16-byte boundary in the default build, 0–3, and to its
-                // 32-byte boundary where the build targets AVX2, 0–7, as the even b
-                // reach every 4-byte place in 32 bytes; without, 0 or 1 from the
-                // source's place where the build targets AVX2), and with a destination
-                // that is not 4-byte aligned.
+                // tail; buffer b starts at each 16-byte place of the source, with
+                // streaming stores in every other one: the even b at each 4-byte place
+                // of 32 bytes of the destination (b = 0, 2, … 14: 0, 4, … 28), then at
+                // places that are not 4-byte aligned, the odd b at 5·b mod 32. So the
+                // 8-bit blocks run after each of their heads: with streaming stores the
+                // pixels to the destination's 16-byte boundary in the default build
+                // (0–3) and to its 32-byte boundary where the build targets AVX2
+                // (0–7); without, 0 or 1 from the source's place where the build
+                // targets AVX2.
                 func mismatches(_ values: [Float], buffer b: Int) -> [String] {
-                    encodeMismatches(values, layout: layout, maxval: maxval, as: type, sourceStart: b % 4,
-                                     destinationStart: 5 * b % 32, streaming: b % 2 == 0)
+                    let place = b % 2 == 0 ? (4 * (b / 2) + b / 16 * 2) % 32 : 5 * b % 32
+                    return encodeMismatches(values, layout: layout, maxval: maxval, as: type, sourceStart: b % 4,
+                                            destinationStart: place, streaming: b % 2 == 0)
                 }
                 for r in 0..<specials.count {
                     failures += mismatches((0..<n).map { specials[(r + $0) % specials.count] }, buffer: r)
@@ -363,10 +365,10 @@ struct SampleConversionFastPathTests {
                     #if canImport(TargetFeatures.AVX2)
                     // With streaming stores, the pixels before a 32-byte boundary of a
                     // 4-byte-aligned destination (0, 7, 6, … 1 pixels from offsets 0, 4,
-                    // 8, … 28); without, a 32-byte boundary of the source.
-                    let expected = streaming
-                        ? (destinationOffset % 4 == 0 ? (32 - destinationOffset) % 32 / 4 : 0)
-                        : (sourceOffset % 32 == 0 ? 0 : 1)
+                    // 8, … 28); otherwise, and for a destination that never reaches
+                    // one, a 32-byte boundary of the source.
+                    let sourceHead = sourceOffset % 32 == 0 ? 0 : 1
+                    let expected = streaming && destinationOffset % 4 == 0 ? (32 - destinationOffset) % 32 / 4 : sourceHead
                     #else
                     // With streaming stores, the pixels before a 16-byte boundary of a
                     // 4-byte-aligned destination: 0, 3, 2, 1 pixels from offsets 0, 4, 8, 12

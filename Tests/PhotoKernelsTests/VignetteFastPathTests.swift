@@ -425,7 +425,7 @@ struct VignetteFastPathTests {
         #expect(compared > 50_000, "\(compared)")
     }
 
-    @Test("scaleSpan's two schedules (two pixels per SIMD8, one per SIMD4) multiply R, G, B by the one gain, alpha kept: counts 1…33, 1027 and 4099 (four interleaved streams), both 16-byte places")
+    @Test("scaleSpan's two schedules (two pixels per SIMD8, one per SIMD4) multiply R, G, B by the one gain, alpha kept: counts 1…33, 1027 and 4099 (long enough for four streams where the walk interleaves), both 16-byte places")
     func scaleSpanByOneGain() {
         let schedules: [(String, (UnsafeMutablePointer<SIMD4<Float>>, Int, Float) -> Void)] = [
             ("pairs", { Vignette.scaleSpanPairs($0, count: $1, by: $2, AlphaMasks()) }),
@@ -450,7 +450,7 @@ struct VignetteFastPathTests {
         }
     }
 
-    @Test("scaleRow's two schedules (two pixels per SIMD8, one per SIMD4) multiply by each gain, alpha kept, counts 1…33, 1027 and 4099 (four interleaved streams)")
+    @Test("scaleRow's two schedules (two pixels per SIMD8, one per SIMD4) multiply by each gain, alpha kept, counts 1…33, 1027 and 4099 (long enough for four streams where the walk interleaves)")
     func scaleRowSchedules() {
         var rng = SeededGenerator(seed: 4711)
         for count in Array(1...33) + [64, 65, 1027, 4099] {
