@@ -64,8 +64,11 @@ extension PreparedEditPlan {
         // The row path (any translucent premultiplied run, or no block) works on the
         // Float scratch, one ordinary piece at a time; the blocks take longer pieces.
         let blocksOnly = premultipliedBlock != nil || (block != nil && !premultiplied)
-        let holding = holdsRowGains(variant, in: region)
-        forEachPiece(region, piece: blocksOnly ? Self.blockPiece : Self.piece, pairingRows: true) { y, x0, count, slot in
+        let holding = holdsRowGains(variant, in: region, floatBlockRuns: hasFloatBlock)
+        // The blocks share their gains between mirror rows; the row path only where it
+        // holds them.
+        forEachPiece(region, piece: blocksOnly ? Self.blockPiece : Self.piece,
+                     pairingRows: holding || block != nil || premultipliedBlock != nil) { y, x0, count, slot in
             let s = source.address(x: x0 - origin.x, y: y - origin.y)
             let d = destination.address(x: x0 - origin.x, y: y - origin.y)
             let pixelBytes = source.format.bytesPerPixel

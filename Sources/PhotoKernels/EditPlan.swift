@@ -393,7 +393,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     private let floatMatrices: UnsafeMutableBufferPointer<MatrixSchedule>
     /// Whether `plan.floatBlock` is there: asked first, so that a plan without one
     /// does not copy the optional for every row.
-    private let hasFloatBlock: Bool
+    let hasFloatBlock: Bool
     /// `gains` in the plan's own memory, called in place (see `floatSteps`).
     private let storedGains: UnsafeMutablePointer<any PreparedGains>?
 
@@ -594,7 +594,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let w = width
         image.withUnsafeMutablePixels { buffer in
             let base = SendablePointer(base: buffer.baseAddress!)
-            let region = ImageRegion(x: 0, y: 0, width: width, height: height), holding = holdsRowGains(variant, in: region)
+            let region = ImageRegion(x: 0, y: 0, width: width, height: height)
+            let holding = holdsRowGains(variant, in: region, floatBlockRuns: hasFloatBlock)
             forEachPiece(region, piece: Self.floatPiece, pairingRows: holding) { y, x0, count, slot in
                 let row = base.base + y * w + x0
                 self.runFloat(row, count: count, y: y, x0: x0, slot: slot, variant: variant, holdingGains: holding)
@@ -717,7 +718,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
             }
             return
         }
-        let holding = holdsRowGains(variant, in: region)
+        // A tone table applies the tones, and then the one-pass block does not run.
+        let holding = holdsRowGains(variant, in: region, floatBlockRuns: tables == nil && hasFloatBlock)
         forEachPiece(region, piece: Self.piece, pairingRows: holding) { y, x0, count, slot in
             let offset = (y - region.y) * region.width + (x0 - region.x)
             let s = source.value + offset * inChannels, d = destination.base + offset * outChannels
@@ -884,22 +886,24 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// Without the pairing, a row's gains computed all at once ahead of its pixels took
     /// 1.13× the time of the stage's own chunks of gains and pixels.
     ///
-    /// Not for the stage's own scaling where the build targets AVX2 and the processor
-    /// walks memory in order (`MemoryStreams.interleaves` false, Zen cores): the pairs
-    /// keep two streams of rows going, from both ends of the image, which such a core
-    /// follows worse than one, and there the gains are cheap enough to compute for
-    /// every row. On a Zen 4 the centred vignette ran 1.13–1.14× as fast without the
-    /// pairing natively (0.97× in the baseline build), while the one-pass block with
-    /// exposure (`kernel/recipe`) ran 0.94× as fast without it, so it keeps it.
-    func holdsRowGains(_ variant: KernelVariant, in region: ImageRegion) -> Bool {
+    /// Unless the one-pass block runs (`floatBlockRuns`), not where
+    /// `pairsRowsToScale` is false.
+    func holdsRowGains(_ variant: KernelVariant, in region: ImageRegion, floatBlockRuns: Bool) -> Bool {
         guard variant == .simd4, gains.map({ !$0.scalesInOnePass }) == true else { return false }
-        guard Self.pairsRowsToScale || hasFloatBlock else { return false }
+        guard Self.pairsRowsToScale || floatBlockRuns else { return false }
         return rowsPair(in: region)
     }
 
-    /// Whether a plan without the one-pass block holds row gains where the rows pair
-    /// (`holdsRowGains`): not where the build targets AVX2 and the processor walks
-    /// memory in order.
+    /// Whether the `Float` row path holds row gains for mirror-paired rows where the
+    /// one-pass block does not run (`holdsRowGains`): not where the build targets AVX2
+    /// and the processor walks memory in order (`MemoryStreams.interleaves` false, Zen
+    /// cores). The pairs keep two streams of rows going, from both ends of the image,
+    /// which such a core follows worse than one, and its AVX2 gains are cheap enough
+    /// to compute for every row. Measured on a Zen 4 only: the centred vignette ran
+    /// 1.13–1.14× as fast without the pairs natively (0.97× in the baseline build,
+    /// which keeps them), while with exposure, where the one-pass block runs,
+    /// `kernel/recipe/simd4` ran 0.94× as fast without them, so the block keeps them.
+    /// The integer blocks keep their own pairs everywhere (not measured without).
     static var pairsRowsToScale: Bool {
         #if canImport(TargetFeatures.AVX2)
         MemoryStreams.interleaves

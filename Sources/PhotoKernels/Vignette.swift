@@ -65,7 +65,8 @@ import Foundation
 /// gains to a small stack buffer, and a second pass scales the pixels by them (two
 /// pixels per `SIMD8` where the build targets AVX2). An edit plan whose rows pair up
 /// holds each row's gains instead (`PreparedGains.scale(_:count:y:x0:by:)`), so that a
-/// centred vignette computes them for a quarter of the pixels.
+/// centred vignette computes them for a quarter of the pixels, except where
+/// `PreparedEditPlan.pairsRowsToScale` is false.
 ///
 /// Complexity: O(n) per row of n pixels plus O(1) to resolve the geometry; no heap
 /// allocation (the SIMD4 schedule uses 1 KiB of stack).

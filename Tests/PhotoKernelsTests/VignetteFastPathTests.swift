@@ -515,8 +515,9 @@ struct VignetteFastPathTests {
                 // Held where the rows pair, except where the build and processor scale
                 // every row's own gains (`pairsRowsToScale`).
                 let held = paired && PreparedEditPlan.pairsRowsToScale
-                #expect(plan.holdsRowGains(.simd4, in: whole) == held)
-                #expect(!plan.holdsRowGains(.scalar, in: whole))
+                #expect(plan.holdsRowGains(.simd4, in: whole, floatBlockRuns: false) == held)
+                #expect(plan.holdsRowGains(.simd4, in: whole, floatBlockRuns: true) == paired)
+                #expect(!plan.holdsRowGains(.scalar, in: whole, floatBlockRuns: true))
                 var reference = input, fused = input
                 try plan.run(&reference, variant: .scalar)
                 try plan.run(&fused, variant: .simd4)
@@ -528,7 +529,7 @@ struct VignetteFastPathTests {
                 // A region that starts at x = 5 and keeps the rows' symmetry (rows 1 ..< h − 1),
                 // through the row path (16-bit R G B samples take no fused block).
                 let region = ImageRegion(x: 5, y: 1, width: w - 9, height: h - 2)
-                #expect(plan.holdsRowGains(.simd4, in: region) == held)
+                #expect(plan.holdsRowGains(.simd4, in: region, floatBlockRuns: false) == held)
                 var part: [UInt16] = []
                 for y in region.y..<(region.y + region.height) {
                     let start = 3 * (y * w + region.x)
