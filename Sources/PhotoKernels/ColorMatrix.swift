@@ -196,13 +196,12 @@ public struct ColorMatrixKernel: AffineStage {
 
     /// The reference: one channel at a time, in plain `Float`.
     func applyScalar(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>) {
-        let (column0, column1, column2, translation) = (schedule.column0, schedule.column1, schedule.column2, schedule.translation)
         let (m00, m10, m20) = (column0.x, column0.y, column0.z)
         let (m01, m11, m21) = (column1.x, column1.y, column1.z)
         let (m02, m12, m22) = (column2.x, column2.y, column2.z)
         let (t0, t1, t2) = (translation.x, translation.y, translation.z)
-        if schedule.relativeToGreen {
-            let s = schedule.greenScale
+        if relativeToGreen {
+            let s = greenScale
             for i in row.indices {
                 let r = row[i].x, g = row[i].y, b = row[i].z
                 let rg = r - g, bg = b - g, sg = s * g
@@ -305,8 +304,7 @@ struct MatrixSchedule: Sendable {
 
     /// The two-pixel schedule on `count` pixels in place; an odd last pixel alone.
     @inline(__always)
-    static func applyPairs(_ schedule: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        let k = schedule
+    static func applyPairs(_ k: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         if k.pointee.relativeToGreen {
             applyGreyPreservingMatrixSIMD4(p, count: count, k.pointee.column0, k.pointee.column2, k.pointee.translation,
                                            k.pointee.greenScales, k.pointee.alpha)
@@ -322,8 +320,7 @@ struct MatrixSchedule: Sendable {
     /// shuffled form's third lane adds its products in the other order, which fused
     /// operations would round differently.
     @inline(__always)
-    static func applyPixels(_ schedule: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        let k = schedule
+    static func applyPixels(_ k: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         if k.pointee.relativeToGreen {
             #if canImport(TargetFeatures.FMA)
             let (c0, c2, s, t) = (k.pointee.column0, k.pointee.column2, k.pointee.greenScales, k.pointee.translation)

@@ -476,18 +476,16 @@ public final class PreparedEditPlan: @unchecked Sendable {
             storage.initialize(to: gains)
             return storage
         }
-        let matrices = plan.steps.compactMap { step -> MatrixSchedule? in
-            if case .matrix(let m) = step { m.schedule } else { nil }
+        var matrices: [MatrixSchedule] = []
+        let steps = plan.steps.indices.map { i -> FloatStep in
+            guard case .matrix(let m) = plan.steps[i] else { return .kernel(i) }
+            matrices.append(m.schedule)
+            return .matrix(matrices.count - 1)
         }
+        floatSteps = .allocate(capacity: steps.count)
+        _ = floatSteps.initialize(from: steps)
         floatMatrices = .allocate(capacity: matrices.count)
         _ = floatMatrices.initialize(from: matrices)
-        var next = 0
-        floatSteps = .allocate(capacity: plan.steps.count)
-        _ = floatSteps.initialize(from: plan.steps.indices.map { i -> FloatStep in
-            guard case .matrix = plan.steps[i] else { return .kernel(i) }
-            defer { next += 1 }
-            return .matrix(next)
-        })
     }
 
     deinit {
