@@ -288,6 +288,7 @@ struct Comparison {
         check("build type", a.libraryBuildType, b.libraryBuildType)
         check("target_cpu", a.targetCPU, b.targetCPU)
         check("threads", a.threads.map(String.init), b.threads.map(String.init))
+        check("pages", a.pages, b.pages)
         check("host", a.hostName, b.hostName)
         check("cpu", a.cpuModel, b.cpuModel)
         return warnings

@@ -70,8 +70,9 @@ enum Parallel {
 /// alpha varies across the frame. The noise comes from SplitMix64 seeded per row, so
 /// the image depends only on the size and the seed, never on the thread count.
 enum PhotoData {
-    /// A `size.width × size.height` image for `seed`, generated on `threads` threads.
-    static func image(_ size: ImageSize, seed: UInt64, threads: Int) -> FloatImage {
+    /// A `size.width × size.height` image for `seed`, generated on `threads` threads,
+    /// on `pages`.
+    static func image(_ size: ImageSize, seed: UInt64, threads: Int, pages: PageChoice) -> FloatImage {
         let w = size.width, h = size.height
         let tau = 2 * Float.pi
         let columns: [SIMD4<Float>] = (0..<w).map { x in
@@ -90,7 +91,7 @@ enum PhotoData {
         }
         let diagonal = SIMD4<Float>(0.20, -0.10, 0.15, 0)
         let noiseAmplitude = SIMD4<Float>(0.06, 0.06, 0.06, 0.10)
-        let pixels = [SIMD4<Float>](unsafeUninitializedCapacity: w * h) { buffer, initialized in
+        let pixels: [SIMD4<Float>] = LargeBuffer.array(count: w * h, pages) { buffer in
             let base = UncheckedSendable(buffer.baseAddress!)
             Parallel.forEachChunk(count: h, parts: threads * 4) { band in
                 for y in band {
@@ -108,19 +109,18 @@ enum PhotoData {
                     }
                 }
             }
-            initialized = w * h
         }
         return FloatImage(size, pixels: pixels)
     }
 }
 
 extension FloatImage {
-    /// An image of `size`, opaque black or `pixels`. The runner's sizes are its named
-    /// ones or those its options parser accepted (each side at least 1, at most 2²⁸
-    /// pixels), and `pixels` has `size.pixelCount` elements where given, so neither form
-    /// can throw.
-    init(_ size: ImageSize, pixels: [SIMD4<Float>]? = nil) {
-        let pixels = pixels ?? Array(repeating: SIMD4(0, 0, 0, 1), count: size.pixelCount)
+    /// An image of `size`, `pixels` or opaque black on `pages`. The runner's sizes are
+    /// its named ones or those its options parser accepted (each side at least 1, at
+    /// most 2²⁸ pixels), and `pixels` has `size.pixelCount` elements where given, so
+    /// neither form can throw.
+    init(_ size: ImageSize, pixels: [SIMD4<Float>]? = nil, pages: PageChoice = .base) {
+        let pixels = pixels ?? LargeBuffer.array(repeating: SIMD4(0, 0, 0, 1), count: size.pixelCount, pages)
         do { self = try FloatImage(width: size.width, height: size.height, pixels: pixels) }
         catch { preconditionFailure("ImageSize \(size) with \(pixels.count) pixels: \(error)") }
     }
@@ -159,12 +159,15 @@ final class Fixture {
     let size: ImageSize
     /// Thread count for our own copies (the library gets the same number).
     let threads: Int
+    /// The pages under every image and raster of the fixture.
+    let pages: PageChoice
 
     /// Generates the input photo; the other buffers are allocated on first use.
-    init(size: ImageSize, seed: UInt64, threads: Int) {
+    init(size: ImageSize, seed: UInt64, threads: Int, pages: PageChoice) {
         self.size = size
         self.threads = threads
-        pristine = PhotoData.image(size, seed: seed, threads: threads)
+        self.pages = pages
+        pristine = PhotoData.image(size, seed: seed, threads: threads, pages: pages)
     }
 
     // The buffers below are plain stored properties, never `lazy`: mutating a lazy
@@ -197,9 +200,9 @@ final class Fixture {
 
     /// Allocates `work` (and, with `reference: true`, `reference`) at full size, once.
     func allocateFloatBuffers(reference needsReference: Bool = false) {
-        if work.pixelCount != size.pixelCount { work = FloatImage(size) }
+        if work.pixelCount != size.pixelCount { work = FloatImage(size, pages: pages) }
         if needsReference, reference.pixelCount != size.pixelCount {
-            reference = FloatImage(size)
+            reference = FloatImage(size, pages: pages)
         }
     }
 
@@ -207,7 +210,8 @@ final class Fixture {
     /// `pristine` by the library (SPEC §0).
     func samples8() -> SampleBuffers<UInt8> {
         if let rasters8 { return rasters8 }
-        let buffers = SampleBuffers(input: pristine.rgbaSamples(maxval: 255).map { UInt8($0) })
+        let buffers = SampleBuffers(input: LargeBuffer.array(pristine.rgbaSamples(maxval: 255), pages) { UInt8($0) },
+                                    pages: pages)
         rasters8 = buffers
         return buffers
     }
@@ -215,7 +219,8 @@ final class Fixture {
     /// The RGBA rasters at 16 bits: `UInt16` samples, maxval 65535.
     func samples16() -> SampleBuffers<UInt16> {
         if let rasters16 { return rasters16 }
-        let buffers = SampleBuffers(input: pristine.rgbaSamples(maxval: 65535))
+        let buffers = SampleBuffers(input: LargeBuffer.array(pristine.rgbaSamples(maxval: 65535), pages) { $0 },
+                                    pages: pages)
         rasters16 = buffers
         return buffers
     }
@@ -223,7 +228,7 @@ final class Fixture {
     /// The app pixel buffers of `kind`, made from the 8-bit raster (created on first use).
     func appBuffers(_ kind: AppBuffer) -> AppBufferSet {
         if let set = appBufferSets[kind] { return set }
-        let set = AppBufferSet(kind, raster: samples8().input, width: size.width, height: size.height)
+        let set = AppBufferSet(kind, raster: samples8().input, width: size.width, height: size.height, pages: pages)
         appBufferSets[kind] = set
         return set
     }
@@ -366,12 +371,20 @@ final class SampleBuffers<Sample: PipelineSample> {
     /// Which pipeline `reference` holds (`Workload.scalarKey`).
     var referenceName: String?
 
-    init(input: [Sample]) { self.input = input }
+    /// The pages under `output` and `reference` (`input` comes on them too).
+    let pages: PageChoice
+
+    init(input: [Sample], pages: PageChoice) {
+        self.input = input
+        self.pages = pages
+    }
 
     /// Allocates `output` (and, with `reference: true`, `reference`) once.
     func allocate(reference needsReference: Bool = false) {
-        if output.count != input.count { output = [Sample](repeating: 0, count: input.count) }
-        if needsReference, reference.count != input.count { reference = [Sample](repeating: 0, count: input.count) }
+        if output.count != input.count { output = LargeBuffer.array(repeating: 0, count: input.count, pages) }
+        if needsReference, reference.count != input.count {
+            reference = LargeBuffer.array(repeating: 0, count: input.count, pages)
+        }
     }
 }
 
@@ -402,15 +415,15 @@ final class AppBufferSet {
     /// Which workload `reference` holds (`Workload.scalarKey`).
     var referenceName: String?
 
-    init(_ kind: AppBuffer, raster: [UInt8], width: Int, height: Int) {
+    init(_ kind: AppBuffer, raster: [UInt8], width: Int, height: Int, pages: PageChoice) {
         self.kind = kind
         self.width = width
         self.height = height
         bytesPerRow = kind.bytesPerRow(width: width)
         byteCount = bytesPerRow * height
-        input = .allocate(byteCount: byteCount, alignment: 64)
-        work = .allocate(byteCount: byteCount, alignment: 64)
-        reference = .allocate(byteCount: byteCount, alignment: 64)
+        input = LargeBuffer.allocate(byteCount: byteCount, alignment: 64, pages)
+        work = LargeBuffer.allocate(byteCount: byteCount, alignment: 64, pages)
+        reference = LargeBuffer.allocate(byteCount: byteCount, alignment: 64, pages)
         input.initializeMemory(as: UInt8.self, repeating: 0xA5, count: byteCount)
         reference.initializeMemory(as: UInt8.self, repeating: 0, count: byteCount)
         let out = input.assumingMemoryBound(to: UInt8.self)

@@ -43,6 +43,8 @@ struct RunContext: Codable, Sendable {
     var targetCPU: String?
     var gitCommit: String?
     var threads: Int?
+    /// The pages the images and rasters got (`PageChoice.effective`): `huge` or `base`.
+    var pages: String?
     var commandLine: String?
     var photokernelsSchemaVersion: Int?
 
@@ -64,6 +66,7 @@ struct RunContext: Codable, Sendable {
         case targetCPU = "target_cpu"
         case gitCommit = "git_commit"
         case threads
+        case pages
         case commandLine = "command_line"
         case photokernelsSchemaVersion = "photokernels_schema_version"
     }
@@ -71,8 +74,8 @@ struct RunContext: Codable, Sendable {
     /// The version of our additions to google-benchmark's layout.
     static let schemaVersion = 1
 
-    /// The context of this process, run with `threads` threads.
-    static func current(threads: Int) -> RunContext {
+    /// The context of this process, run with `threads` threads on `pages`.
+    static func current(threads: Int, pages: PageChoice) -> RunContext {
         let cpuinfo = CPUInfo.read()
         return RunContext(
             date: ISO8601DateFormatter().string(from: Date()),
@@ -92,6 +95,7 @@ struct RunContext: Codable, Sendable {
             targetCPU: CodegenProbe.targetCPU,
             gitCommit: GitInfo.commit(from: FileManager.default.currentDirectoryPath),
             threads: threads,
+            pages: pages.effective.rawValue,
             commandLine: CommandLine.arguments.dropFirst().map(shellQuoted).joined(separator: " "),
             photokernelsSchemaVersion: schemaVersion)
     }

@@ -140,6 +140,8 @@ struct Options: Sendable {
     var threshold: Double = 5
     /// `--seed` of the synthetic photo.
     var seed: UInt64 = 2024
+    /// `--pages`: the pages under the images and rasters.
+    var pages: PageChoice = .huge
     /// `--allow-debug-build`.
     var allowDebugBuild = false
     /// `--quiet`: no progress lines on standard error.
@@ -179,6 +181,9 @@ enum OptionParser {
         OptionSpec("threshold", value: "pct",
                    help: "compare: the slowdown in percent that counts as a regression (default: 5)."),
         OptionSpec("seed", value: "n", help: "Seed of the synthetic photo (default: 2024)."),
+        OptionSpec("pages", value: "kind",
+                   help: "Pages under the images and rasters: huge (2 MiB transparent huge pages where Linux grants "
+                       + "them on request, as numpy gives the peers' arrays) or base (4 KiB) (default: huge)."),
         OptionSpec("list", help: "Print the names of the benchmarks the other options select (to standard output or "
                        + "--output), and exit; the rest of a run's options are accepted, so its command line can be checked as it is."),
         OptionSpec("allow-debug-build", help: "Run even from a debug build (its timings mean nothing)."),
@@ -307,6 +312,9 @@ enum OptionParser {
                     throw .usage("'--seed' needs a whole number from 0 to 2^64 − 1, got '\(text)'")
                 }
                 options.seed = seed
+            case "pages":
+                let choice = try values.choice(text.lowercased(), for: name, from: PageChoice.allCases.map(\.rawValue))
+                options.pages = PageChoice(rawValue: choice)!
             case "list": list = true
             case "allow-debug-build": options.allowDebugBuild = true
             case "quiet": options.quiet = true
@@ -346,7 +354,7 @@ enum OptionParser {
     }
 
     /// The options that shape a run (what is timed, how, and where it is saved).
-    static let runOptions = ["sizes", "threads", "samples", "quick", "seed", "save-baseline"]
+    static let runOptions = ["sizes", "threads", "samples", "quick", "seed", "pages", "save-baseline"]
 
     /// Refuses an option the command would not use, rather than ignore it: a run's
     /// options with `show` or with `compare` of two saved reports, and all but
@@ -363,7 +371,7 @@ enum OptionParser {
             why = "'compare <baseline> \(other)' compares two saved reports"
         case .exactness:
             unused = ["filter", "sizes", "samples", "quick", "format", "output", "save-baseline", "baseline-dir",
-                      "threshold", "seed"]
+                      "threshold", "seed", "pages"]
             why = "'exactness' checks every case at its own size (of the run's options it takes --threads)"
         default:
             return

@@ -217,7 +217,7 @@ struct BenchmarkReport: Codable, Sendable {
             "date: \(c.date); host: \(c.hostName ?? "?"); \(c.os ?? "")",
             "cpu: \(cpu)",
             "build: \(c.libraryBuildType ?? "?"), swift \(c.swiftVersion ?? "?"), target_cpu: \(c.targetCPU ?? "?"), "
-                + "threads: \(c.threads.map(String.init) ?? "?"), commit: \(c.gitCommit ?? "unknown")",
+                + "threads: \(c.threads.map(String.init) ?? "?"), pages: \(c.pages ?? "?"), commit: \(c.gitCommit ?? "unknown")",
         ] + (c.loadAverage.map { ["load average: " + $0.map { formatted($0, digits: 2) }.joined(separator: " ")] } ?? [])
     }
 

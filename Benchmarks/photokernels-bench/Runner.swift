@@ -23,6 +23,8 @@ final class Runner {
     /// The resolved count, for our own copies and for the report.
     let threads: Int
     let seed: UInt64
+    /// The pages under the fixtures' buffers.
+    let pages: PageChoice
     let quiet: Bool
 
     init(options: Options) {
@@ -30,6 +32,7 @@ final class Runner {
         libraryThreads = options.threads
         threads = options.threads ?? ProcessInfo.processInfo.activeProcessorCount
         seed = options.seed
+        pages = options.pages
         quiet = options.quiet
     }
 
@@ -49,7 +52,7 @@ final class Runner {
         for size in sizes {
             // The photo is generated in the fixture's initialiser, so that is what is timed.
             let start = Clock.wallNanoseconds()
-            let fixture = Fixture(size: size, seed: seed, threads: threads)
+            let fixture = Fixture(size: size, seed: seed, threads: threads, pages: pages)
             let label = size.label == size.dimensions ? size.label : "\(size.label) (\(size.dimensions))"
             progress("prepared the \(label) photo in \(formatTime(Double(Clock.wallNanoseconds() - start)))")
             for workload in plan where workload.size == size {
@@ -83,7 +86,7 @@ final class Runner {
     /// - Returns: failure messages by `Workload.familyName`.
     func preflight(_ plan: [Workload]) -> [String: String] {
         guard plan.contains(where: { $0.size.pixelCount > 1_000_000 }) else { return [:] }
-        let fixture = Fixture(size: ImageSize(width: 259, height: 67), seed: seed, threads: threads)
+        let fixture = Fixture(size: ImageSize(width: 259, height: 67), seed: seed, threads: threads, pages: pages)
         var checked = Set<String>()
         var failures: [String: String] = [:]
         for workload in plan {

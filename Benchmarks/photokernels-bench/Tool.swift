@@ -157,7 +157,7 @@ enum BenchmarkTool {
         }
         let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter)
         let runner = Runner(options: options)
-        let context = RunContext.current(threads: runner.threads)  // date and load average at the start
+        let context = RunContext.current(threads: runner.threads, pages: runner.pages)  // date and load average at the start
         let outcome = runner.run(plan)
         let report = BenchmarkReport(context: context, outcome: outcome, plan: plan)
         if let name = options.saveBaseline, !report.failures.isEmpty {

@@ -86,15 +86,15 @@ enum MemoryStreams {
     }
 
     /// `forEachBlock(_:blockBytes:prefetching:_:)` with each prefetch given to `request`
-    /// as a byte offset from the start of the span: in each stream the line
-    /// `Prefetch.streamDistance` bytes past the first byte of each block that starts a
-    /// line (of every line of a block of 128 bytes or more), before the blocks it
-    /// visits at that step. Over the walk every line from `streamDistance` to
-    /// `streamDistance` past the span's end is requested once (past the end: the next
-    /// row's, or harmless, as a prefetch never faults), before its block is visited,
-    /// except the first `streamDistance` bytes of the second, third and fourth
-    /// sub-spans: the sub-span before each asks for them as it ends, after they were
-    /// read, as the first lines of any stream are missed.
+    /// as a byte offset from the start of the span: in each stream the line `d` bytes
+    /// past the first byte of each block that starts a line (of every line of a block
+    /// of 128 bytes or more), before the blocks it visits at that step, where `d` is
+    /// `Prefetch.streamDistance(interleaved:)` of the walk this span takes. Over the walk
+    /// every line from `d` to `d` past the span's end is requested once (past the end:
+    /// the next row's, or harmless, as a prefetch never faults), before its block is
+    /// visited, except the first `d` bytes of the second, third and fourth sub-spans:
+    /// the sub-span before each asks for them as it ends, after they were read, as the
+    /// first lines of any stream are missed.
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, requesting request: ((Int) -> Void)?,
                              interleaved: Bool = interleaves, _ body: (Int) -> Void) {
@@ -103,10 +103,11 @@ enum MemoryStreams {
         // per block.
         let lineMask = blockBytes >= 64 ? 0 : 63 / max(blockBytes, 1), lines = max(1, blockBytes &>> 6)
         // The lines of block `k` and of the blocks `q`, `2q`, `3q` after it (`streams`
-        // of them), `Prefetch.streamDistance` ahead.
+        // of them), `ahead` bytes ahead.
+        let ahead = Prefetch.streamDistance(interleaved: q > 0)
         @inline(__always) func prefetch(_ k: Int, streams: Int) {
             guard let request, k & lineMask == 0 else { return }
-            let offset = k &* blockBytes &+ Prefetch.streamDistance
+            let offset = k &* blockBytes &+ ahead
             for stream in 0..<streams {
                 for line in 0..<lines {
                     request(offset &+ stream &* q &* blockBytes &+ line &* 64)

@@ -51,6 +51,9 @@ struct OptionTests {
         #expect(try OptionParser.parse(["--list", "--save-baseline", "a", "--sizes", "64x48"]).command == .list)
         #expect(try OptionParser.parse(["show", "a", "--filter", "kernel/", "--allow-debug-build"]).filter == "kernel/")
         #expect(ImageSize.mp12.label == "12MP" && ImageSize(width: 3, height: 2).label == "3x2")
+        #expect(try OptionParser.parse([]).pages == .huge)
+        #expect(try OptionParser.parse(["--pages", "base"]).pages == .base)
+        #expect(try OptionParser.parse(["--pages=HUGE", "--quick"]).pages == .huge)
     }
 
     @Test("-o and --output in every spelling, -q, and options after the subcommand")
@@ -89,6 +92,8 @@ struct OptionTests {
         (["--threshold", "-1"], "'--threshold' needs a percentage of at least 0, got '-1'"),
         (["--format", "xml"], "'--format' must be one of text, markdown, json, csv; got 'xml'"),
         (["--seed", "-1"], "'--seed' needs a whole number from 0 to 2^64 − 1, got '-1'"),
+        (["--pages", "4k"], "'--pages' must be one of huge, base; got '4k'"),
+        (["show", "a", "--pages", "base"], "'--pages' does not apply here: 'show' prints a saved report"),
         (["compare"], "'compare' needs a baseline: compare <baseline> [<other>]"),
         (["run", "extra"], "unexpected argument 'extra'"),
         (["comapre", "a"], "unknown subcommand 'comapre'; did you mean 'compare'?"),
@@ -193,7 +198,7 @@ struct AppBufferTests {
 
     @Test("the premultiplied input: opaque but for a soft disc on 5–10 % of the pixels, colour ≤ alpha, BGRA order")
     func premultipliedInput() throws {
-        let fixture = Fixture(size: ImageSize(width: 200, height: 160), seed: 7, threads: 1)
+        let fixture = Fixture(size: ImageSize(width: 200, height: 160), seed: 7, threads: 1, pages: .base)
         let set = fixture.appBuffers(.preview)
         #expect(set.translucentFraction > 0.05 && set.translucentFraction < 0.10, "\(set.translucentFraction)")
         let raster = fixture.samples8().input
@@ -225,7 +230,7 @@ struct AppBufferTests {
     func verifies() throws {
         let runner = Runner(options: try OptionParser.parse(["--threads", "2", "--quiet"]))
         let size = ImageSize(width: 1037, height: 9)  // two pieces per row, the second 13 pixels
-        let fixture = Fixture(size: size, seed: 7, threads: 2)
+        let fixture = Fixture(size: size, seed: 7, threads: 2, pages: .huge)
         for kind in AppBuffer.allCases {
             for variant in WorkloadPlan.variants {
                 let workload = Workload(kind: .appBuffer(kind, KernelCatalog.entry(named: "recipe")!, variant), size: size)
@@ -243,7 +248,7 @@ struct ConversionTests {
     func verifyExactly() throws {
         let runner = Runner(options: try OptionParser.parse(["--threads", "2", "--quiet"]))
         let size = ImageSize(width: 37, height: 9)  // 333 pixels: not a multiple of 4
-        let fixture = Fixture(size: size, seed: 7, threads: 2)
+        let fixture = Fixture(size: size, seed: 7, threads: 2, pages: .base)
         for depth in SampleDepth.allCases {
             for direction in ConversionDirection.allCases {
                 let workload = Workload(kind: .convert(direction, depth), size: size)
@@ -421,6 +426,81 @@ struct ComparisonTests {
         let ms = try BenchmarkReport.decode(Data(#"{"context":{"date":"x"},"benchmarks":[{"name":"k","real_time":2,"time_unit":"ms"}]}"#.utf8))
         let c = Comparison(baseline: ns, baselineLabel: "ns", contender: ms, contenderLabel: "ms", threshold: 1)
         #expect(c.rows.first?.verdict == .unchanged && c.rows.first?.changePercent == 0)
+    }
+}
+
+@Suite("Pages")
+struct PagesTests {
+    /// The `VmFlags` of the mapping of this process that holds `address`, from
+    /// `/proc/self/smaps` (nil where there is none: not Linux).
+    func vmFlags(at address: UnsafeRawPointer) -> [Substring]? {
+        // Read to the end: a file in /proc reports a size of 0, and reading it as one
+        // file of that size stops after the first page.
+        guard let file = FileHandle(forReadingAtPath: "/proc/self/smaps"),
+              let data = try? file.readToEnd() else { return nil }
+        let smaps = String(decoding: data, as: UTF8.self)
+        let target = UInt(bitPattern: address)
+        var inside = false
+        for line in smaps.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            if let range = fields.first, range.contains("-"), !range.hasSuffix(":") {
+                let bounds = range.split(separator: "-").compactMap { UInt($0, radix: 16) }
+                inside = bounds.count == 2 && bounds[0] <= target && target < bounds[1]
+            } else if inside, fields.first == "VmFlags:" {
+                return Array(fields.dropFirst())
+            }
+        }
+        Issue.record("no mapping holds \(address)")
+        return []
+    }
+
+    @Test("the buffers are advised before their first write: hg on huge, nh on base, over the whole 2 MiB pages inside",
+          arguments: PageChoice.allCases)
+    func advice(_ pages: PageChoice) {
+        // 9 MiB: at least three whole 2 MiB pages wherever the allocation starts.
+        let count = 9 << 20
+        let bytes = LargeBuffer.array(repeating: UInt8(0x5A), count: count, pages)
+        #expect(bytes.count == count && bytes.allSatisfy { $0 == 0x5A })
+        bytes.withUnsafeBufferPointer { buffer in
+            let start = Int(bitPattern: buffer.baseAddress!), huge = LargeBuffer.hugePageBytes
+            let firstWhole = (start + huge - 1) / huge * huge
+            for offset in [0, huge, 2 * huge, 3 * huge - 1] {
+                let address = UnsafeRawPointer(bitPattern: firstWhole + offset)!
+                guard let flags = vmFlags(at: address) else { return }
+                #expect(flags.contains(pages == .huge ? "hg" : "nh"), "\(pages) at +\(offset): \(flags)")
+            }
+        }
+    }
+
+    @Test("converted, repeated and raw buffers hold what they were given, whatever their size")
+    func contents() {
+        for pages in PageChoice.allCases {
+            for count in [0, 1, 4097, (4 << 20) + 3] {
+                let source = (0..<count).map { UInt16(truncatingIfNeeded: $0 &* 2654435761) }
+                let converted: [UInt8] = LargeBuffer.array(source, pages) { UInt8(truncatingIfNeeded: $0 >> 3) }
+                #expect(converted == source.map { UInt8(truncatingIfNeeded: $0 >> 3) }, "\(pages), \(count)")
+                #expect(LargeBuffer.array(repeating: Float(0.25), count: count, pages) == Array(repeating: 0.25, count: count))
+            }
+            let raw = LargeBuffer.allocate(byteCount: 5 << 20, alignment: 64, pages)
+            #expect(Int(bitPattern: raw) % 64 == 0)
+            raw.initializeMemory(as: UInt8.self, repeating: 7, count: 5 << 20)
+            #expect(raw.load(fromByteOffset: (5 << 20) - 1, as: UInt8.self) == 7)
+            raw.deallocate()
+        }
+    }
+
+    @Test("the report says huge only where Linux grants huge pages on request; compare warns when runs differ in pages")
+    func reported() throws {
+        let mode = PageChoice.systemMode
+        #expect(PageChoice.huge.effective == (mode == "always" || mode == "madvise" ? .huge : .base))
+        #expect(PageChoice.base.effective == .base)
+        var a = try BenchmarkReport.decode(Data(#"{"context": {"date": "x", "pages": "huge"}, "benchmarks": []}"#.utf8))
+        let b = try BenchmarkReport.decode(Data(#"{"context": {"date": "x", "pages": "base"}, "benchmarks": []}"#.utf8))
+        #expect(Comparison(baseline: a, baselineLabel: "a", contender: b, contenderLabel: "b", threshold: 5)
+            .contextWarnings == ["the runs differ in pages: huge vs base"])
+        a.context.pages = "base"
+        #expect(Comparison(baseline: a, baselineLabel: "a", contender: b, contenderLabel: "b", threshold: 5)
+            .contextWarnings.isEmpty)
     }
 }
 

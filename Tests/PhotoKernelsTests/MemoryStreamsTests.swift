@@ -65,10 +65,12 @@ struct MemoryStreamsTests {
     @Test("every line from the distance on is requested once, before its block is visited but at the sub-spans' starts",
           arguments: [true, false])
     func prefetchLinesOnceAhead(interleaved: Bool) {
-        let threshold = MemoryStreams.minimumBlocks, distance = Prefetch.streamDistance
+        let threshold = MemoryStreams.minimumBlocks
         for blockBytes in [16, 32, 64, 128, 256] {
             for blocks in [1, 5, threshold - 1, threshold, threshold + 3, 1030, 4 * threshold + 7, 5000] {
                 let label = "\(blocks) blocks of \(blockBytes) bytes"
+                let q = interleaved ? MemoryStreams.blocksPerStream(blocks, blockBytes: blockBytes) : 0
+                let distance = Prefetch.streamDistance(interleaved: q > 0)
                 var requested: [Int] = [], seen = Set<Int>(), late = Set<Int>()
                 for event in events(blocks, blockBytes: blockBytes, interleaved: interleaved) {
                     switch event {
@@ -87,7 +89,6 @@ struct MemoryStreamsTests {
                 #expect(requested.sorted() == Array(stride(from: distance, to: end + distance, by: 64)), "\(label)")
                 // Only the first `distance` bytes of the second to fourth sub-spans come
                 // late: the sub-span before each reaches them as it ends.
-                let q = interleaved ? MemoryStreams.blocksPerStream(blocks, blockBytes: blockBytes) : 0
                 let starts = q == 0 ? [] : (1...3).map { $0 * q * blockBytes }
                 let unexpected = late.filter { line in !starts.contains { $0 <= line && line < $0 + distance } }
                 #expect(unexpected.isEmpty, "\(label): lines visited before their request, from \(unexpected.min() ?? 0)")
@@ -105,7 +106,7 @@ struct MemoryStreamsTests {
         let bytes = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
         defer { bytes.deallocate() }
         bytes.storeBytes(of: 0x5A, as: UInt8.self)
-        for offset in [64, Prefetch.distance, Prefetch.streamDistance, 1 << 30, 1 << 44] {
+        for offset in [64, Prefetch.distance, Prefetch.streamDistance(interleaved: true), 1 << 30, 1 << 44] {
             Prefetch.read(bytes, offset: offset)
             Prefetch.write(bytes, offset: offset)
         }
@@ -179,9 +180,12 @@ struct MemoryStreamsTests {
 struct MemoryStreamsPairTests {
     @Test("the pairs' prefetches start from pixel start, 16 bytes a pixel: every line once, the distance ahead")
     func prefetchesFromTheStart() {
-        let distance = Prefetch.streamDistance
         for start in 0...1 {
             for count in [start + 1, 1027, 4099] {
+                // The walk this span takes on this processor, and so its distance.
+                let blocks = (count - start) / 4
+                let q = MemoryStreams.interleaves ? MemoryStreams.blocksPerStream(blocks, blockBytes: 64) : 0
+                let distance = Prefetch.streamDistance(interleaved: q > 0)
                 var requested: [Int] = []
                 MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, requesting: { requested.append($0) },
                                           { _ in }, last: { _ in })
