@@ -115,14 +115,17 @@ enum PhotoData {
 }
 
 extension FloatImage {
-    /// An image of `size`, `pixels` or opaque black on `pages`. The runner's sizes are
-    /// its named ones or those its options parser accepted (each side at least 1, at
-    /// most 2²⁸ pixels), and `pixels` has `size.pixelCount` elements where given, so
-    /// neither form can throw.
-    init(_ size: ImageSize, pixels: [SIMD4<Float>]? = nil, pages: PageChoice = .base) {
-        let pixels = pixels ?? LargeBuffer.array(repeating: SIMD4(0, 0, 0, 1), count: size.pixelCount, pages)
+    /// An image of `size` holding `pixels` (`size.pixelCount` of them). The runner's
+    /// sizes are its named ones or those its options parser accepted (each side at
+    /// least 1, at most 2²⁸ pixels), so this cannot throw.
+    init(_ size: ImageSize, pixels: [SIMD4<Float>]) {
         do { self = try FloatImage(width: size.width, height: size.height, pixels: pixels) }
         catch { preconditionFailure("ImageSize \(size) with \(pixels.count) pixels: \(error)") }
+    }
+
+    /// An opaque black image of `size` on `pages`.
+    init(_ size: ImageSize, pages: PageChoice) {
+        self.init(size, pixels: LargeBuffer.array(repeating: SIMD4(0, 0, 0, 1), count: size.pixelCount, pages))
     }
 
     /// `samples(layout: .rgba, maxval:)` at one of the runner's own maxvals (255 or
@@ -178,9 +181,9 @@ final class Fixture {
     /// The input photo; read-only.
     let pristine: FloatImage
     /// The image kernels run on; restored from `pristine` before every sample.
-    var work = FloatImage(ImageSize(width: 1, height: 1))
+    var work = FloatImage(ImageSize(width: 1, height: 1), pages: .base)
     /// The scalar output of the entry named `referenceName`.
-    var reference = FloatImage(ImageSize(width: 1, height: 1))
+    var reference = FloatImage(ImageSize(width: 1, height: 1), pages: .base)
     /// Which kernel `reference` currently holds.
     var referenceName: String?
 
@@ -374,6 +377,8 @@ final class SampleBuffers<Sample: PipelineSample> {
     /// The pages under `output` and `reference` (`input` comes on them too).
     let pages: PageChoice
 
+    /// Buffers around `input`, which the caller has allocated on `pages`; the others
+    /// are allocated on first use (`allocate(reference:)`).
     init(input: [Sample], pages: PageChoice) {
         self.input = input
         self.pages = pages
@@ -415,6 +420,8 @@ final class AppBufferSet {
     /// Which workload `reference` holds (`Workload.scalarKey`).
     var referenceName: String?
 
+    /// The three buffers of `kind` for a `width × height` image on `pages`, the input
+    /// filled from `raster` (straight RGBA8, `width × height × 4` bytes).
     init(_ kind: AppBuffer, raster: [UInt8], width: Int, height: Int, pages: PageChoice) {
         self.kind = kind
         self.width = width

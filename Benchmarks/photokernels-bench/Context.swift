@@ -8,7 +8,7 @@ import Foundation
 /// `library_build_type`, `json_schema_version`) plus our own keys.
 ///
 /// Exists because a timing without its context cannot be compared: `compare` warns
-/// when two runs differ in build type, code generation, threads or host.
+/// when two runs differ in build type, code generation, threads, pages or host.
 /// Every field but `date` is optional when decoding, so plain google-benchmark
 /// files load too.
 struct RunContext: Codable, Sendable {
@@ -43,7 +43,8 @@ struct RunContext: Codable, Sendable {
     var targetCPU: String?
     var gitCommit: String?
     var threads: Int?
-    /// The pages the images and rasters got (`PageChoice.effective`): `huge` or `base`.
+    /// The pages the images and rasters were advised to, where the advice takes effect
+    /// (`PageChoice.effective`): `huge` or `base`.
     var pages: String?
     var commandLine: String?
     var photokernelsSchemaVersion: Int?

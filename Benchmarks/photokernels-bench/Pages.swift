@@ -2,56 +2,67 @@
 //
 // Every peer in `compare.sh` holds its images in numpy arrays, and numpy asks Linux to
 // back each array of 4 MiB or more with transparent huge pages (2 MiB,
-// `madvise(MADV_HUGEPAGE)`). A 12 MP `Float` image then needs 96 TLB entries instead of
-// 49 152, and a streaming loop misses the TLB once per 2 MiB instead of once per 4 KiB.
-// On 4 KiB pages this benchmark's `Float` rows ran 5–8 % slower than on huge pages (an
-// AMD EPYC 9004, 12 MP, one thread), which is the harness, not the kernels; so its
-// buffers get the same advice as the peers', and `--pages base` measures them on 4 KiB
-// pages.
+// `madvise(MADV_HUGEPAGE)`). A 12 MP `Float` image (4032 × 3024) then spans 94 pages
+// instead of 47 628, and a streaming loop misses the TLB once per 2 MiB instead of once per 4 KiB.
+// Side by side on different pages, the comparison would measure the pages rather than
+// the kernels (docs/benchmarks.md has the difference), so this benchmark's buffers get
+// the same advice as the peers', and `--pages base` measures them on 4 KiB pages.
 
-#if canImport(Glibc)
+import Foundation
+#if os(Linux)
 import Glibc
 #endif
 
-/// Which pages back the benchmark's images and rasters (`--pages`).
+/// Which pages the benchmark asks for under its images and rasters (`--pages`).
 enum PageChoice: String, CaseIterable, Sendable {
-    /// 2 MiB transparent huge pages where Linux offers them on request (its
+    /// 2 MiB transparent huge pages where Linux grants them on request (its
     /// `transparent_hugepage/enabled` is `always` or `madvise`), as numpy's arrays get.
     case huge
-    /// 4 KiB pages (`MADV_NOHUGEPAGE`, so even where Linux makes huge pages unasked).
+    /// The system's base pages, 4 KiB on x86-64 (`MADV_NOHUGEPAGE`, also where Linux
+    /// would make huge pages unasked).
     case base
 
     /// Linux's transparent huge page mode (`always`, `madvise` or `never`), or nil where
     /// the system has none (not Linux, or a kernel without them).
     static let systemMode: String? = {
-        guard let text = try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8),
-              let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]")
+        guard let text = try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8)
         else { return nil }
-        return String(text[text.index(after: open)..<close])
+        return mode(fromEnabled: text)
     }()
 
-    /// What the buffers actually get: `huge` only where it was asked for and the system
-    /// grants it on request; the report's `pages`.
+    /// The bracketed choice of a `transparent_hugepage/enabled` file (`always [madvise]
+    /// never` gives `madvise`), or nil if it has none.
+    static func mode(fromEnabled text: String) -> String? {
+        guard let open = text.firstIndex(of: "["), let close = text[open...].firstIndex(of: "]") else { return nil }
+        return String(text[text.index(after: open)..<close])
+    }
+
+    /// The advice that takes effect, the report's `pages`: `huge` only where it was
+    /// asked for and the system grants huge pages on request. Whether the kernel then
+    /// finds free 2 MiB pages at each fault is its own business (it falls back to base
+    /// pages), and is not checked.
     var effective: PageChoice {
         self == .huge && (Self.systemMode == "always" || Self.systemMode == "madvise") ? .huge : .base
     }
 }
 
-/// Large buffers for the fixture, advised to the kernel before their first write, when
-/// the page choice is still open.
+/// Large buffers for the fixture, advised to the kernel before their first write.
 enum LargeBuffer {
-    /// The huge page size on x86-64 and on arm64 with 4 KiB base pages.
+    /// The huge page size on x86-64 (and on arm64 with 4 KiB base pages).
     static let hugePageBytes = 2 << 20
 
-    /// Gives Linux `pages` as advice for the whole huge pages inside
-    /// `start ..< start + byteCount`. Call it before the memory is first written: a page
-    /// already faulted in keeps its size. Failure is harmless (the pages stay as they
-    /// are), so it is ignored. Does nothing outside Linux.
+    /// Gives Linux `pages` as advice for the whole base pages inside
+    /// `start ..< start + byteCount`, as numpy advises its arrays; the kernel backs each
+    /// 2 MiB-aligned part of an advised range with one huge page. Call it before the
+    /// memory is first written: a page already faulted in keeps its size. Failure is
+    /// harmless (the pages stay as they are), so it is ignored. Does nothing outside
+    /// Linux.
     static func advise(_ start: UnsafeMutableRawPointer, byteCount: Int, _ pages: PageChoice) {
         #if os(Linux)
+        let page = sysconf(Int32(_SC_PAGESIZE))
+        guard page > 0 else { return }
         let first = Int(bitPattern: start)
-        let lower = (first &+ hugePageBytes &- 1) & ~(hugePageBytes &- 1)
-        let upper = (first &+ byteCount) & ~(hugePageBytes &- 1)
+        let lower = (first &+ page &- 1) / page &* page, upper = (first &+ byteCount) / page &* page
         guard upper > lower, let aligned = UnsafeMutableRawPointer(bitPattern: lower) else { return }
         _ = madvise(aligned, upper &- lower, pages == .huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE)
         #endif

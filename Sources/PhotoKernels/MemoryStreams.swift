@@ -75,7 +75,7 @@ enum MemoryStreams {
     /// `body` must not depend on the order (every block its own pixels).
     ///
     /// With `source`, the memory the loop reads (`blockBytes` of it per block), every
-    /// stream prefetches its lines `Prefetch.streamDistance` bytes ahead
+    /// stream prefetches its lines `Prefetch.streamDistance(interleaved:)` bytes ahead
     /// (`forEachBlock(_:blockBytes:requesting:_:)`).
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetching source: UnsafeRawPointer? = nil,
@@ -89,7 +89,8 @@ enum MemoryStreams {
     /// as a byte offset from the start of the span: in each stream the line `d` bytes
     /// past the first byte of each block that starts a line (of every line of a block
     /// of 128 bytes or more), before the blocks it visits at that step, where `d` is
-    /// `Prefetch.streamDistance(interleaved:)` of the walk this span takes. Over the walk
+    /// `Prefetch.streamDistance(interleaved: interleaved)`, the processor's distance
+    /// whether or not this span is long enough to interleave. Over the walk
     /// every line from `d` to `d` past the span's end is requested once (past the end:
     /// the next row's, or harmless, as a prefetch never faults), before its block is
     /// visited, except the first `d` bytes of the second, third and fourth sub-spans:
@@ -104,7 +105,7 @@ enum MemoryStreams {
         let lineMask = blockBytes >= 64 ? 0 : 63 / max(blockBytes, 1), lines = max(1, blockBytes &>> 6)
         // The lines of block `k` and of the blocks `q`, `2q`, `3q` after it (`streams`
         // of them), `ahead` bytes ahead.
-        let ahead = Prefetch.streamDistance(interleaved: q > 0)
+        let ahead = Prefetch.streamDistance(interleaved: interleaved)
         @inline(__always) func prefetch(_ k: Int, streams: Int) {
             guard let request, k & lineMask == 0 else { return }
             let offset = k &* blockBytes &+ ahead

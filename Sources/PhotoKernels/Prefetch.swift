@@ -31,15 +31,16 @@ enum Prefetch {
     /// (docs/performance.md, "Software prefetches from pure Swift").
     static let distance = 4096
 
-    /// How far ahead `MemoryStreams` prefetches in each of its streams, in bytes: 2 KiB
-    /// in each of four interleaved streams (8 KiB ahead in all), `distance` in a walk in
-    /// order. Interleaved on a Xeon, the in-place `Float` kernels ran fastest at 2 KiB
-    /// per stream, of 1, 2 and 4 KiB. In order on a Zen 4 with the image on 2 MiB pages,
-    /// 4 KiB ran 1.02–1.05× as fast as 2 KiB at one thread (8 KiB no faster); on 4 KiB
-    /// pages the two had run alike, and no prefetch 0.90–0.93× as fast
-    /// (docs/performance.md).
+    /// How far ahead `MemoryStreams` prefetches in each of its streams, in bytes, on a
+    /// processor whose walk interleaves four streams (`MemoryStreams.interleaves`) or
+    /// walks in order: 2 KiB in each of four streams (8 KiB ahead in all), where the
+    /// in-place `Float` kernels ran fastest of 1, 2 and 4 KiB on a Xeon; 4 KiB in order,
+    /// which ran 1.02–1.06× as fast as 2 KiB on a Zen 4 with the image on 2 MiB pages
+    /// (8 KiB no faster; on 4 KiB pages 2 and 4 KiB ran alike, and no prefetch
+    /// 0.90–0.93× as fast; docs/performance.md). Each is its own measurement, not
+    /// `distance`, although the in-order one has the same value.
     @inline(__always)
-    static func streamDistance(interleaved: Bool) -> Int { interleaved ? distance &>> 1 : distance }
+    static func streamDistance(interleaved: Bool) -> Int { interleaved ? 2048 : 4096 }
 
     /// Asks for the cache line holding `base + offset`, to be read soon. A hint: it never
     /// faults, and the address may lie past the end of the memory being read (it is

@@ -106,7 +106,7 @@ struct BenchmarkBinaryTests {
 
         let context = try #require(json["context"] as? [String: Any])
         for key in ["date", "host_name", "executable", "num_cpus", "library_build_type", "json_schema_version",
-                    "os", "swift_version", "target_cpu", "git_commit", "threads"] {
+                    "os", "swift_version", "target_cpu", "git_commit", "threads", "pages"] {
             #expect(context[key] != nil, "context lacks \(key)")
         }
         if FileManager.default.fileExists(atPath: "/proc/cpuinfo") {

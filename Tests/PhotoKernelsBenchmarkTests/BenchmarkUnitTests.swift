@@ -454,22 +454,60 @@ struct PagesTests {
         return []
     }
 
-    @Test("the buffers are advised before their first write: hg on huge, nh on base, over the whole 2 MiB pages inside",
-          arguments: PageChoice.allCases)
-    func advice(_ pages: PageChoice) {
-        // 9 MiB: at least three whole 2 MiB pages wherever the allocation starts.
-        let count = 9 << 20
-        let bytes = LargeBuffer.array(repeating: UInt8(0x5A), count: count, pages)
-        #expect(bytes.count == count && bytes.allSatisfy { $0 == 0x5A })
-        bytes.withUnsafeBufferPointer { buffer in
-            let start = Int(bitPattern: buffer.baseAddress!), huge = LargeBuffer.hugePageBytes
-            let firstWhole = (start + huge - 1) / huge * huge
-            for offset in [0, huge, 2 * huge, 3 * huge - 1] {
-                let address = UnsafeRawPointer(bitPattern: firstWhole + offset)!
-                guard let flags = vmFlags(at: address) else { return }
-                #expect(flags.contains(pages == .huge ? "hg" : "nh"), "\(pages) at +\(offset): \(flags)")
-            }
+    /// Whether the whole-page `VmFlags` of the memory at `start ..< start + byteCount`
+    /// carry `pages`'s advice (`hg` for huge, `nh` for base) at its first, middle and
+    /// last whole base page; nothing to check where the system has no transparent huge
+    /// pages to advise on.
+    func advised(_ start: UnsafeRawPointer, byteCount: Int, _ pages: PageChoice, _ label: String) {
+        guard PageChoice.systemMode != nil else { return }
+        let page = 4096, first = (Int(bitPattern: start) + page - 1) / page * page
+        let last = (Int(bitPattern: start) + byteCount) / page * page - page
+        guard last >= first else {
+            Issue.record("\(label): no whole page in \(byteCount) bytes")
+            return
         }
+        for address in [first, first + (last - first) / 2 / page * page, last] {
+            guard let flags = vmFlags(at: UnsafeRawPointer(bitPattern: address)!) else { return }
+            #expect(flags.contains(pages == .huge ? "hg" : "nh"), "\(label) \(pages) at \(address - first): \(flags)")
+        }
+    }
+
+    @Test("every constructor advises its whole pages: hg on huge, nh on base", arguments: PageChoice.allCases)
+    func advice(_ pages: PageChoice) {
+        // 5 MiB: a whole 2 MiB page wherever the allocation starts.
+        let count = 5 << 20
+        let repeated = LargeBuffer.array(repeating: UInt8(0x5A), count: count, pages)
+        #expect(repeated.count == count && repeated.allSatisfy { $0 == 0x5A })
+        repeated.withUnsafeBytes { advised($0.baseAddress!, byteCount: count, pages, "repeated") }
+        let converted: [UInt16] = LargeBuffer.array(repeated, pages) { UInt16($0) << 1 }
+        #expect(converted.count == count && converted.allSatisfy { $0 == 0xB4 })
+        converted.withUnsafeBytes { advised($0.baseAddress!, byteCount: 2 * count, pages, "converted") }
+        let raw = LargeBuffer.allocate(byteCount: count, alignment: 64, pages)
+        advised(raw, byteCount: count, pages, "raw")
+        raw.deallocate()
+    }
+
+    @Test("a fixture's photo, work image and rasters carry its page choice", arguments: PageChoice.allCases)
+    func fixture(_ pages: PageChoice) {
+        let fixture = Fixture(size: ImageSize(width: 64, height: 48), seed: 3, threads: 1, pages: pages)
+        fixture.allocateFloatBuffers(reference: true)
+        for (name, image) in [("photo", fixture.pristine), ("work", fixture.work), ("reference", fixture.reference)] {
+            image.withUnsafePixels { advised($0.baseAddress!, byteCount: 16 * $0.count, pages, name) }
+        }
+        let rasters = fixture.samples16()
+        rasters.allocate(reference: true)
+        for (name, raster) in [("input", rasters.input), ("output", rasters.output), ("reference", rasters.reference)] {
+            raster.withUnsafeBytes { advised($0.baseAddress!, byteCount: $0.count, pages, "16-bit \(name)") }
+        }
+    }
+
+    @Test("the system's mode is the bracketed word of transparent_hugepage/enabled")
+    func systemMode() {
+        #expect(PageChoice.mode(fromEnabled: "always [madvise] never\n") == "madvise")
+        #expect(PageChoice.mode(fromEnabled: "[always] madvise never") == "always")
+        #expect(PageChoice.mode(fromEnabled: "always madvise [never]\n") == "never")
+        #expect(PageChoice.mode(fromEnabled: "always madvise never") == nil)
+        #expect(PageChoice.mode(fromEnabled: "") == nil)
     }
 
     @Test("converted, repeated and raw buffers hold what they were given, whatever their size")
@@ -501,6 +539,10 @@ struct PagesTests {
         a.context.pages = "base"
         #expect(Comparison(baseline: a, baselineLabel: "a", contender: b, contenderLabel: "b", threshold: 5)
             .contextWarnings.isEmpty)
+        // A report from before the key held its buffers on base pages, unadvised.
+        a.context.pages = nil
+        #expect(Comparison(baseline: a, baselineLabel: "a", contender: b, contenderLabel: "b", threshold: 5)
+            .contextWarnings == ["the runs differ in pages: unrecorded vs base"])
     }
 }
 

@@ -70,7 +70,7 @@ struct MemoryStreamsTests {
             for blocks in [1, 5, threshold - 1, threshold, threshold + 3, 1030, 4 * threshold + 7, 5000] {
                 let label = "\(blocks) blocks of \(blockBytes) bytes"
                 let q = interleaved ? MemoryStreams.blocksPerStream(blocks, blockBytes: blockBytes) : 0
-                let distance = Prefetch.streamDistance(interleaved: q > 0)
+                let distance = Prefetch.streamDistance(interleaved: interleaved)
                 var requested: [Int] = [], seen = Set<Int>(), late = Set<Int>()
                 for event in events(blocks, blockBytes: blockBytes, interleaved: interleaved) {
                     switch event {
@@ -111,6 +111,14 @@ struct MemoryStreamsTests {
             Prefetch.write(bytes, offset: offset)
         }
         #expect(bytes.load(as: UInt8.self) == 0x5A)
+    }
+
+    @Test("a walk in order prefetches farther ahead than each of four interleaved streams, no farther than all four")
+    func distances() {
+        let alone = Prefetch.streamDistance(interleaved: false), each = Prefetch.streamDistance(interleaved: true)
+        #expect(each < alone && alone <= 4 * each, "\(alone) in order, \(each) per stream")
+        // Whole lines, so that every line is requested once (`prefetchLinesOnceAhead`).
+        #expect(alone % 64 == 0 && each % 64 == 0)
     }
 
     @Test("sub-spans 1 KiB or 3 KiB past a whole number of pages, at most half a page's blocks short of a quarter")
@@ -182,10 +190,7 @@ struct MemoryStreamsPairTests {
     func prefetchesFromTheStart() {
         for start in 0...1 {
             for count in [start + 1, 1027, 4099] {
-                // The walk this span takes on this processor, and so its distance.
-                let blocks = (count - start) / 4
-                let q = MemoryStreams.interleaves ? MemoryStreams.blocksPerStream(blocks, blockBytes: 64) : 0
-                let distance = Prefetch.streamDistance(interleaved: q > 0)
+                let distance = Prefetch.streamDistance(interleaved: MemoryStreams.interleaves)
                 var requested: [Int] = []
                 MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, requesting: { requested.append($0) },
                                           { _ in }, last: { _ in })
