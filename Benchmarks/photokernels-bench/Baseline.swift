@@ -338,7 +338,8 @@ struct Comparison {
     private func describe(_ label: String, _ report: BenchmarkReport) -> String {
         let c = report.context
         return "'\(label)' (\(c.date), \(c.libraryBuildType ?? "?"), \(c.targetCPU ?? "?"), "
-            + "\(c.threads.map { "\($0) threads" } ?? "? threads"), commit \(c.gitCommit ?? "unknown"))"
+            + "\(c.threads.map { "\($0) threads" } ?? "? threads"), \(c.pages.map { "\($0) pages" } ?? "pages unrecorded"), "
+            + "commit \(c.gitCommit ?? "unknown"))"
     }
 
     private func text(markdown: Bool) -> String {

@@ -183,7 +183,7 @@ enum OptionParser {
         OptionSpec("seed", value: "n", help: "Seed of the synthetic photo (default: 2024)."),
         OptionSpec("pages", value: "kind",
                    help: "Pages under the images and rasters: huge (2 MiB transparent huge pages where Linux grants "
-                       + "them on request, as numpy gives the peers' arrays) or base (4 KiB) (default: huge)."),
+                       + "them on request, as numpy advises its arrays) or base (4 KiB) (default: huge)."),
         OptionSpec("list", help: "Print the names of the benchmarks the other options select (to standard output or "
                        + "--output), and exit; the rest of a run's options are accepted, so its command line can be checked as it is."),
         OptionSpec("allow-debug-build", help: "Run even from a debug build (its timings mean nothing)."),
