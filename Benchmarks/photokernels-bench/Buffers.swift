@@ -181,9 +181,9 @@ final class Fixture {
     /// The input photo; read-only.
     let pristine: FloatImage
     /// The image kernels run on; restored from `pristine` before every sample.
-    var work = FloatImage(ImageSize(width: 1, height: 1), pages: .base)
+    var work = FloatImage(ImageSize(width: 1, height: 1), pixels: [SIMD4(0, 0, 0, 1)])
     /// The scalar output of the entry named `referenceName`.
-    var reference = FloatImage(ImageSize(width: 1, height: 1), pages: .base)
+    var reference = FloatImage(ImageSize(width: 1, height: 1), pixels: [SIMD4(0, 0, 0, 1)])
     /// Which kernel `reference` currently holds.
     var referenceName: String?
 

@@ -48,9 +48,6 @@ enum PageChoice: String, CaseIterable, Sendable {
 
 /// Large buffers for the fixture, advised to the kernel before their first write.
 enum LargeBuffer {
-    /// The huge page size on x86-64 (and on arm64 with 4 KiB base pages).
-    static let hugePageBytes = 2 << 20
-
     /// Gives Linux `pages` as advice for the whole base pages inside
     /// `start ..< start + byteCount`, as numpy advises its arrays; the kernel backs each
     /// 2 MiB-aligned part of an advised range with one huge page as it is first
@@ -91,11 +88,7 @@ enum LargeBuffer {
     /// `source` copied onto `pages`, each element converted by `transform`.
     static func array<Source, Element>(_ source: [Source], _ pages: PageChoice,
                                        _ transform: (Source) -> Element) -> [Element] {
-        array(count: source.count, pages) { buffer in
-            source.withUnsafeBufferPointer { source in
-                for i in 0..<source.count { (buffer.baseAddress! + i).initialize(to: transform(source[i])) }
-            }
-        }
+        array(count: source.count, pages) { _ = $0.initialize(from: source.lazy.map(transform)) }
     }
 
     /// `byteCount` bytes aligned to `alignment`, on `pages`, uninitialised.

@@ -454,13 +454,13 @@ struct PagesTests {
         return []
     }
 
-    /// Whether the whole-page `VmFlags` of the memory at `start ..< start + byteCount`
-    /// carry `pages`'s advice (`hg` for huge, `nh` for base) at its first, middle and
-    /// last whole base page; nothing to check where the system has no transparent huge
+    /// Expects the `VmFlags` of the memory at `start ..< start + byteCount` to carry
+    /// `pages`'s advice (`hg` for huge, `nh` for base) at its first, middle and last
+    /// whole base page; nothing to check where the system has no transparent huge
     /// pages to advise on.
     func advised(_ start: UnsafeRawPointer, byteCount: Int, _ pages: PageChoice, _ label: String) {
         guard PageChoice.systemMode != nil else { return }
-        let page = 4096, first = (Int(bitPattern: start) + page - 1) / page * page
+        let page = sysconf(Int32(_SC_PAGESIZE)), first = (Int(bitPattern: start) + page - 1) / page * page
         let last = (Int(bitPattern: start) + byteCount) / page * page - page
         guard last >= first else {
             Issue.record("\(label): no whole page in \(byteCount) bytes")
