@@ -115,3 +115,29 @@ struct PixelKernelFastPathTests {
         }
     }
 }
+
+@Suite("The 128-bit schedules' in-place pixel loop")
+struct PixelLoopTests {
+    @Test("every pixel's colour replaced once and its alpha's bits kept (signalling NaNs too), nothing past the count touched, with and without the arithmetic-bound form: counts 0…33, 1027, 4099",
+          arguments: [false, true])
+    func everyPixelOnce(boundByArithmetic: Bool) {
+        for count in Array(0...33) + [1027, 4099] {
+            // One sentinel pixel past the count, which the loop must leave alone.
+            let alphaBits = (0...count).map { UInt32(0x7FA0_0000) | UInt32($0) }
+            var pixels = (0...count).map { i in
+                SIMD4<Float>(Float(i), Float(i) + 0.25, Float(i) + 0.5, Float(bitPattern: alphaBits[i]))
+            }
+            pixels.withUnsafeMutableBufferPointer { buffer in
+                forEachPixelInPlace(buffer.baseAddress!, count: count, boundByArithmetic: boundByArithmetic) { $0 * 2 + 1 }
+            }
+            for i in 0..<count {
+                let x = Float(i)
+                #expect(pixels[i].x == 2 * x + 1 && pixels[i].y == 2 * (x + 0.25) + 1 && pixels[i].z == 2 * (x + 0.5) + 1,
+                        "count \(count), pixel \(i): \(pixels[i])")
+                #expect(pixels[i].w.bitPattern == alphaBits[i], "count \(count), pixel \(i): alpha \(pixels[i].w.bitPattern)")
+            }
+            #expect(pixels[count].x == Float(count) && pixels[count].w.bitPattern == alphaBits[count],
+                    "count \(count): the pixel past the count changed to \(pixels[count])")
+        }
+    }
+}
