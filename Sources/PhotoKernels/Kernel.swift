@@ -103,6 +103,15 @@ func replaceColour(ofPixelAt pixel: UnsafeMutableRawPointer, _ colour: (SIMD4<Fl
     pixel.storeBytes(of: alpha, toByteOffset: 12, as: UInt32.self)
 }
 
+/// `colour` with its fourth lane replaced by `pixel`'s, bit for bit (a signalling NaN
+/// too): a lane moved, no arithmetic. In SSE2 two `shufps` and no register copy.
+@inline(__always)
+func keepingAlpha(of pixel: SIMD4<Float>, in colour: SIMD4<Float>) -> SIMD4<Float> {
+    var result = colour
+    result.w = pixel.w
+    return result
+}
+
 /// Replaces R, G, B of each of `count` pixels with lanes 0–2 of `colour(v)`, `v` the
 /// pixel; alpha keeps its bits (`replaceColour(ofPixelAt:_:)`). Four pixels (one
 /// 64-byte block) per step, a long span's blocks through `MemoryStreams`.

@@ -751,12 +751,34 @@ public struct Vignette: PositionalStage, Codable, Hashable {
 
     /// `scaleRow` one pixel per `SIMD4`, four gains loaded at once and each broadcast
     /// by a `shufps` (three of them after a register copy, as SSE2's shuffle overwrites
-    /// its operand), alpha put back by memory (`replaceColour(ofPixelAt:_:)`): two
+    /// its operand). Alpha goes back by memory (`replaceColour(ofPixelAt:_:)`): two
     /// instructions per pixel on the vector ports, a `shufps` and a `mulps`, where a
-    /// blend would take three more.
+    /// blend would take three more. On processors that walk memory in order
+    /// (`MemoryStreams.interleaves` false, Zen cores; `insertingAlpha`) the input's
+    /// alpha is instead moved into the product's fourth lane, two `shufps` and one
+    /// store a pixel instead of a scalar load and two stores: this loop is bound by
+    /// memory there, and the baseline build's vignette at 12 MP ran 1.08× as fast so on
+    /// a Zen 4.
     @inline(__always)
-    static func scaleRowPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer) {
+    static func scaleRowPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer,
+                               insertingAlpha: Bool = !MemoryStreams.interleaves) {
         let raw = UnsafeMutableRawPointer(p)
+        if insertingAlpha {
+            @inline(__always) func scale(_ pixel: UnsafeMutableRawPointer, _ g: Float) {
+                let v = pixel.load(as: SIMD4<Float>.self)
+                pixel.storeBytes(of: keepingAlpha(of: v, in: v * SIMD4(repeating: g)), as: SIMD4<Float>.self)
+            }
+            @inline(__always) func block(_ k: Int) {
+                let g = gains.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Float>.self), pixels = raw + 64 &* k
+                scale(pixels, g.x)
+                scale(pixels + 16, g.y)
+                scale(pixels + 32, g.z)
+                scale(pixels + 48, g.w)
+            }
+            MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, interleaved: false, block)
+            for x in (count & ~3)..<count { scale(raw + 16 &* x, gains.load(fromByteOffset: 4 &* x, as: Float.self)) }
+            return
+        }
         @inline(__always) func block(_ k: Int) {
             let g = gains.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Float>.self), pixels = raw + 64 &* k
             replaceColour(ofPixelAt: pixels) { $0 * SIMD4(repeating: g.x) }

@@ -450,7 +450,7 @@ struct VignetteFastPathTests {
         }
     }
 
-    @Test("scaleRow's two schedules (two pixels per SIMD8, one per SIMD4) multiply by each gain, alpha kept, counts 1…33, 1027 and 4099 (long enough for four streams where the walk interleaves)")
+    @Test("scaleRow's schedules (two pixels per SIMD8; one per SIMD4, alpha by memory or moved into the product) multiply by each gain, alpha's bits kept (signalling NaN, −0), counts 1…33, 1027 and 4099 (long enough for four streams where the walk interleaves)")
     func scaleRowSchedules() {
         var rng = SeededGenerator(seed: 4711)
         for count in Array(1...33) + [64, 65, 1027, 4099] {
@@ -468,7 +468,8 @@ struct VignetteFastPathTests {
             // The row's first pixel (after the guard) 16 bytes past a 32-byte boundary, then on one.
             let schedules: [(String, (UnsafeMutablePointer<SIMD4<Float>>, Int, UnsafeRawPointer) -> Void)] = [
                 ("pairs", { Vignette.scaleRowPairs($0, count: $1, by: $2, AlphaMasks()) }),
-                ("pixels", { Vignette.scaleRowPixels($0, count: $1, by: $2) }),
+                ("pixels, alpha by memory", { Vignette.scaleRowPixels($0, count: $1, by: $2, insertingAlpha: false) }),
+                ("pixels, alpha moved", { Vignette.scaleRowPixels($0, count: $1, by: $2, insertingAlpha: true) }),
             ]
             for (name, schedule) in schedules {
                 for start in 0...1 {
