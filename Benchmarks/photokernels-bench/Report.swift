@@ -171,11 +171,12 @@ struct BenchmarkReport: Codable, Sendable {
     var failures: [BenchmarkRecord] { benchmarks.filter { $0.errorOccurred == true } }
 
     /// Pretty-printed JSON, keys sorted (`benchmarks` before `context`), so the same
-    /// report is the same bytes and two reports diff line by line.
+    /// report is the same bytes and two reports diff line by line; a final newline, as
+    /// a text file has. A saved baseline and `--format json` write these bytes.
     func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(self)
+        return try encoder.encode(self) + Data("\n".utf8)
     }
 
     /// The report with only the benchmarks whose name matches `filter` (all for nil).
@@ -200,7 +201,7 @@ struct BenchmarkReport: Codable, Sendable {
     /// The report in `format`.
     func rendered(_ format: OutputFormat, samplingNote: String? = nil) throws -> String {
         switch format {
-        case .json: return String(decoding: try json(), as: UTF8.self) + "\n"
+        case .json: return String(decoding: try json(), as: UTF8.self)
         case .csv: return csv()
         case .text, .markdown: return tables(markdown: format == .markdown, samplingNote: samplingNote)
         }

@@ -202,6 +202,11 @@ struct BenchmarkBinaryTests {
                                "--output", dir.appendingPathComponent("report.txt").path] + filter + common)
         #expect(saved.status == 0, "stderr: \(saved.stderr)")
         let baseURL = dir.appendingPathComponent("base.json")
+        // The saved baseline is the JSON report, byte for byte, its final newline too.
+        let shown = try bench(["show", "base", "--baseline-dir", dir.path, "--format", "json"] + common)
+        let savedText = String(decoding: try Data(contentsOf: baseURL), as: UTF8.self)
+        #expect(shown.status == 0 && savedText.hasSuffix("}\n") && shown.stdout == savedText,
+                "saved \(savedText.suffix(20).debugDescription), shown \(shown.stdout.suffix(20).debugDescription)")
         var json = try jsonObject(baseURL)
         var benchmarks = try #require(json["benchmarks"] as? [[String: Any]])
 
@@ -322,6 +327,9 @@ struct BenchmarkBinaryTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let missing = try bench(["compare", "nothing-here", "--baseline-dir", dir.path] + common)
         #expect(missing.status == 66, "\(missing.stderr)")
+        // A baseline name needs a directory: --baseline-dir, or a package around the current one.
+        let outside = try bench(["compare", "base"] + common, in: dir)
+        #expect(outside.status == 64 && outside.stderr.contains("no Package.swift at or above"), "\(outside.stderr)")
         try Data("not json".utf8).write(to: dir.appendingPathComponent("junk.json"))
         let junk = try bench(["compare", "junk", "junk", "--baseline-dir", dir.path] + common)
         #expect(junk.status == 65, "\(junk.stderr)")
