@@ -324,7 +324,7 @@ struct MatrixSchedule: Sendable {
         if k.pointee.relativeToGreen {
             #if canImport(TargetFeatures.FMA)
             let (c0, c2, s, t) = (k.pointee.column0, k.pointee.column2, k.pointee.greenScales, k.pointee.translation)
-            forEachPixelInPlace(p, count: count, boundByArithmetic: true) { v in
+            forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
                 greyPreservingTerms(c0, SIMD4(repeating: v.x), c2, SIMD4(repeating: v.z), s, SIMD4(repeating: v.y), t)
             }
             #else
@@ -501,7 +501,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                        _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>) {
-    forEachPixelInPlace(p, count: count, boundByArithmetic: true) { v in
+    forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
         matrixTerms(c0, SIMD4(v.x, v.x, v.x, v.w), c1, SIMD4(v.y, v.y, v.y, v.w), c2, SIMD4(v.z, v.z, v.z, v.w), t)
     }
 }
@@ -519,7 +519,7 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                                      _ first: SIMD4<Float>, _ second: SIMD4<Float>, _ t: SIMD4<Float>,
                                      _ s: SIMD4<Float>) {
-    forEachPixelInPlace(p, count: count, boundByArithmetic: true) { v in
+    forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
         let g = SIMD4(repeating: v.y), rrb = SIMD4(v.x, v.x, v.z, v.w), bbr = SIMD4(v.z, v.z, v.x, v.w)
         return first * (rrb - g) + second * (bbr - g) + (s * g + t)
     }

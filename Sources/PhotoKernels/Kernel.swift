@@ -103,6 +103,18 @@ func replaceColour(ofPixelAt pixel: UnsafeMutableRawPointer, _ colour: (SIMD4<Fl
     pixel.storeBytes(of: alpha, toByteOffset: 12, as: UInt32.self)
 }
 
+/// Whether the in-place loops that their arithmetic, not memory, bounds (the 128-bit
+/// colour matrices, about 16 instructions a pixel in SSE2) walk a long span in blocks
+/// with prefetches (`forEachPixelInPlace(_:count:prefetching:_:)`): only where the
+/// processor interleaves its streams (`MemoryStreams.interleaves`), as the Xeon gained
+/// from. A processor that walks in order (Zen cores) has a prefetcher that keeps up
+/// with such a loop, and there the prefetches and the blocks' bookkeeping only took
+/// issue slots: on a Zen 4 the baseline build's sepia at 12 MP ran 1.04–1.06× and the
+/// adjustments 1.02–1.04× as fast one pixel at a time without them. (A loop bound by
+/// memory keeps them: the vignette's scaling by held gains, `scaleRowPixels`, ran
+/// 0.90× without.)
+var arithmeticBoundLoopsPrefetch: Bool { MemoryStreams.interleaves }
+
 /// `colour` with its fourth lane replaced by `pixel`'s, bit for bit (a signalling NaN
 /// too): a lane moved, no arithmetic. In SSE2 two `shufps` and no register copy.
 @inline(__always)
@@ -113,22 +125,15 @@ func keepingAlpha(of pixel: SIMD4<Float>, in colour: SIMD4<Float>) -> SIMD4<Floa
 }
 
 /// Replaces R, G, B of each of `count` pixels with lanes 0–2 of `colour(v)`, `v` the
-/// pixel; alpha keeps its bits (`replaceColour(ofPixelAt:_:)`). Four pixels (one
-/// 64-byte block) per step, a long span's blocks through `MemoryStreams`.
-///
-/// `boundByArithmetic`: the loop's arithmetic, not memory, sets its speed (the colour
-/// matrices, about 16 instructions a pixel in SSE2). Then a processor that walks memory
-/// in order (`MemoryStreams.interleaves` false, Zen cores) goes one pixel at a time
-/// without prefetches: its own prefetcher keeps up with such a loop, and the
-/// prefetches and the blocks' bookkeeping only take issue slots. On a Zen 4 the
-/// baseline build's sepia and adjustments at 12 MP ran 1.04–1.05× and 1.02–1.04× as
-/// fast that way; the vignette's scaling, which memory bounds, ran 0.90× without its
-/// prefetches, so it keeps them.
+/// pixel; alpha keeps its bits (`replaceColour(ofPixelAt:_:)`). With `prefetching`
+/// (the default) four pixels (one 64-byte block) per step, a long span's blocks
+/// through `MemoryStreams`, which prefetches ahead; without, one pixel at a time and no
+/// prefetch (see `arithmeticBoundLoopsPrefetch`). Both visit every pixel once.
 @inline(__always)
-func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, boundByArithmetic: Bool = false,
+func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, prefetching: Bool = true,
                          _ colour: (SIMD4<Float>) -> SIMD4<Float>) {
     let raw = UnsafeMutableRawPointer(p)
-    if boundByArithmetic && !MemoryStreams.interleaves {
+    guard prefetching else {
         for i in 0..<count { replaceColour(ofPixelAt: raw + i &* 16, colour) }
         return
     }

@@ -753,12 +753,14 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// by a `shufps` (three of them after a register copy, as SSE2's shuffle overwrites
     /// its operand). Alpha goes back by memory (`replaceColour(ofPixelAt:_:)`): two
     /// instructions per pixel on the vector ports, a `shufps` and a `mulps`, where a
-    /// blend would take three more. On processors that walk memory in order
-    /// (`MemoryStreams.interleaves` false, Zen cores; `insertingAlpha`) the input's
-    /// alpha is instead moved into the product's fourth lane, two `shufps` and one
-    /// store a pixel instead of a scalar load and two stores: this loop is bound by
-    /// memory there, and the baseline build's vignette at 12 MP ran 1.08× as fast so on
-    /// a Zen 4.
+    /// blend would take three more. With `insertingAlpha` (the default where the
+    /// processor walks memory in order, Zen cores) the input's alpha is moved into the
+    /// product's fourth lane instead (`keepingAlpha(of:in:)`): four instructions on the
+    /// vector ports (two more `shufps`) but one store a pixel instead of a scalar load
+    /// and two stores. That pays where the loop is bound by memory: on a Zen 4 the
+    /// baseline build's vignette at 12 MP ran 1.03–1.09× as fast so. (The constant
+    /// spans' `scaleSpanPixels` keeps alpha by memory: the same move ran 0.99–1.00×
+    /// there.)
     @inline(__always)
     static func scaleRowPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer,
                                insertingAlpha: Bool = !MemoryStreams.interleaves) {
@@ -775,7 +777,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
                 scale(pixels + 32, g.z)
                 scale(pixels + 48, g.w)
             }
-            MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, interleaved: false, block)
+            MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, block)
             for x in (count & ~3)..<count { scale(raw + 16 &* x, gains.load(fromByteOffset: 4 &* x, as: Float.self)) }
             return
         }
