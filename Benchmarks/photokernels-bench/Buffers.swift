@@ -280,15 +280,15 @@ final class Fixture {
 
 /// An integer sample type the end-to-end pipeline and the conversions read and write.
 ///
-/// Exists because `SamplePipeline.run`, `FloatImage.decode(from:…)` and
+/// Exists because `PreparedEditPlan.run(input:…)`, `FloatImage.decode(from:…)` and
 /// `FloatImage.encode(into:…)` have one concrete overload per sample type (so each is
 /// specialised inside the library); this protocol lets the runner stay generic and
 /// still call the concrete overload.
 protocol PipelineSample: FixedWidthInteger, UnsignedInteger, Sendable {
-    /// `SamplePipeline.run` from an RGBA raster to an RGBA raster at `maxval`.
-    static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<Self>,
-                            output: UnsafeMutableBufferPointer<Self>, maxval: Int, variant: KernelVariant,
-                            threads: Int?) throws(ToolError)
+    /// `plan.run(input:…)` from an RGBA raster to an RGBA raster at `maxval`.
+    static func runPipeline(_ plan: PreparedEditPlan, input: UnsafeBufferPointer<Self>,
+                            output: UnsafeMutableBufferPointer<Self>, maxval: Int,
+                            variant: KernelVariant) throws(ToolError)
     /// `image.decode(from: samples, layout: .rgba, maxval:, threads:)`: overwrites `image`.
     static func decodeRGBA(_ samples: UnsafeBufferPointer<Self>, into image: inout FloatImage, maxval: Int,
                            threads: Int?) throws(ToolError)
@@ -307,13 +307,12 @@ extension ToolError {
 
 // One conformance per sample type, each calling that type's overloads.
 extension UInt8: PipelineSample {
-    static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<UInt8>,
-                            output: UnsafeMutableBufferPointer<UInt8>, maxval: Int, variant: KernelVariant,
-                            threads: Int?) throws(ToolError) {
-        try ToolError.refusing("SamplePipeline.run") {
-            try SamplePipeline.run(kernels, width: size.width, height: size.height, input: input, inputLayout: .rgba,
-                                   inputMaxval: maxval, output: output, outputLayout: .rgba, outputMaxval: maxval,
-                                   variant: variant, threads: threads)
+    static func runPipeline(_ plan: PreparedEditPlan, input: UnsafeBufferPointer<UInt8>,
+                            output: UnsafeMutableBufferPointer<UInt8>, maxval: Int,
+                            variant: KernelVariant) throws(ToolError) {
+        try ToolError.refusing("PreparedEditPlan.run") {
+            try plan.run(input: input, inputLayout: .rgba, inputMaxval: maxval,
+                         output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant)
         }
     }
 
@@ -333,13 +332,12 @@ extension UInt8: PipelineSample {
 }
 
 extension UInt16: PipelineSample {
-    static func runPipeline(_ kernels: [any PixelKernel], size: ImageSize, input: UnsafeBufferPointer<UInt16>,
-                            output: UnsafeMutableBufferPointer<UInt16>, maxval: Int, variant: KernelVariant,
-                            threads: Int?) throws(ToolError) {
-        try ToolError.refusing("SamplePipeline.run") {
-            try SamplePipeline.run(kernels, width: size.width, height: size.height, input: input, inputLayout: .rgba,
-                                   inputMaxval: maxval, output: output, outputLayout: .rgba, outputMaxval: maxval,
-                                   variant: variant, threads: threads)
+    static func runPipeline(_ plan: PreparedEditPlan, input: UnsafeBufferPointer<UInt16>,
+                            output: UnsafeMutableBufferPointer<UInt16>, maxval: Int,
+                            variant: KernelVariant) throws(ToolError) {
+        try ToolError.refusing("PreparedEditPlan.run") {
+            try plan.run(input: input, inputLayout: .rgba, inputMaxval: maxval,
+                         output: output, outputLayout: .rgba, outputMaxval: maxval, variant: variant)
         }
     }
 

@@ -193,9 +193,35 @@ struct BenchmarkReport: Codable, Sendable {
         return report
     }
 
-    /// Decodes a report (ours or google-benchmark's).
+    /// Decodes a report (ours or google-benchmark's), and refuses one whose timings
+    /// could not be shown or compared: a benchmark that neither failed nor is an
+    /// aggregate (whose figures, a standard deviation, may be 0) needs a known
+    /// `time_unit` and a positive finite `real_time` that stays finite in nanoseconds.
+    ///
+    /// - Throws: `DecodingError`, naming the benchmark and the field.
     static func decode(_ data: Data) throws -> BenchmarkReport {
-        try JSONDecoder().decode(BenchmarkReport.self, from: data)
+        let report = try JSONDecoder().decode(BenchmarkReport.self, from: data)
+        for (index, b) in report.benchmarks.enumerated() where b.errorOccurred != true && b.runType != "aggregate" {
+            func refuse(_ field: BenchmarkRecord.CodingKeys, _ problem: String) -> DecodingError {
+                .dataCorrupted(.init(codingPath: [CodingKeys.benchmarks, RecordIndex(intValue: index), field],
+                                     debugDescription: "\(problem) (benchmark '\(b.name)')"))
+            }
+            guard let unit = BenchmarkRecord.nanoseconds(per: b.timeUnit) else {
+                throw refuse(.timeUnit, "'\(b.timeUnit)' is not a time unit (ns, us, ms or s)")
+            }
+            guard b.realTime.isFinite, b.realTime > 0, (b.realTime * unit).isFinite else {
+                throw refuse(.realTime, "\(b.realTime) is not a positive finite time")
+            }
+        }
+        return report
+    }
+
+    /// A position in the `benchmarks` array, for a decoding error's path.
+    private struct RecordIndex: CodingKey {
+        let intValue: Int?
+        var stringValue: String { "\(intValue ?? 0)" }
+        init(intValue: Int) { self.intValue = intValue }
+        init?(stringValue: String) { return nil }
     }
 
     /// The report in `format`.

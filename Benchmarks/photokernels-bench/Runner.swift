@@ -235,9 +235,10 @@ final class Runner {
             }
 
         case .pipeline(let depth, _, _):
+            let plan = try pipelinePlan(workload)
             switch depth {
-            case .eight: try verifyPipeline(workload, fixture.samples8())
-            case .sixteen: try verifyPipeline(workload, fixture.samples16())
+            case .eight: try verifyPipeline(workload, fixture.samples8(), plan)
+            case .sixteen: try verifyPipeline(workload, fixture.samples16(), plan)
             }
 
         case .appBuffer(let kind, _, _):
@@ -302,18 +303,33 @@ final class Runner {
         return (entry?.kernels ?? [], depth.maxval, variant)
     }
 
-    /// Verifies (the warm-up), then times `SamplePipeline.run` into the preallocated output.
+    /// The pipeline's edit plan, prepared for the size, which the warm-up and every timed
+    /// pass then run: as the CLI prepares one per input size and an app one per frame
+    /// size, so that no pass pays for preparing it (or for building its tone tables,
+    /// which it keeps: 65 536 tone evaluations per channel at 16 bits).
+    private func pipelinePlan(_ workload: Workload) throws(ToolError) -> PreparedEditPlan {
+        let size = workload.size
+        do {
+            return try EditPlan(kernels: pipelineParameters(workload).kernels)
+                .prepared(width: size.width, height: size.height, threads: libraryThreads)
+        } catch {
+            throw ToolError("\(workload.name): \(error.description)", status: .failure)
+        }
+    }
+
+    /// Verifies (the warm-up), then times the prepared plan's `run(input:…)` into the
+    /// preallocated output.
     private func measurePipeline<Sample>(_ workload: Workload, _ buffers: SampleBuffers<Sample>) throws(ToolError) -> SampleSet {
-        try verifyPipeline(workload, buffers)
-        let (kernels, maxval, variant) = pipelineParameters(workload)
-        let size = workload.size, libraryThreads = self.libraryThreads
+        let plan = try pipelinePlan(workload)
+        try verifyPipeline(workload, buffers, plan)
+        let (_, maxval, variant) = pipelineParameters(workload)
         var failure: ToolError?
         let samples = buffers.input.withUnsafeBufferPointer { input in
             buffers.output.withUnsafeMutableBufferPointer { output in
                 Sampler.measure(policy: policy) {
                     do throws(ToolError) {
-                        try Sample.runPipeline(kernels, size: size, input: input, output: output, maxval: maxval,
-                                               variant: variant ?? .scalar, threads: libraryThreads)
+                        try Sample.runPipeline(plan, input: input, output: output, maxval: maxval,
+                                               variant: variant ?? .scalar)
                     } catch { failure = error }
                 }
             }
@@ -325,9 +341,10 @@ final class Runner {
     /// Runs the pipeline once into `output` and checks it: the kernel-less pipeline must
     /// return its input exactly (SPEC §0), a non-scalar variant must agree with the
     /// scalar output (≤ 1 LSB in ≤ 1 % of samples; see `Verification`).
-    private func verifyPipeline<Sample>(_ workload: Workload, _ buffers: SampleBuffers<Sample>) throws(ToolError) {
-        let (kernels, maxval, variant) = pipelineParameters(workload)
-        let size = workload.size, libraryThreads = self.libraryThreads
+    private func verifyPipeline<Sample>(_ workload: Workload, _ buffers: SampleBuffers<Sample>,
+                                        _ plan: PreparedEditPlan) throws(ToolError) {
+        let (_, maxval, variant) = pipelineParameters(workload)
+        let size = workload.size
         let needsReference = variant != nil && (variant != .scalar || hasOtherVariants(of: workload))
         buffers.allocate(reference: needsReference)
         func run(_ variant: KernelVariant, into output: inout [Sample]) throws(ToolError) {
@@ -335,8 +352,7 @@ final class Runner {
             buffers.input.withUnsafeBufferPointer { input in
                 output.withUnsafeMutableBufferPointer { output in
                     do throws(ToolError) {
-                        try Sample.runPipeline(kernels, size: size, input: input, output: output, maxval: maxval,
-                                               variant: variant, threads: libraryThreads)
+                        try Sample.runPipeline(plan, input: input, output: output, maxval: maxval, variant: variant)
                     } catch { failure = error }
                 }
             }

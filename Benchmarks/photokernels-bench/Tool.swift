@@ -103,26 +103,20 @@ enum BenchmarkTool {
     }
 
     /// Refuses, before anything is timed: an `--output` whose directory is missing or
-    /// which is a directory, a baseline whose directory could not be made (exit 73), and
-    /// an `--output` that is the baseline being saved (exit 64). Nothing is created.
+    /// which is a directory, an `--output` that is the baseline being saved (exit 64),
+    /// and a baseline whose directory cannot be made (exit 73). The baseline's
+    /// directory is made here, as saving would make it: whether a directory can be
+    /// made (under `/proc`, on a read-only file system) is only known by trying, and a
+    /// run found unable to save after timing would lose its results.
     static func checkDestinations(_ options: Options) throws(ToolError) {
         if let output = options.output { try OutputFile.checkDestination(output) }
         guard let name = options.saveBaseline else { return }
         let url = try BaselineStore.url(of: name, options: options)
-        // The nearest existing directory on the way must be one; the rest is made at saving.
-        var directory = url.deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.path), directory.pathComponents.count > 1 {
-            directory = directory.deletingLastPathComponent()
-        }
-        if let problem = OutputFile.directoryProblem(directory.path) {
-            throw .cantCreate("cannot save baseline '\(url.path)': \(problem)")
-        }
-        if FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) {
-            try OutputFile.checkDestination(url.path)
-        }
         if let output = options.output, OutputFile.sameFile(output, url.path) {
             throw .usage("the report (--output) and --save-baseline would both be written to '\(output)'")
         }
+        try BaselineStore.makeDirectory(for: url)
+        try OutputFile.checkDestination(url.path)
     }
 
     /// Refuses (exit 73) an `--output`, or a baseline to be saved, that is one of the

@@ -313,6 +313,14 @@ struct BenchmarkBinaryTests {
                                  "--save-baseline", "early", "--baseline-dir", dir.path] + common)
         #expect(missing.status == 73 && missing.stderr.contains("does not exist"), "\(missing.stderr)")
         #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent("early.json").path))
+        // So is a baseline directory that cannot be made, though its parent is a directory:
+        // no benchmark's progress line before the refusal.
+        if FileManager.default.fileExists(atPath: "/proc/self") {
+            let unmakeable = try bench(["--quick", "--filter", "kernel/sepia/simd4", "--allow-debug-build",
+                                        "--save-baseline", "/proc/no-such-directory/b.json"])
+            #expect(unmakeable.status == 73 && unmakeable.stderr.contains("cannot make the baseline directory")
+                    && !unmakeable.stderr.contains("[1/"), "\(unmakeable.stderr)")
+        }
     }
 
     @Test("usage errors exit 64, a missing baseline 66, an invalid one 65")
