@@ -278,6 +278,25 @@ struct Comparison {
         return Swift.max(0, p90 / min - 1)
     }
 
+    /// Every warning `compare` gives: the contexts' (`contextWarnings`) and the noise's
+    /// (`noiseWarnings`).
+    var warnings: [String] { contextWarnings + noiseWarnings }
+
+    /// A noise band wider than this, in percent, hides a regression several times the
+    /// default threshold: `noiseWarnings` names the benchmarks that have one.
+    static let wideNoiseBandPercent = 25.0
+
+    /// A warning when some compared benchmarks scatter so much (`p90 / min` of either
+    /// run) that their noise band exceeds `wideNoiseBandPercent`: a regression inside it
+    /// passes as noise. Names up to three of them and the widest band.
+    var noiseWarnings: [String] {
+        let wide = rows.filter { ($0.noiseBandPercent ?? 0) > Self.wideNoiseBandPercent }
+        guard let widest = wide.compactMap(\.noiseBandPercent).max() else { return [] }
+        let names = wide.prefix(3).map(\.name).joined(separator: ", ") + (wide.count > 3 ? ", …" : "")
+        return ["\(wide.count) benchmark(s) scatter so much that a change within ±\(Int(widest.rounded(.up))) % "
+                + "passes as noise (\(names)); rerun them on a quieter machine, with more --samples or at 12MP"]
+    }
+
     /// Warnings for contexts that make timings incomparable.
     var contextWarnings: [String] {
         let a = baseline.context, b = contender.context
@@ -319,7 +338,7 @@ struct Comparison {
             let document = Document(baseline: baselineLabel, contender: contenderLabel, thresholdPercent: threshold,
                                     regressions: rows.filter { $0.verdict == .regression }.map(\.name),
                                     improvements: rows.filter { $0.verdict == .improvement }.map(\.name),
-                                    failed: failedNames, exitStatus: exitStatus.rawValue, warnings: contextWarnings,
+                                    failed: failedNames, exitStatus: exitStatus.rawValue, warnings: warnings,
                                     rows: rows)
             return String(decoding: try encoder.encode(document), as: UTF8.self) + "\n"
         case .csv:

@@ -80,7 +80,7 @@ enum BenchmarkTool {
             guard comparison.commonCount > 0 || !comparison.failedNames.isEmpty else {
                 throw .usage(noCommonBenchmark(baselineReference, "'\(contenderLabel)'", baseline))
             }
-            for warning in comparison.contextWarnings {
+            for warning in comparison.warnings {
                 Console.err("Warning: \(warning).\n")
             }
             try write(try render { try comparison.rendered(options.format) }, to: options.output)

@@ -398,6 +398,21 @@ struct ComparisonTests {
         #expect(exempt.benchmarks.count == 3)
     }
 
+    @Test("compare warns of noise bands past 25 %, naming the benchmarks and the widest band; steadier runs get no warning")
+    func wideNoiseBands() throws {
+        let steady = try decoded(#"{"name": "a", "real_time": 10, "min": 9.8, "p90": 10.5, "time_unit": "ms"}, {"name": "b", "real_time": 10, "min": 9.9, "p90": 10.2, "time_unit": "ms"}"#)
+        let noisy = try decoded(#"{"name": "a", "real_time": 12, "min": 10, "p90": 19.5, "time_unit": "ms"}, {"name": "b", "real_time": 10, "min": 9.9, "p90": 10.2, "time_unit": "ms"}"#)
+        let calm = Comparison(baseline: steady, baselineLabel: "x", contender: steady, contenderLabel: "y", threshold: 5)
+        #expect(calm.noiseWarnings.isEmpty && calm.warnings.isEmpty)
+        let c = Comparison(baseline: steady, baselineLabel: "x", contender: noisy, contenderLabel: "y", threshold: 5)
+        // a: p90/min − 1 = 95 %, so its +20 % passes as noise; b stays within 3 %.
+        #expect(c.rows.first { $0.name == "a" }?.verdict == .withinNoise)
+        #expect(c.noiseWarnings == ["1 benchmark(s) scatter so much that a change within ±95 % passes as noise (a); rerun them on a quieter machine, with more --samples or at 12MP"],
+                "\(c.noiseWarnings)")
+        let json = try c.rendered(.json)
+        #expect(json.contains("passes as noise (a)"), "\(json)")
+    }
+
     @Test("--filter selects a saved report's rows, and a filter matching none is a usage error")
     func filtering() throws {
         let r = try decoded(#"{"name": "kernel/sepia/simd4/12MP", "real_time": 1, "time_unit": "ms"}, {"name": "copy/float-rgba/12MP", "real_time": 1, "time_unit": "ms"}"#)
