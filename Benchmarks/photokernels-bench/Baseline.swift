@@ -195,7 +195,7 @@ struct Comparison {
         self.contenderLabel = contenderLabel
         self.threshold = threshold
         let old = Self.summaries(baseline), new = Self.summaries(contender)
-        var rows: [Row] = []
+        var rows: [Row] = [], scattered: [(name: String, percent: Double)] = []
         for name in old.order {
             let a = old.times[name]!
             if new.failed.contains(name) {
@@ -208,6 +208,9 @@ struct Comparison {
             }
             let change = b.nanoseconds / a.nanoseconds - 1  // both positive: `summaries` keeps no other
             let band = Swift.max(threshold / 100, a.spread, b.spread)
+            if Swift.max(a.spread, b.spread) * 100 > Swift.max(threshold, Self.wideNoiseBandPercent) {
+                scattered.append((name, Swift.max(a.spread, b.spread) * 100))
+            }
             let verdict: Verdict
             if change > band { verdict = .regression }
             else if change < -band { verdict = .improvement }
@@ -223,6 +226,7 @@ struct Comparison {
             rows.append(Row(name: name, verdict: .failed))
         }
         self.rows = rows
+        self.scattered = scattered
     }
 
     /// A benchmark's time and spread in one report.
@@ -282,19 +286,24 @@ struct Comparison {
     /// (`noiseWarnings`).
     var warnings: [String] { contextWarnings + noiseWarnings }
 
-    /// A noise band wider than this, in percent, hides a regression several times the
-    /// default threshold: `noiseWarnings` names the benchmarks that have one.
+    /// A spread (`p90 / min − 1`, in percent) past this, and past the threshold, hides a
+    /// regression several times the default threshold: `noiseWarnings` names the
+    /// benchmarks that have one.
     static let wideNoiseBandPercent = 25.0
 
-    /// A warning when some compared benchmarks scatter so much (`p90 / min` of either
-    /// run) that their noise band exceeds `wideNoiseBandPercent`: a regression inside it
-    /// passes as noise. Names up to three of them and the widest band.
+    /// The compared benchmarks whose own spread, in either run, exceeds both the
+    /// threshold and `wideNoiseBandPercent`, with that spread in percent.
+    let scattered: [(name: String, percent: Double)]
+
+    /// A warning when some compared benchmarks scatter so much (`scattered`) that a
+    /// regression inside their noise band passes as noise: up to three of their names
+    /// and the widest spread.
     var noiseWarnings: [String] {
-        let wide = rows.filter { ($0.noiseBandPercent ?? 0) > Self.wideNoiseBandPercent }
-        guard let widest = wide.compactMap(\.noiseBandPercent).max() else { return [] }
-        let names = wide.prefix(3).map(\.name).joined(separator: ", ") + (wide.count > 3 ? ", …" : "")
-        return ["\(wide.count) benchmark(s) scatter so much that a change within ±\(Int(widest.rounded(.up))) % "
-                + "passes as noise (\(names)); rerun them on a quieter machine, with more --samples or at 12MP"]
+        guard let widest = scattered.map(\.percent).max() else { return [] }
+        let names = scattered.prefix(3).map(\.name).joined(separator: ", ") + (scattered.count > 3 ? ", …" : "")
+        let band = widest < 1000 ? String(format: "±%.0f %%", widest.rounded(.up)) : "more than ±999 %"
+        return ["\(scattered.count) benchmark(s) scatter so much that a change within \(band) "
+                + "passes as noise (\(names)); rerun them on a quieter machine or with more --samples"]
     }
 
     /// Warnings for contexts that make timings incomparable.

@@ -195,8 +195,9 @@ struct BenchmarkReport: Codable, Sendable {
 
     /// Decodes a report (ours or google-benchmark's), and refuses one whose timings
     /// could not be shown or compared: a benchmark that neither failed nor is an
-    /// aggregate (whose figures, a standard deviation, may be 0) needs a known
-    /// `time_unit` and a positive finite `real_time` that stays finite in nanoseconds.
+    /// aggregate needs a known `time_unit` and a `real_time` that is finite, not
+    /// negative, and finite in nanoseconds too. A time of 0 (a benchmark google-benchmark
+    /// skipped, a clock too coarse for a tiny image) passes, and `compare` leaves it out.
     ///
     /// - Throws: `DecodingError`, naming the benchmark and the field.
     static func decode(_ data: Data) throws -> BenchmarkReport {
@@ -209,8 +210,8 @@ struct BenchmarkReport: Codable, Sendable {
             guard let unit = BenchmarkRecord.nanoseconds(per: b.timeUnit) else {
                 throw refuse(.timeUnit, "'\(b.timeUnit)' is not a time unit (ns, us, ms or s)")
             }
-            guard b.realTime.isFinite, b.realTime > 0, (b.realTime * unit).isFinite else {
-                throw refuse(.realTime, "\(b.realTime) is not a positive finite time")
+            guard b.realTime.isFinite, b.realTime >= 0, (b.realTime * unit).isFinite else {
+                throw refuse(.realTime, "\(b.realTime) is not a finite time of 0 or more")
             }
         }
         return report

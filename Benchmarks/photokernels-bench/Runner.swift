@@ -12,8 +12,8 @@ import PhotoKernels
 /// timing; every workload gets one untimed warm-up run, which doubles as the
 /// verification run of non-scalar variants; then timed samples, each preceded by an
 /// untimed restore of the input where the workload overwrites it. The timed regions
-/// call only library functions (`FloatImage.apply`, `SamplePipeline.run`,
-/// `PreparedEditPlan.run` on a pixel buffer,
+/// call only library functions (`PreparedEditPlan.run` on a `FloatImage`, on RGBA
+/// samples and on a pixel buffer, the plan prepared before sampling,
 /// `FloatImage.decode(from:…)`, `FloatImage.encode(into:…)`, `NetpbmReader.read`,
 /// `NetpbmWriter.encode`) or `memcpy` (the roofline).
 final class Runner {
@@ -151,9 +151,10 @@ final class Runner {
 
         case .appBuffer(let kind, let entry, let variant):
             let buffers = fixture.appBuffers(kind)
-            try verifyAppBuffer(workload, buffers)
-            // Prepared once, as an app prepares the plan once per size and runs it per frame.
+            // Prepared once, as an app prepares the plan once per size and runs it per frame;
+            // the warm-up runs this plan too, so that its tables are built before timing.
             let plan = try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads)
+            try verifyAppBuffer(workload, buffers, plan)
             let buffer = try buffers.buffer(buffers.work)
             return Sampler.measure(policy: policy, prepare: { buffers.restoreWork(threads: threads) }) {
                 try? plan.run(buffer, variant: variant)
@@ -241,8 +242,10 @@ final class Runner {
             case .sixteen: try verifyPipeline(workload, fixture.samples16(), plan)
             }
 
-        case .appBuffer(let kind, _, _):
-            try verifyAppBuffer(workload, fixture.appBuffers(kind))
+        case .appBuffer(let kind, let entry, _):
+            let buffers = fixture.appBuffers(kind)
+            try verifyAppBuffer(workload, buffers,
+                                try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads))
 
         case .convert(let direction, let depth):
             switch depth {
@@ -395,14 +398,15 @@ final class Runner {
         }
     }
 
-    /// Runs the plan once in place on the app buffer (the warm-up) and checks it: the
+    /// Runs `plan` (the entry's, for the buffers' size) once in place on the app buffer
+    /// (the warm-up) and checks it: the
     /// padding bytes are never written, and a non-scalar variant agrees with the scalar
     /// output (`Verification`'s rule for integer samples, over every byte of the buffer).
     /// The scalar output is kept as the reference when other variants follow.
-    private func verifyAppBuffer(_ workload: Workload, _ buffers: AppBufferSet) throws(ToolError) {
-        guard case .appBuffer(_, let entry, let variant) = workload.kind else { preconditionFailure("not an app buffer") }
+    private func verifyAppBuffer(_ workload: Workload, _ buffers: AppBufferSet,
+                                 _ plan: PreparedEditPlan) throws(ToolError) {
+        guard case .appBuffer(_, _, let variant) = workload.kind else { preconditionFailure("not an app buffer") }
         let threads = self.threads
-        let plan = try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads)
         let buffer = try buffers.buffer(buffers.work)
         func run(_ variant: KernelVariant) throws(ToolError) {
             buffers.restoreWork(threads: threads)

@@ -103,18 +103,37 @@ enum BenchmarkTool {
     }
 
     /// Refuses, before anything is timed: an `--output` whose directory is missing or
-    /// which is a directory, an `--output` that is the baseline being saved (exit 64),
-    /// and a baseline whose directory cannot be made (exit 73). The baseline's
-    /// directory is made here, as saving would make it: whether a directory can be
-    /// made (under `/proc`, on a read-only file system) is only known by trying, and a
-    /// run found unable to save after timing would lose its results.
+    /// which is a directory, a baseline whose nearest existing directory is not one
+    /// (exit 73), and an `--output` that is the baseline being saved (exit 64). Nothing
+    /// is created here: `makeBaselineDirectory` makes the baseline's directory once
+    /// every other check has passed, just before timing.
     static func checkDestinations(_ options: Options) throws(ToolError) {
         if let output = options.output { try OutputFile.checkDestination(output) }
         guard let name = options.saveBaseline else { return }
         let url = try BaselineStore.url(of: name, options: options)
+        // The nearest existing directory on the way must be one; the rest is made later.
+        var directory = url.deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: directory.path), directory.pathComponents.count > 1 {
+            directory = directory.deletingLastPathComponent()
+        }
+        if let problem = OutputFile.directoryProblem(directory.path) {
+            throw .cantCreate("cannot save baseline '\(url.path)': \(problem)")
+        }
+        if FileManager.default.fileExists(atPath: url.deletingLastPathComponent().path) {
+            try OutputFile.checkDestination(url.path)
+        }
         if let output = options.output, OutputFile.sameFile(output, url.path) {
             throw .usage("the report (--output) and --save-baseline would both be written to '\(output)'")
         }
+    }
+
+    /// Makes the directory of the baseline to be saved (exit 73 if it cannot be made),
+    /// after every other check and just before timing: whether a directory can be made
+    /// (under `/proc`, on a read-only file system) is only known by trying, and a run
+    /// found unable to save after timing would lose its results.
+    static func makeBaselineDirectory(_ options: Options) throws(ToolError) {
+        guard let name = options.saveBaseline else { return }
+        let url = try BaselineStore.url(of: name, options: options)
         try BaselineStore.makeDirectory(for: url)
         try OutputFile.checkDestination(url.path)
     }
@@ -150,6 +169,7 @@ enum BenchmarkTool {
                          + "'swift run -c release \(OptionParser.program)', or pass --allow-debug-build")
         }
         let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter)
+        try makeBaselineDirectory(options)
         let runner = Runner(options: options)
         let context = RunContext.current(threads: runner.threads, pages: runner.pages)  // date and load average at the start
         let outcome = runner.run(plan)

@@ -103,7 +103,7 @@ struct Workload: Sendable {
         case copy(CopyBuffer)
         /// A catalog entry applied in place to the `Float` image.
         case kernel(CatalogEntry, KernelVariant)
-        /// `SamplePipeline.run` from RGBA samples to RGBA samples of the same depth
+        /// A prepared edit plan's `run(input:…)` from RGBA samples to RGBA samples of the same depth
         /// (`UInt8` at 8 bits, `UInt16` at 16); a nil entry means no kernels
         /// (decode → encode only), where the variant is moot.
         case pipeline(SampleDepth, CatalogEntry?, KernelVariant?)

@@ -119,9 +119,10 @@ public enum OutputFile {
     /// system: readers see the old file or the new one, never a partial one, and a
     /// failure — `body` throwing, a full disk — leaves no trace. The input is never
     /// opened for writing, so an output that is the input (where a tool allows that) replaces it
-    /// only once it has been read to the end. A symbolic link is followed, so the file
-    /// it points to is replaced (or created, where the link names a file not yet there)
-    /// and the link stays a link; the replaced file's permissions are kept. Anything else that already exists — a FIFO, a terminal,
+    /// only once it has been read to the end. A symbolic link to a file is followed, so
+    /// the file it points to is replaced and the link stays a link; the replaced file's
+    /// permissions are kept. (A link to nothing is replaced by the new file: what it
+    /// names was never checked against the inputs.) Anything else that already exists — a FIFO, a terminal,
     /// `/dev/stdout` — is not a file to replace, so it is opened and written in place.
     ///
     /// - Throws: exit 73 when the directory is missing, the path is a directory, or
@@ -143,12 +144,11 @@ public enum OutputFile {
             try body(descriptor, "'\(path)'")
             return
         }
-        // The file a symbolic link names, so the rename replaces it and not the link; a
-        // link to a file not yet there names the file to create.
+        // The file a symbolic link names, so the rename replaces it and not the link.
         let target = exists ? (realpath(path, nil).map { pointer in
             defer { free(pointer) }
             return String(cString: pointer)
-        } ?? path) : try danglingLinkTarget(path) ?? path
+        } ?? path) : path
         try checkDestination(target)
         let url = URL(fileURLWithPath: target)
         let temporary = url.deletingLastPathComponent()
@@ -179,22 +179,6 @@ public enum OutputFile {
             unlink(temporary)
             throw .cantCreate("cannot write '\(path)': \(message)")
         }
-    }
-
-    /// The path that a symbolic link to nothing names, through any further links (each
-    /// relative one read from its link's directory); `nil` when `path` is not a link.
-    ///
-    /// - Throws: exit 73 for a chain of more than 32 links (a loop).
-    static func danglingLinkTarget(_ path: String) throws(CommandLineError) -> String? {
-        var current = path
-        for _ in 0..<32 {
-            guard let destination = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else {
-                return current == path ? nil : current
-            }
-            current = destination.hasPrefix("/") ? destination
-                : ((current as NSString).deletingLastPathComponent as NSString).appendingPathComponent(destination)
-        }
-        throw .cantCreate("cannot create '\(path)': too many levels of symbolic links")
     }
 
     /// Writes all of `bytes` to `descriptor`, retrying short writes and `EINTR`.
