@@ -207,10 +207,8 @@ struct Comparison {
                 continue
             }
             let change = b.nanoseconds / a.nanoseconds - 1  // both positive: `summaries` keeps no other
-            let band = Swift.max(threshold / 100, a.spread, b.spread)
-            if Swift.max(a.spread, b.spread) * 100 > Swift.max(threshold, Self.wideNoiseBandPercent) {
-                scattered.append((name, Swift.max(a.spread, b.spread) * 100))
-            }
+            let spread = Swift.max(a.spread, b.spread), band = Swift.max(threshold / 100, spread)
+            if spread * 100 > Swift.max(threshold, Self.wideNoiseBandPercent) { scattered.append((name, spread * 100)) }
             let verdict: Verdict
             if change > band { verdict = .regression }
             else if change < -band { verdict = .improvement }

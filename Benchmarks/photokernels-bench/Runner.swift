@@ -200,10 +200,16 @@ final class Runner {
 
     /// The catalog entry's edit plan prepared for one size.
     static func plan(_ entry: CatalogEntry, width: Int, height: Int, threads: Int?) throws(ToolError) -> PreparedEditPlan {
+        try plan(entry.kernels, named: entry.name, width: width, height: height, threads: threads)
+    }
+
+    /// The edit plan of `kernels` prepared for one size; a refusal names `name`.
+    static func plan(_ kernels: [any PixelKernel], named name: String, width: Int, height: Int,
+                     threads: Int?) throws(ToolError) -> PreparedEditPlan {
         do {
-            return try EditPlan(kernels: entry.kernels).prepared(width: width, height: height, threads: threads)
+            return try EditPlan(kernels: kernels).prepared(width: width, height: height, threads: threads)
         } catch {
-            throw ToolError("\(entry.name): \(error.description)", status: .failure)
+            throw ToolError("\(name): \(error.description)", status: .failure)
         }
     }
 
@@ -311,13 +317,8 @@ final class Runner {
     /// size, so that no pass pays for preparing it (or for building its tone tables,
     /// which it keeps: 65 536 tone evaluations per channel at 16 bits).
     private func pipelinePlan(_ workload: Workload) throws(ToolError) -> PreparedEditPlan {
-        let size = workload.size
-        do {
-            return try EditPlan(kernels: pipelineParameters(workload).kernels)
-                .prepared(width: size.width, height: size.height, threads: libraryThreads)
-        } catch {
-            throw ToolError("\(workload.name): \(error.description)", status: .failure)
-        }
+        try Self.plan(pipelineParameters(workload).kernels, named: workload.name, width: workload.size.width,
+                      height: workload.size.height, threads: libraryThreads)
     }
 
     /// Verifies (the warm-up), then times the prepared plan's `run(input:…)` into the
@@ -399,9 +400,9 @@ final class Runner {
     }
 
     /// Runs `plan` (the entry's, for the buffers' size) once in place on the app buffer
-    /// (the warm-up) and checks it: the
-    /// padding bytes are never written, and a non-scalar variant agrees with the scalar
-    /// output (`Verification`'s rule for integer samples, over every byte of the buffer).
+    /// (the warm-up) and checks it: the padding bytes are never written, and a
+    /// non-scalar variant agrees with the scalar output (`Verification`'s rule for
+    /// integer samples, over every byte of the buffer).
     /// The scalar output is kept as the reference when other variants follow.
     private func verifyAppBuffer(_ workload: Workload, _ buffers: AppBufferSet,
                                  _ plan: PreparedEditPlan) throws(ToolError) {

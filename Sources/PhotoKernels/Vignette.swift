@@ -765,11 +765,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     static func scaleRowPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, by gains: UnsafeRawPointer,
                                insertingAlpha: Bool = !MemoryStreams.interleaves) {
         let raw = UnsafeMutableRawPointer(p)
-        if insertingAlpha {
-            @inline(__always) func scale(_ pixel: UnsafeMutableRawPointer, _ g: Float) {
-                let v = pixel.load(as: SIMD4<Float>.self)
-                pixel.storeBytes(of: keepingAlpha(of: v, in: v * SIMD4(repeating: g)), as: SIMD4<Float>.self)
-            }
+        // Each pixel by its gain through `scale`, four gains loaded per block of four.
+        @inline(__always) func walk(_ scale: (UnsafeMutableRawPointer, Float) -> Void) {
             @inline(__always) func block(_ k: Int) {
                 let g = gains.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Float>.self), pixels = raw + 64 &* k
                 scale(pixels, g.x)
@@ -779,19 +776,14 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             }
             MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, block)
             for x in (count & ~3)..<count { scale(raw + 16 &* x, gains.load(fromByteOffset: 4 &* x, as: Float.self)) }
-            return
         }
-        @inline(__always) func block(_ k: Int) {
-            let g = gains.loadUnaligned(fromByteOffset: 16 &* k, as: SIMD4<Float>.self), pixels = raw + 64 &* k
-            replaceColour(ofPixelAt: pixels) { $0 * SIMD4(repeating: g.x) }
-            replaceColour(ofPixelAt: pixels + 16) { $0 * SIMD4(repeating: g.y) }
-            replaceColour(ofPixelAt: pixels + 32) { $0 * SIMD4(repeating: g.z) }
-            replaceColour(ofPixelAt: pixels + 48) { $0 * SIMD4(repeating: g.w) }
-        }
-        MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, block)
-        for x in (count & ~3)..<count {
-            let g = SIMD4(repeating: gains.load(fromByteOffset: 4 &* x, as: Float.self))
-            replaceColour(ofPixelAt: raw + 16 &* x) { $0 * g }
+        if insertingAlpha {
+            walk { pixel, g in
+                let v = pixel.load(as: SIMD4<Float>.self)
+                pixel.storeBytes(of: keepingAlpha(of: v, in: v * SIMD4(repeating: g)), as: SIMD4<Float>.self)
+            }
+        } else {
+            walk { pixel, g in replaceColour(ofPixelAt: pixel) { $0 * SIMD4(repeating: g) } }
         }
     }
 
