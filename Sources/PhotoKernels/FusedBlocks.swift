@@ -259,19 +259,19 @@ struct FusedBlock {
         if let toneLine = tables?.line {
             let g = toneLine.segment.gain, folded = k.matrix.afterLine(offset: toneLine.segment.offset)
             matrix = BlockMatrix(exchange ? folded.exchangingRedAndBlue : folded, scale: g, offsetScale: m,
-                                 greenGain: g * Double(k.greenScale))
+                                 greenGain: g * Double(k.rowSum))
             hasLine = true
             lineBytes = BlockWords(repeating: UInt32(toneLine.from) &* 0x0101_0101)
             lineFrom = BlockWords(repeating: UInt32(toneLine.from))
             lineSpan = BlockWords(repeating: UInt32(toneLine.last - toneLine.from))
         } else {
             matrix = BlockMatrix(exchange ? k.matrix.exchangingRedAndBlue : k.matrix, scale: scale, offsetScale: m,
-                                 greenGain: scale * Double(k.greenScale))
+                                 greenGain: scale * Double(k.rowSum))
             hasLine = false
             (lineBytes, lineFrom, lineSpan) = (.zero, .zero, .zero)
         }
         self.maxval = .init(repeating: Float(maxval))
-        relativeToGreen = k.relativeToGreen
+        relativeToGreen = k.relativeForm
         hasTables = tables != nil
         (red, green, blue) = tables.map {
             let t = $0.coordinates ?? ($0.red, $0.green, $0.blue)
@@ -818,10 +818,11 @@ struct FusedFloatBlock: Sendable {
     let tones: [any ToneStage]
     let d0, d1, d2, dt: SIMD8<Float>
     let f0, f1, f2, ft: SIMD8<Float>
-    /// The factor on green of the folded relative form, `G·s`, and `s` alone (the rows'
-    /// common sum) for the reference's form.
+    /// The factor on green of the folded form relative to green, `G·s`.
     let greenGain: SIMD8<Float>
-    let greenScale: SIMD4<Float>
+    /// The unfolded matrix's grey-preserving coefficients and its rows' common sum, for
+    /// the reference's form (`greyPreservingPixel`).
+    let towardNext, fromPrevious, rowSums: SIMD4<Float>
     let relative: Bool
     /// Whether a matrix follows the tones (else a NaN must stay in its channel, which
     /// the identity matrix's zeros would spread).
@@ -840,7 +841,7 @@ struct FusedFloatBlock: Sendable {
         let k = matrix ?? ColorMatrixKernel(.identity, name: "identity")
         self.tones = tones
         hasMatrix = matrix != nil
-        relative = k.relativeToGreen
+        relative = k.relativeForm
         func pair(_ v: SIMD4<Float>) -> SIMD8<Float> { SIMD8(lowHalf: v, highHalf: v) }
         (d0, d1, d2, dt) = (pair(k.column0), pair(k.column1), pair(k.column2), pair(k.translation))
         // Columns of G·M and the offset t + o·(row sums), in Double, rounded once.
@@ -853,8 +854,8 @@ struct FusedFloatBlock: Sendable {
         f2 = column(r.0.z, r.1.z, r.2.z)
         let offset = k.matrix.afterLine(offset: segment.offset).offset
         ft = pair(SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0))
-        greenGain = SIMD8(repeating: Float(g * Double(k.greenScale)))
-        greenScale = SIMD4(repeating: k.greenScale)
+        greenGain = SIMD8(repeating: Float(g * Double(k.rowSum)))
+        (towardNext, fromPrevious, rowSums) = (k.schedule.towardNext, k.schedule.fromPrevious, k.schedule.rowSums)
         let least = Float(segment.lowerBound + 1e-6 * max(1, abs(segment.lowerBound))).nextUp
         low = SIMD8(repeating: max(least, 0).bitPattern)
         span = SIMD8(repeating: Float(1e30).bitPattern &- max(least, 0).bitPattern)
@@ -1041,8 +1042,7 @@ struct FusedFloatBlock: Sendable {
             if !hasMatrix {
                 out = v
             } else if relative {
-                let g = SIMD4<Float>(repeating: v.y)
-                out = c0 * (SIMD4(repeating: v.x) - g) + c2 * (SIMD4(repeating: v.z) - g) + (greenScale * g + t)
+                out = greyPreservingPixel(v, towardNext, fromPrevious, rowSums, t)
             } else {
                 out = c0 * v.x + c1 * v.y + c2 * v.z + t
             }

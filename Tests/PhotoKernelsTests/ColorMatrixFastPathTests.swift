@@ -23,15 +23,20 @@ private let specialValues: [Float] = [
 
 /// The straightforward one-pixel SIMD4 formula the fast path must reproduce:
 /// `c0·R + c1·G + c2·B + t`, left to right, alpha copied; in builds whose schedules fuse
-/// their multiply-adds, `((t + c0·R) + c1·G) + c2·B` (grey-preserving: `((t + s·G) +
-/// c0·(R − G)) + c2·(B − G)`), each step rounded once.
+/// their multiply-adds, `((t + c0·R) + c1·G) + c2·B`, each step rounded once.
+/// Grey-preserving, with the steps `d = (G − R, B − G, R − B)` and `e = (R − B, G − R,
+/// B − G)`: `(m01, m12, m20)·d − (m02, m10, m21)·e + (s·C + t)`, or fused `((t + s·C) +
+/// (m01, m12, m20)·d) − (m02, m10, m21)·e`.
 private func formula(_ v: SIMD4<Float>, _ k: ColorMatrixKernel) -> SIMD4<Float> {
     var out: SIMD4<Float>
     let (r, g, b) = (SIMD4<Float>(repeating: v.x), SIMD4<Float>(repeating: v.y), SIMD4<Float>(repeating: v.z))
-    let s = SIMD4<Float>(repeating: k.greenScale)
-    switch (k.relativeToGreen, ColorMatrixKernel.fusesMultiplyAdd) {
-    case (true, false): out = k.column0 * (r - g) + k.column2 * (b - g) + (s * g + k.translation)
-    case (true, true): out = k.translation.addingProduct(s, g).addingProduct(k.column0, r - g).addingProduct(k.column2, b - g)
+    let s = SIMD4<Float>(repeating: k.rowSum)
+    let (c0, c1, c2) = (k.column0, k.column1, k.column2)
+    let d = SIMD4<Float>(v.y - v.x, v.z - v.y, v.x - v.z, 0), e = SIMD4<Float>(d.z, d.x, d.y, 0)
+    let next = SIMD4<Float>(c1.x, c2.y, c0.z, 0), previous = SIMD4<Float>(c2.x, c0.y, c1.z, 0)
+    switch (k.relativeForm, ColorMatrixKernel.fusesMultiplyAdd) {
+    case (true, false): out = next * d - previous * e + (s * v + k.translation)
+    case (true, true): out = k.translation.addingProduct(s, v).addingProduct(next, d).addingProduct(-previous, e)
     case (false, false): out = k.column0 * v.x + k.column1 * v.y + k.column2 * v.z + k.translation
     case (false, true): out = k.translation.addingProduct(k.column0, r).addingProduct(k.column1, g).addingProduct(k.column2, b)
     }
