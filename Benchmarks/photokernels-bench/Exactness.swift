@@ -2,7 +2,9 @@
 // schedule rounds differently from the scalar reference (it folds maxval into the
 // matrix), which SPEC §8 allows only within τ of a tie; this check holds the schedule
 // against a `Double` evaluation on all 2²⁴ triples for tie-heavy matrices and every
-// catalog entry. Debug builds are far too slow for it, so CI runs it in release.
+// catalog entry, and the `Float` path too (the samples decoded, the plan's schedule
+// on `Float` pixels, encoded), whose arithmetic differs again. Debug builds are far
+// too slow for it, so CI runs it in release.
 
 import Dispatch
 import Foundation
@@ -64,28 +66,39 @@ enum Exactness {
             input[4 * i + 1] = UInt8(truncatingIfNeeded: i >> 8)
             input[4 * i + 2] = UInt8(truncatingIfNeeded: i >> 16)
         }
-        var output = [UInt8](repeating: 0, count: input.count)
+        var fused = [UInt8](repeating: 0, count: input.count), viaFloat = fused
+        var image: FloatImage?  // the Float path's pixels, kept from case to case
         var passed = true
-        try say("SPEC §8 on all 2²⁴ RGB triples, 8-bit fused schedule (simd4) against a Double evaluation")
+        try say("SPEC §8 on all 2²⁴ RGB triples against a Double evaluation: the 8-bit fused schedule (simd4), "
+                + "and the Float path (decoded, the plan's simd4 schedule on Float pixels, encoded)")
         for c in cases {
             let stages = c.operations.filter { !$0.isIdentity }.flatMap(\.stages)
             do {
                 let plan = try EditPlan(stages: stages).prepared(width: side, height: side, threads: threads)
                 try input.withUnsafeBufferPointer { i in
-                    try output.withUnsafeMutableBufferPointer { o in
+                    try fused.withUnsafeMutableBufferPointer { o in
                         try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
                     }
+                    var pixels = try image ?? FloatImage(width: side, height: side)
+                    image = nil  // one owner while the pixels change, so no copy
+                    try pixels.decode(from: i, layout: .rgba, maxval: 255, threads: threads)
+                    try plan.run(&pixels)
+                    try viaFloat.withUnsafeMutableBufferPointer { try pixels.encode(into: $0, layout: .rgba, maxval: 255, threads: threads) }
+                    image = pixels
                 }
             } catch {
                 try say("  \(c.name): \(error)")
                 passed = false
                 continue
             }
-            let result = check(c, input, output, side: side, threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
-            let ok = result.wrong == 0
-            passed = passed && ok
-            try say("  \(ok ? "ok  " : "FAIL") \(c.name): \(result.wrong) wrong, \(result.nearTies) near-tie samples"
-                    + (ok ? "" : ", worst \(result.worstBeyond) LSB beyond the window; first \(result.first ?? "")"))
+            let results = check(c, input, [fused, viaFloat], side: side,
+                                threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
+            for (path, result) in zip(["8-bit", "Float"], results) {
+                let ok = result.wrong == 0
+                passed = passed && ok
+                try say("  \(ok ? "ok  " : "FAIL") \(path) \(c.name): \(result.wrong) wrong, \(result.nearTies) near-tie samples"
+                        + (ok ? "" : ", worst \(result.worstBeyond) LSB beyond the window; first \(result.first ?? "")"))
+            }
         }
         return passed
     }
@@ -95,47 +108,50 @@ enum Exactness {
         try BenchmarkTool.write(line + "\n", to: nil)
     }
 
-    /// Every colour sample and every alpha of `output` against the oracle, over row bands.
-    static func check(_ c: Case, _ input: [UInt8], _ output: [UInt8], side: Int, threads: Int) -> Result {
+    /// Every colour sample and every alpha of each of `outputs` against the oracle,
+    /// evaluated once per pixel for all of them, over row bands; one result per output.
+    static func check(_ c: Case, _ input: [UInt8], _ outputs: [[UInt8]], side: Int, threads: Int) -> [Result] {
         let bands = max(1, threads)
-        let results = UnsafeMutableBufferPointer<Result>.allocate(capacity: bands)
+        let results = UnsafeMutableBufferPointer<Result>.allocate(capacity: bands * outputs.count)
         results.initialize(repeating: Result())
         defer { results.deallocate() }
         let operations = c.operations.filter { !$0.isIdentity }
         input.withUnsafeBufferPointer { i in
-            output.withUnsafeBufferPointer { o in
-                let (src, dst, out) = (UncheckedSendable(i), UncheckedSendable(o), UncheckedSendable(results))
-                DispatchQueue.concurrentPerform(iterations: bands) { band in
-                    var r = Result()
-                    for y in (side * band / bands)..<(side * (band + 1) / bands) {
-                        for x in 0..<side {
-                            let p = 4 * (y * side + x)
-                            let color = SIMD4(Double(src.value[p]) / 255, Double(src.value[p + 1]) / 255,
-                                              Double(src.value[p + 2]) / 255, 1)
-                            let exact = operations.reduce(color) { $1.evaluate($0, x: x, y: y, width: side, height: side) }
+            let (src, dst, out) = (UncheckedSendable(i), UncheckedSendable(outputs), UncheckedSendable(results))
+            DispatchQueue.concurrentPerform(iterations: bands) { band in
+                var r = [Result](repeating: Result(), count: dst.value.count)
+                for y in (side * band / bands)..<(side * (band + 1) / bands) {
+                    for x in 0..<side {
+                        let p = 4 * (y * side + x)
+                        let color = SIMD4(Double(src.value[p]) / 255, Double(src.value[p + 1]) / 255,
+                                          Double(src.value[p + 2]) / 255, 1)
+                        let exact = operations.reduce(color) { $1.evaluate($0, x: x, y: y, width: side, height: side) }
+                        for (k, output) in dst.value.enumerated() {
                             for ch in 0..<3 {
-                                switch IntegerTolerance.verdict(Int(dst.value[p + ch]), exact: exact[ch], maxval: 255) {
+                                switch IntegerTolerance.verdict(Int(output[p + ch]), exact: exact[ch], maxval: 255) {
                                 case .exact: break
-                                case .nearTie: r.nearTies += 1
+                                case .nearTie: r[k].nearTies += 1
                                 case .wrong(let beyond):
-                                    r.wrong += 1
-                                    r.worstBeyond = max(r.worstBeyond, beyond)
-                                    if r.first == nil {
-                                        r.first = "(\(src.value[p]), \(src.value[p + 1]), \(src.value[p + 2])) channel \(ch): "
-                                            + "got \(dst.value[p + ch]), exact \(exact[ch] * 255)"
+                                    r[k].wrong += 1
+                                    r[k].worstBeyond = max(r[k].worstBeyond, beyond)
+                                    if r[k].first == nil {
+                                        r[k].first = "(\(src.value[p]), \(src.value[p + 1]), \(src.value[p + 2])) channel \(ch): "
+                                            + "got \(output[p + ch]), exact \(exact[ch] * 255)"
                                     }
                                 }
                             }
-                            if dst.value[p + 3] != 255 { r.wrong += 1; r.first = r.first ?? "alpha changed at (\(x), \(y))" }
+                            if output[p + 3] != 255 { r[k].wrong += 1; r[k].first = r[k].first ?? "alpha changed at (\(x), \(y))" }
                         }
                     }
-                    out.value[band] = r
                 }
+                for k in r.indices { out.value[k * bands + band] = r[k] }
             }
         }
-        return results.reduce(Result()) { a, b in
-            Result(wrong: a.wrong + b.wrong, nearTies: a.nearTies + b.nearTies,
-                   worstBeyond: max(a.worstBeyond, b.worstBeyond), first: a.first ?? b.first)
+        return outputs.indices.map { k in
+            results[(k * bands)..<((k + 1) * bands)].reduce(Result()) { a, b in
+                Result(wrong: a.wrong + b.wrong, nearTies: a.nearTies + b.nearTies,
+                       worstBeyond: max(a.worstBeyond, b.worstBeyond), first: a.first ?? b.first)
+            }
         }
     }
 }

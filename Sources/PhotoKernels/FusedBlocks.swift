@@ -818,10 +818,12 @@ struct FusedFloatBlock: Sendable {
     let tones: [any ToneStage]
     let d0, d1, d2, dt: SIMD8<Float>
     let f0, f1, f2, ft: SIMD8<Float>
-    /// The factor on green of the folded form relative to green, `G·s`.
-    let greenGain: SIMD8<Float>
+    /// The folded matrix's grey-preserving form (`greyPreservingPixel`'s, on `G·M`): its
+    /// coefficients on the steps between channels, `G·(m01, m12, m20)` and
+    /// `−G·(m02, m10, m21)`, and the factor on each channel itself, `G·s`.
+    let fNext, fPrevious, rowGain: SIMD8<Float>
     /// The unfolded matrix's grey-preserving coefficients and its rows' common sum, for
-    /// the reference's form (`greyPreservingPixel`).
+    /// the matrix kernel's SIMD4 form (`greyPreservingPixel`).
     let towardNext, fromPrevious, rowSums: SIMD4<Float>
     let relative: Bool
     /// Whether a matrix follows the tones (else a NaN must stay in its channel, which
@@ -854,7 +856,9 @@ struct FusedFloatBlock: Sendable {
         f2 = column(r.0.z, r.1.z, r.2.z)
         let offset = k.matrix.afterLine(offset: segment.offset).offset
         ft = pair(SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0))
-        greenGain = SIMD8(repeating: Float(g * Double(k.rowSum)))
+        fNext = column(r.0.y, r.1.z, r.2.x)
+        fPrevious = column(-r.0.z, -r.1.x, -r.2.y)
+        rowGain = SIMD8(repeating: Float(g * Double(k.rowSum)))
         (towardNext, fromPrevious, rowSums) = (k.schedule.towardNext, k.schedule.fromPrevious, k.schedule.rowSums)
         let least = Float(segment.lowerBound + 1e-6 * max(1, abs(segment.lowerBound))).nextUp
         low = SIMD8(repeating: max(least, 0).bitPattern)
@@ -899,7 +903,7 @@ struct FusedFloatBlock: Sendable {
         last.pointee = pair.0
     }
 
-    // One loop per form: F plain / R relative to green, G with gains.
+    // One loop per form: F plain / R grey-preserving, G with gains.
     @inline(never) func loopF(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, relative: false) }
     @inline(never) func loopR(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, relative: true) }
     @inline(never) func loopFG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, relative: false) }
@@ -908,7 +912,7 @@ struct FusedFloatBlock: Sendable {
     /// The constants of the loops as one local value, so that they are read into
     /// registers once (a load through `self` in the loop could alias the stores).
     struct Constants {
-        let c0, c1, c2, ct, green: SIMD8<Float>
+        let c0, c1, c2, ct, next, previous, rowGain: SIMD8<Float>
         let least, width, colour: SIMD8<UInt32>
         let keep: SIMDMask<SIMD8<Int32>>
 
@@ -921,10 +925,18 @@ struct FusedFloatBlock: Sendable {
         /// The pair `v` through the folded matrix and its two gains at `gains`; alpha kept.
         @inline(__always)
         func transform(_ v: SIMD8<Float>, _ gains: UnsafePointer<Float>?, relative: Bool) -> SIMD8<Float> {
-            let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
-            let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
-            let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
-            var out = relative ? c0 * (r - g) + c2 * (b - g) + (g * green + ct) : c0 * r + c1 * g + c2 * b + ct
+            var out: SIMD8<Float>
+            if relative {
+                // The steps (G − R, B − G, R − B) and the same shuffled, in each half.
+                let d = SIMD8(v[1], v[2], v[0], v[3], v[5], v[6], v[4], v[7]) - v
+                let e = SIMD8(d[2], d[0], d[1], d[3], d[6], d[4], d[5], d[7])
+                out = next * d + previous * e + (v * rowGain + ct)
+            } else {
+                let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
+                let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
+                let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
+                out = c0 * r + c1 * g + c2 * b + ct
+            }
             if let gains {
                 let gain = UnsafeRawPointer(gains)
                 out = out * SIMD8(lowHalf: SIMD4(repeating: gain.load(as: Float.self)),
@@ -936,7 +948,8 @@ struct FusedFloatBlock: Sendable {
 
     @inline(__always)
     func constants(_ alpha: AlphaMasks) -> Constants {
-        Constants(c0: f0, c1: f1, c2: f2, ct: ft, green: greenGain, least: low, width: span, colour: colour, keep: alpha.pair)
+        Constants(c0: f0, c1: f1, c2: f2, ct: ft, next: fNext, previous: fPrevious, rowGain: rowGain, least: low, width: span,
+                  colour: colour, keep: alpha.pair)
     }
 
     /// The pairs of `count` pixels from pixel `first` on, up to the first pair with a
@@ -1028,8 +1041,9 @@ struct FusedFloatBlock: Sendable {
         if high { p[i &+ 1] = v.highHalf; general(p + (i &+ 1), pixels: 1, gains: gains.map { $0 + (i &+ 1) }) }
     }
 
-    /// Pixels outside the segment: the tone stages' schedule, the matrix in the
-    /// reference's form, the gains.
+    /// Pixels outside the segment: the tone stages' schedule, the matrix as the matrix
+    /// kernel's SIMD4 schedule computes it (`matrixTerms`, `greyPreservingPixel`: fused
+    /// where the build targets FMA), the gains.
     @inline(never)
     func general(_ p: UnsafeMutablePointer<SIMD4<Float>>, pixels: Int, gains: UnsafePointer<Float>?) {
         let buffer = UnsafeMutableBufferPointer(start: p, count: pixels)
@@ -1044,7 +1058,7 @@ struct FusedFloatBlock: Sendable {
             } else if relative {
                 out = greyPreservingPixel(v, towardNext, fromPrevious, rowSums, t)
             } else {
-                out = c0 * v.x + c1 * v.y + c2 * v.z + t
+                out = matrixTerms(c0, SIMD4(repeating: v.x), c1, SIMD4(repeating: v.y), c2, SIMD4(repeating: v.z), t)
             }
             if let gains { out = out * gains[i] }
             p[i] = out.replacing(with: v, where: keepPixel)

@@ -2,7 +2,9 @@ import Testing
 @testable import PhotoKernels
 
 /// The matrices the fast-path tests run: the fused adjustments, sepia at two
-/// strengths, and a seeded random matrix with an offset and negative entries.
+/// strengths, a seeded random matrix with an offset and negative entries, and more
+/// grey-preserving ones: saturation 0 and 4, hue 180°, and one built by hand with
+/// signed zeros among its coefficients and as its offset.
 private let fastPathMatrices: [(String, ColorMatrix)] = {
     var rng = SeededGenerator(seed: 0x5EED_C0DE)
     func random() -> SIMD3<Double> {
@@ -11,7 +13,10 @@ private let fastPathMatrices: [(String, ColorMatrix)] = {
     }
     return [("adjustments dream", Adjustments.dream.matrix), ("adjustments vivid", Adjustments.vivid.matrix),
             ("sepia 1", .sepia(intensity: 1)), ("sepia 0.37", .sepia(intensity: 0.37)),
-            ("random", ColorMatrix(random(), random(), random(), offset: random()))]
+            ("random", ColorMatrix(random(), random(), random(), offset: random())),
+            ("saturation 0", .saturation(0)), ("saturation 4", .saturation(4)), ("hue 180", .hueRotation(degrees: 180)),
+            ("signed zeros", ColorMatrix(SIMD3(1.25, -0.5, 0.25), SIMD3(-0.0, 0.75, 0.25), SIMD3(0.5, 0, 0.5),
+                                         offset: SIMD3(repeating: -0.0)))]
 }()
 
 /// Values that stress the arithmetic: NaNs with payloads (quiet, signalling,
@@ -122,6 +127,31 @@ struct ColorMatrixFastPathTests {
                     #expect(row[i].w.bitPattern == input[i].w.bitPattern,
                             "\(name) count \(count) pixel \(i): alpha \(String(input[i].w.bitPattern, radix: 16)) became \(String(row[i].w.bitPattern, radix: 16))")
                     #expect(row[i].z.isNaN, "\(name) pixel \(i): a NaN blue must give NaN")
+                }
+            }
+        }
+    }
+
+    @Test("where the build does not fuse multiply-adds, the SIMD4 schedule equals the scalar reference to the bit, signed zeros included: counts 1…33, both 16-byte places",
+          .enabled(if: !ColorMatrixKernel.fusesMultiplyAdd))
+    func equalsScalarReferenceBitForBit() {
+        for (name, matrix) in fastPathMatrices {
+            let kernel = ColorMatrixKernel(matrix, name: name)
+            for count in 1...33 {
+                // Greys, zeros of both signs, and pixels off grey by a little.
+                var input = fastPathPixels(count, seed: UInt64(count) &+ 500, specials: specialValues)
+                for i in stride(from: 0, to: count, by: 3) {
+                    let v = input[i].y
+                    input[i] = SIMD4(v, v, v, input[i].w)
+                }
+                let zeros: [SIMD4<Float>] = [SIMD4(-0.0, -0.0, -0.0, 1), SIMD4(0, -0.0, 0, 1), SIMD4(-0.0, 0, -0.0, 1)]
+                for i in stride(from: 1, to: count, by: 4) { input[i] = zeros[i % zeros.count] }
+                for start in 0...1 {
+                    let simd = runRow(kernel, input, start: start).row
+                    let scalar = runRow(kernel, input, start: start, variant: .scalar).row
+                    for i in 0..<count where !sameBits(simd[i], scalar[i]) {
+                        Issue.record("\(name) count \(count) start \(start) pixel \(i): input \(input[i]), SIMD4 \(simd[i]), scalar \(scalar[i])")
+                    }
                 }
             }
         }
