@@ -12,12 +12,31 @@ public enum OutputFile {
     /// Whether `path` means standard input or output.
     public static func isStandardStream(_ path: String) -> Bool { path == "-" }
 
-    /// Whether two paths name the same existing file: after resolving symbolic links,
-    /// the same path, or the same device and inode (hard links, `./a` vs `a`).
+    /// The path of the file that writing `path` creates or replaces: `path` itself, or,
+    /// where it is a symbolic link, where its chain of links leads, followed to the end
+    /// even when the last link names nothing yet (then that name is created, as
+    /// `open(2)` with `O_CREAT` would create it), each relative link read against its
+    /// own directory. `nil` for a chain of more than 40 links (a loop, say).
+    ///
+    /// Every check of an output path (`sameFile`, `checkDestination`) and the write
+    /// itself (`withDestination`) go through it, so that they all mean the same file.
+    public static func destination(_ path: String) -> String? {
+        var current = path
+        for _ in 0...40 {
+            guard let next = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
+            let directory = (current as NSString).deletingLastPathComponent
+            current = next.hasPrefix("/") || directory.isEmpty ? next : directory + "/" + next
+        }
+        return nil
+    }
+
+    /// Whether two paths name the same file, existing or to be created: after following
+    /// symbolic links (`destination`, links to nothing included), the same path, or the
+    /// same device and inode (hard links, `./a` vs `a`).
     public static func sameFile(_ a: String, _ b: String) -> Bool {
         guard !isStandardStream(a), !isStandardStream(b) else { return false }
-        let ra = URL(fileURLWithPath: a).standardizedFileURL.resolvingSymlinksInPath()
-        let rb = URL(fileURLWithPath: b).standardizedFileURL.resolvingSymlinksInPath()
+        let ra = URL(fileURLWithPath: destination(a) ?? a).standardizedFileURL.resolvingSymlinksInPath()
+        let rb = URL(fileURLWithPath: destination(b) ?? b).standardizedFileURL.resolvingSymlinksInPath()
         if ra.path == rb.path { return true }
         guard let ia = identity(ra.path), let ib = identity(rb.path) else { return false }
         return ia == ib
@@ -40,18 +59,22 @@ public enum OutputFile {
         throw .cantCreate("\(what) '\(output)' is the input file '\(input)'; refusing to overwrite it (\(remedy))")
     }
 
-    /// Checks early, before any work, that `path` can be created: its directory exists
-    /// and it is not itself a directory. (Permissions are only known by trying.)
+    /// Checks early, before any work, that `path` can be created: the file it names
+    /// (`destination`, past symbolic links) has a directory that exists and is not
+    /// itself a directory. (Permissions are only known by trying.)
     ///
     /// - Throws: exit 73.
     public static func checkDestination(_ path: String) throws(CommandLineError) {
         guard !isStandardStream(path) else { return }
-        let directory = (path as NSString).deletingLastPathComponent
+        guard let target = destination(path) else {
+            throw .cantCreate("cannot create '\(path)': too many levels of symbolic links")
+        }
+        let directory = (target as NSString).deletingLastPathComponent
         if let problem = directoryProblem(directory.isEmpty ? "." : directory) {
             throw .cantCreate("cannot create '\(path)': \(problem)")
         }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+        if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
             throw .cantCreate("cannot create '\(path)': it is a directory")
         }
     }
@@ -119,10 +142,10 @@ public enum OutputFile {
     /// system: readers see the old file or the new one, never a partial one, and a
     /// failure — `body` throwing, a full disk — leaves no trace. The input is never
     /// opened for writing, so an output that is the input (where a tool allows that) replaces it
-    /// only once it has been read to the end. A symbolic link to a file is followed, so
-    /// the file it points to is replaced and the link stays a link; the replaced file's
-    /// permissions are kept. (A link to nothing is replaced by the new file: what it
-    /// names was never checked against the inputs.) Anything else that already exists — a FIFO, a terminal,
+    /// only once it has been read to the end. A symbolic link is followed (`destination`),
+    /// so the file it points to is replaced, or created where it names nothing yet, and
+    /// the link stays a link; a replaced file's permissions are kept. Anything else that
+    /// already exists — a FIFO, a terminal,
     /// `/dev/stdout` — is not a file to replace, so it is opened and written in place.
     ///
     /// - Throws: exit 73 when the directory is missing, the path is a directory, or
@@ -144,12 +167,12 @@ public enum OutputFile {
             try body(descriptor, "'\(path)'")
             return
         }
-        // The file a symbolic link names, so the rename replaces it and not the link.
-        let target = exists ? (realpath(path, nil).map { pointer in
-            defer { free(pointer) }
-            return String(cString: pointer)
-        } ?? path) : path
-        try checkDestination(target)
+        // The file a symbolic link names, so the rename replaces or creates it and not
+        // the link.
+        try checkDestination(path)
+        guard let target = destination(path) else {
+            throw .cantCreate("cannot create '\(path)': too many levels of symbolic links")
+        }
         let url = URL(fileURLWithPath: target)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path

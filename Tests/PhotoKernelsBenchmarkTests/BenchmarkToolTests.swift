@@ -280,7 +280,7 @@ struct BenchmarkBinaryTests {
         #expect(none.status == 64, "\(none.stderr)")
     }
 
-    @Test("-o writes a device in place and follows a link to its file; a full device is exit 73")
+    @Test("-o writes a device in place and follows a link to its file, or to nothing yet; a full device is exit 73")
     func outputs() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -295,6 +295,13 @@ struct BenchmarkBinaryTests {
         #expect(linked.status == 0, "\(linked.stderr)")
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
         #expect(String(decoding: try Data(contentsOf: target), as: UTF8.self).contains("k"))
+        // A link to nothing: the file it names is created, the link stays a link.
+        let named = dir.appendingPathComponent("named.txt"), dangling = dir.appendingPathComponent("dangling.txt")
+        try FileManager.default.createSymbolicLink(at: dangling, withDestinationURL: named)
+        let created = try bench(["show", report.path, "-o", dangling.path] + common)
+        #expect(created.status == 0, "\(created.stderr)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dangling.path) == named.path)
+        #expect(String(decoding: try Data(contentsOf: named), as: UTF8.self).contains("k"))
         #if os(Linux)
         // A device is written, not replaced by a file.
         let null = try bench(["show", report.path, "-o", "/dev/null"] + common)

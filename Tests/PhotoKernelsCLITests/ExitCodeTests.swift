@@ -218,6 +218,25 @@ struct ExitCodeTests {
         #expect(try sandbox.images("target.ppm").first?.samples == expected)
     }
 
+    @Test("an output that is a symbolic link to nothing creates the file it names and keeps the link; that file is then checked like any output")
+    func danglingSymlinkOutput() throws {
+        let sandbox = try Self.sandboxWithInput()
+        try FileManager.default.createSymbolicLink(atPath: sandbox.url("link.ppm").path, withDestinationPath: "target.ppm")
+        let result = try Tool.run(["apply", "in.ppm", "-o", "link.ppm", "--preset", "noir"], in: sandbox)
+        #expect(result.status == 0, "\(result.stderr)")
+        let attributes = try FileManager.default.attributesOfItem(atPath: sandbox.url("link.ppm").path)
+        #expect(attributes[.type] as? FileAttributeType == .typeSymbolicLink, "the link must stay a link")
+        let expected = libraryPath(Fixtures.rgb8, layout: .rgb, recipe: Recipe(adjustments: .noir), outputLayout: .rgb)
+        #expect(try sandbox.images("target.ppm").first?.samples == expected)
+
+        // A recipe saved where the link points would overwrite the image: refused, nothing written.
+        try FileManager.default.removeItem(at: sandbox.url("target.ppm"))
+        let clash = try Tool.run(["apply", "in.ppm", "-o", "link.ppm", "--preset", "noir", "--save-recipe", "target.ppm"],
+                                 in: sandbox)
+        #expect(clash.status == 64, "\(clash.stderr)")
+        #expect(try sandbox.contents() == ["in.ppm", "link.ppm"])
+    }
+
     @Test("an output that is a FIFO is written into, not replaced")
     func fifoOutput() throws {
         let sandbox = try Self.sandboxWithInput()

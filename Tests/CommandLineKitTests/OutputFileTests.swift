@@ -1,0 +1,83 @@
+import CommandLineKit
+import Foundation
+import Testing
+
+/// Output paths through symbolic links: which file a write creates or replaces, and
+/// that the checks mean the same file.
+@Suite("Output files and symbolic links")
+struct OutputFileTests {
+    /// A fresh directory, removed by the caller.
+    private func directory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("outputfile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    private func link(_ at: URL, to destination: String) throws {
+        try FileManager.default.createSymbolicLink(atPath: at.path, withDestinationPath: destination)
+    }
+
+    @Test("destination: a plain path is itself; links are followed to their end, a link to nothing included, relative ones against their own directory; a loop is nil")
+    func destination() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        try FileManager.default.createDirectory(at: dir.appendingPathComponent("sub"), withIntermediateDirectories: true)
+        #expect(OutputFile.destination(dir.appendingPathComponent("new.ppm").path) == dir.appendingPathComponent("new.ppm").path)
+        #expect(OutputFile.destination("relative.ppm") == "relative.ppm")
+        // sub/a → b (in sub) → ../c (nothing there yet)
+        try link(dir.appendingPathComponent("sub/a"), to: "b")
+        try link(dir.appendingPathComponent("sub/b"), to: "../c")
+        #expect(OutputFile.destination(dir.appendingPathComponent("sub/a").path) == dir.path + "/sub/../c")
+        // An absolute link.
+        try link(dir.appendingPathComponent("abs"), to: dir.appendingPathComponent("sub/target").path)
+        #expect(OutputFile.destination(dir.appendingPathComponent("abs").path) == dir.appendingPathComponent("sub/target").path)
+        // x → y → x
+        try link(dir.appendingPathComponent("x"), to: "y")
+        try link(dir.appendingPathComponent("y"), to: "x")
+        #expect(OutputFile.destination(dir.appendingPathComponent("x").path) == nil)
+    }
+
+    @Test("a link to nothing: the write creates the file it names and the link stays a link")
+    func writeThroughDanglingLink() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.txt"), target = dir.appendingPathComponent("target.txt")
+        try link(out, to: "target.txt")
+        let bytes: [UInt8] = Array("new".utf8)
+        try OutputFile.withDestination(out.path) { descriptor, name throws(CommandLineError) in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            defer { buffer.deallocate() }
+            buffer.copyBytes(from: bytes)
+            try OutputFile.writeAll(UnsafeRawBufferPointer(buffer), to: descriptor, name: name)
+        }
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out.path) == "target.txt")
+        #expect(try String(contentsOf: target, encoding: .utf8) == "new")
+        let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
+        #expect(left == ["out.txt", "target.txt"], "no temporary file left: \(left)")
+    }
+
+    @Test("sameFile and checkDestination follow a link to nothing: it is the file it names, and its directory is that file's")
+    func checksFollowDanglingLinks() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.txt")
+        try link(out, to: "target.txt")
+        #expect(OutputFile.sameFile(out.path, dir.appendingPathComponent("target.txt").path))
+        #expect(!OutputFile.sameFile(out.path, dir.appendingPathComponent("other.txt").path))
+        try OutputFile.checkDestination(out.path)
+
+        let lost = dir.appendingPathComponent("lost.txt")
+        try link(lost, to: "missing/target.txt")
+        #expect(throws: CommandLineError("cannot create '\(lost.path)': '\(dir.path)/missing' does not exist", status: .cantCreate)) {
+            try OutputFile.checkDestination(lost.path)
+        }
+        let loop = dir.appendingPathComponent("loop.txt")
+        try link(loop, to: "loop.txt")
+        #expect(throws: CommandLineError("cannot create '\(loop.path)': too many levels of symbolic links", status: .cantCreate)) {
+            try OutputFile.checkDestination(loop.path)
+        }
+        #expect(throws: CommandLineError("cannot create '\(loop.path)': too many levels of symbolic links", status: .cantCreate)) {
+            try OutputFile.withDestination(loop.path) { _, _ throws(CommandLineError) in }
+        }
+    }
+}
