@@ -12,11 +12,30 @@ public enum OutputFile {
     /// Whether `path` means standard input or output.
     public static func isStandardStream(_ path: String) -> Bool { path == "-" }
 
+    /// The process's own open descriptor that `path` names, for `/dev/stdout`,
+    /// `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N`; else `nil`. Such a path is
+    /// written through that descriptor, in place: opening it anew would start a
+    /// redirected file from its beginning, and replacing it would cut the file off from
+    /// the shell that holds it open (`>> log` losing its earlier lines).
+    public static func descriptor(named path: String) -> Int32? {
+        switch path {
+        case "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default:
+            for prefix in ["/dev/fd/", "/proc/self/fd/"] where path.hasPrefix(prefix) {
+                return Int32(path.dropFirst(prefix.count)).flatMap { $0 >= 0 ? $0 : nil }
+            }
+            return nil
+        }
+    }
+
     /// The path of the file that writing `path` creates or replaces: `path` itself, or,
     /// where it is a symbolic link, where its chain of links leads, followed to the end
-    /// even when the last link names nothing yet (then that name is created, as
-    /// `open(2)` with `O_CREAT` would create it), each relative link read against its
-    /// own directory. `nil` for a chain of more than 40 links (a loop, say).
+    /// even when the last link names nothing yet (then that name is created, as a
+    /// shell's `>` would create it), each relative link read against its own directory.
+    /// `nil` for a chain of more than 40 links (a loop, say). The links are read by
+    /// name, so the kernel's protection of links in sticky directories
+    /// (`fs.protected_symlinks`) does not apply to them.
     ///
     /// Every check of an output path (`sameFile`, `checkDestination`) and the write
     /// itself (`withDestination`) go through it, so that they all mean the same file.
@@ -30,15 +49,37 @@ public enum OutputFile {
         return nil
     }
 
-    /// Whether two paths name the same file, existing or to be created: after following
-    /// symbolic links (`destination`, links to nothing included), the same path, or the
-    /// same device and inode (hard links, `./a` vs `a`).
+    /// The file that writing `path` creates or replaces (`destination`) as one absolute
+    /// path free of links, `.` and `..`: its own real path where it exists, else its
+    /// directory's real path and its name; the name as given where the directory does
+    /// not exist either. Two paths that lead to the same name give the same key, whatever
+    /// links to directories lie on the way (`d/../x` is resolved through `d`, as the
+    /// kernel resolves it, not by text). `nil` as for `destination`.
+    public static func key(_ path: String) -> String? {
+        guard let target = destination(path) else { return nil }
+        if let full = realPath(target) { return full }
+        let directory = (target as NSString).deletingLastPathComponent, name = (target as NSString).lastPathComponent
+        guard !target.hasSuffix("/"), let base = realPath(directory.isEmpty ? "." : directory) else {
+            return URL(fileURLWithPath: target).standardizedFileURL.path
+        }
+        return base == "/" ? "/" + name : base + "/" + name
+    }
+
+    /// `realpath(3)`: the absolute path of an existing file, free of links; else `nil`.
+    private static func realPath(_ path: String) -> String? {
+        realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return String(cString: pointer)
+        }
+    }
+
+    /// Whether two paths name the same file, existing or to be created: the same `key`
+    /// (symbolic links followed, links to nothing included), or the same device and
+    /// inode (hard links).
     public static func sameFile(_ a: String, _ b: String) -> Bool {
-        guard !isStandardStream(a), !isStandardStream(b) else { return false }
-        let ra = URL(fileURLWithPath: destination(a) ?? a).standardizedFileURL.resolvingSymlinksInPath()
-        let rb = URL(fileURLWithPath: destination(b) ?? b).standardizedFileURL.resolvingSymlinksInPath()
-        if ra.path == rb.path { return true }
-        guard let ia = identity(ra.path), let ib = identity(rb.path) else { return false }
+        guard !isStandardStream(a), !isStandardStream(b), let ka = key(a), let kb = key(b) else { return false }
+        if ka == kb { return true }
+        guard let ia = identity(ka), let ib = identity(kb) else { return false }
         return ia == ib
     }
 
@@ -65,9 +106,12 @@ public enum OutputFile {
     ///
     /// - Throws: exit 73.
     public static func checkDestination(_ path: String) throws(CommandLineError) {
-        guard !isStandardStream(path) else { return }
+        guard !isStandardStream(path), descriptor(named: path) == nil else { return }
         guard let target = destination(path) else {
             throw .cantCreate("cannot create '\(path)': too many levels of symbolic links")
+        }
+        if target.hasSuffix("/"), !FileManager.default.fileExists(atPath: target) {
+            throw .cantCreate("cannot create '\(path)': '\(target)' ends in '/', the name of a directory, not of a file")
         }
         let directory = (target as NSString).deletingLastPathComponent
         if let problem = directoryProblem(directory.isEmpty ? "." : directory) {
@@ -144,7 +188,9 @@ public enum OutputFile {
     /// opened for writing, so an output that is the input (where a tool allows that) replaces it
     /// only once it has been read to the end. A symbolic link is followed (`destination`),
     /// so the file it points to is replaced, or created where it names nothing yet, and
-    /// the link stays a link; a replaced file's permissions are kept. Anything else that
+    /// the link stays a link; a replaced file's permissions are kept. `/dev/stdout` and
+    /// the other names of an open descriptor (`descriptor(named:)`) are written through
+    /// that descriptor, whatever they lead to. Anything else that
     /// already exists — a FIFO, a terminal,
     /// `/dev/stdout` — is not a file to replace, so it is opened and written in place.
     ///
@@ -154,6 +200,13 @@ public enum OutputFile {
     public static func withDestination(_ path: String, _ body: (Int32, String) throws(CommandLineError) -> Void) throws(CommandLineError) {
         if isStandardStream(path) {
             try body(STDOUT_FILENO, "standard output")
+            return
+        }
+        if let descriptor = descriptor(named: path) {
+            guard fcntl(descriptor, F_GETFD) != -1 else {
+                throw .cantCreate("cannot write '\(path)': \(String(cString: strerror(errno)))")
+            }
+            try body(descriptor, "'\(path)'")
             return
         }
         var status = stat()

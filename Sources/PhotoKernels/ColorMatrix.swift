@@ -524,8 +524,9 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 
 /// The grey-preserving form on `count` pixels in place, alpha kept, one pixel per
 /// `SIMD4<Float>` (`greyPreservingPixel`): nine SSE2 instructions per pixel on the
-/// vector ports (two `shufps`, one subtraction, three multiplies, three additions; 19
-/// in all with the loads, stores, two register copies and the loop's three); alpha
+/// vector ports (two `shufps`, one subtraction, three multiplies, three additions; 18
+/// in all with the loads, stores, two register copies and the loop's three, where the
+/// loop walks one pixel at a time); alpha
 /// goes back by memory (`forEachPixelInPlace`).
 @inline(__always)
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,

@@ -227,7 +227,7 @@ struct ApplyCommand {
             }
             var seen: [String: String] = [:]
             for file in request.files {
-                let key = URL(fileURLWithPath: OutputFile.destination(file.output) ?? file.output).standardizedFileURL.path
+                let key = OutputFile.key(file.output) ?? URL(fileURLWithPath: file.output).standardizedFileURL.path
                 if let earlier = seen[key] {
                     throw .usage("'\(earlier)' and '\(file.input)' would both be written to '\(file.output)'",
                                  command: commandName)

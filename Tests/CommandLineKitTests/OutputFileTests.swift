@@ -37,6 +37,67 @@ struct OutputFileTests {
         #expect(OutputFile.destination(dir.appendingPathComponent("x").path) == nil)
     }
 
+    @Test("key and sameFile resolve `..` after a link to a directory as the kernel does, not by text")
+    func linkedDirectories() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let fm = FileManager.default
+        try fm.createDirectory(at: dir.appendingPathComponent("real/sub"), withIntermediateDirectories: true)
+        try fm.createDirectory(at: dir.appendingPathComponent("w"), withIntermediateDirectories: true)
+        try Data("input".utf8).write(to: dir.appendingPathComponent("real/in.ppm"))
+        try Data("other".utf8).write(to: dir.appendingPathComponent("w/in.ppm"))
+        // w/d → real/sub, and real/sub/out.ppm → ../in.ppm: w/d/out.ppm is real/in.ppm.
+        try link(dir.appendingPathComponent("w/d"), to: dir.appendingPathComponent("real/sub").path)
+        try link(dir.appendingPathComponent("real/sub/out.ppm"), to: "../in.ppm")
+        let out = dir.appendingPathComponent("w/d/out.ppm").path
+        #expect(OutputFile.sameFile(out, dir.appendingPathComponent("real/in.ppm").path))
+        #expect(!OutputFile.sameFile(out, dir.appendingPathComponent("w/in.ppm").path))
+        // A name not yet created, reached through the linked directory and by its real path.
+        #expect(OutputFile.key(dir.appendingPathComponent("w/d/new.ppm").path)
+                == OutputFile.key(dir.appendingPathComponent("real/sub/new.ppm").path))
+        #expect(OutputFile.sameFile(dir.appendingPathComponent("w/d/new.ppm").path,
+                                    dir.appendingPathComponent("real/sub/../sub/new.ppm").path))
+    }
+
+    @Test("/dev/fd/N and the like are written through the open descriptor, in place: a file opened for appending keeps its inode and its earlier bytes")
+    func descriptorNames() throws {
+        #expect(OutputFile.descriptor(named: "/dev/stdout") == 1 && OutputFile.descriptor(named: "/dev/stderr") == 2)
+        #expect(OutputFile.descriptor(named: "/proc/self/fd/7") == 7 && OutputFile.descriptor(named: "/dev/fd/x") == nil)
+        #expect(OutputFile.descriptor(named: "/dev/null") == nil && OutputFile.descriptor(named: "out.ppm") == nil)
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let log = dir.appendingPathComponent("log.txt")
+        try Data("earlier\n".utf8).write(to: log)
+        var before = stat()
+        #expect(stat(log.path, &before) == 0)
+        let descriptor = open(log.path, O_WRONLY | O_APPEND | O_CLOEXEC)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        let bytes: [UInt8] = Array("later\n".utf8)
+        try OutputFile.withDestination("/dev/fd/\(descriptor)") { fd, name throws(CommandLineError) in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            defer { buffer.deallocate() }
+            buffer.copyBytes(from: bytes)
+            try OutputFile.writeAll(UnsafeRawBufferPointer(buffer), to: fd, name: name)
+        }
+        var after = stat()
+        #expect(stat(log.path, &after) == 0 && after.st_ino == before.st_ino, "the file must not be replaced")
+        #expect(try String(contentsOf: log, encoding: .utf8) == "earlier\nlater\n")
+        try OutputFile.checkDestination("/dev/fd/\(descriptor)")
+    }
+
+    @Test("a link to a name ending in '/' is refused before any work (73)")
+    func linkToDirectoryName() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let out = dir.appendingPathComponent("out.ppm")
+        try link(out, to: "nd/")
+        #expect(throws: CommandLineError("cannot create '\(out.path)': '\(dir.path)/nd/' ends in '/', the name of a directory, not of a file",
+                                         status: .cantCreate)) {
+            try OutputFile.checkDestination(out.path)
+        }
+    }
+
     @Test("a link to nothing: the write creates the file it names and the link stays a link")
     func writeThroughDanglingLink() throws {
         let dir = try directory()

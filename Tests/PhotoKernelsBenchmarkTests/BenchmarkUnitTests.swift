@@ -665,3 +665,36 @@ struct ContextTests {
         #endif
     }
 }
+
+/// The exhaustive check's judge, on a small image: it must find a wrong sample in the
+/// output that has one, and only there.
+@Suite("Exactness check")
+struct ExactnessCheckTests {
+    @Test("check counts a sample 2 off and a changed alpha as wrong, in their own output only; the correct output passes")
+    func findsWrongSamples() throws {
+        let side = 16
+        var input = [UInt8](repeating: 255, count: side * side * 4)
+        for i in 0..<(side * side) {
+            input[4 * i] = UInt8(truncatingIfNeeded: i &* 7)
+            input[4 * i + 1] = UInt8(truncatingIfNeeded: i &* 13 &+ 5)
+            input[4 * i + 2] = UInt8(truncatingIfNeeded: i &* 29 &+ 11)
+        }
+        let c = Exactness.Case(name: "saturation 1.3", operations: [Saturation(1.3)])
+        let plan = try EditPlan(stages: c.operations.flatMap(\.stages)).prepared(width: side, height: side, threads: 1)
+        var good = [UInt8](repeating: 0, count: input.count)
+        try input.withUnsafeBufferPointer { i in
+            try good.withUnsafeMutableBufferPointer { o in
+                try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
+            }
+        }
+        var bad = good
+        let sample = 4 * 37 + 1
+        bad[sample] = bad[sample] >= 2 ? bad[sample] - 2 : bad[sample] + 2
+        bad[4 * 200 + 3] = 254
+        let results = Exactness.check(c, input, [good, bad], side: side, threads: 2)
+        #expect(results.count == 2)
+        #expect(results[0].wrong == 0, "the plan's own output: \(results[0].first ?? "")")
+        #expect(results[1].wrong == 2)
+        #expect(results[1].first?.contains("channel 1") == true, "\(results[1].first ?? "nil")")
+    }
+}

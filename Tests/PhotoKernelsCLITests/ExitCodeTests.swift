@@ -237,6 +237,33 @@ struct ExitCodeTests {
         #expect(try sandbox.contents() == ["in.ppm", "link.ppm"])
     }
 
+    @Test("-o /dev/stdout writes through standard output in place: a file it was redirected to keeps its earlier bytes")
+    func devStdoutRedirectedToFile() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let earlier = Data("earlier line\n".utf8)
+        let result = try Tool.run(["apply", "in.ppm", "-o", "/dev/stdout", "--format", "ppm", "--preset", "noir"], in: sandbox,
+                                  stdoutPrefix: earlier)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.prefix(earlier.count) == earlier, "the redirected file lost its earlier bytes")
+        let image = try NetpbmReader.read(Array(result.stdout.dropFirst(earlier.count)))
+        let expected = libraryPath(Fixtures.rgb8, layout: .rgb, recipe: Recipe(adjustments: .noir), outputLayout: .rgb)
+        #expect(image.samples == expected)
+    }
+
+    @Test("an output through a link to a directory and `..` is checked as the file the kernel reaches: the input is not overwritten (73)")
+    func linkedDirectoryOutputIsInput() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let fm = FileManager.default
+        try fm.createDirectory(at: sandbox.url("real/sub"), withIntermediateDirectories: true)
+        try fm.moveItem(at: sandbox.url("in.ppm"), to: sandbox.url("real/in.ppm"))
+        try fm.createSymbolicLink(atPath: sandbox.url("real/sub/out.ppm").path, withDestinationPath: "../in.ppm")
+        try fm.createSymbolicLink(atPath: sandbox.url("d").path, withDestinationPath: sandbox.url("real/sub").path)
+        let before = try sandbox.read("real/in.ppm")
+        let result = try Tool.run(["apply", "real/in.ppm", "-o", "d/out.ppm", "--preset", "noir"], in: sandbox)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(try sandbox.read("real/in.ppm") == before)
+    }
+
     @Test("an output that is a FIFO is written into, not replaced")
     func fifoOutput() throws {
         let sandbox = try Self.sandboxWithInput()

@@ -39,18 +39,20 @@ enum Tool {
     }
 
     /// Runs the tool with `arguments` in `sandbox.work`, feeding `stdin` (or nothing),
-    /// with `environment` added to the test's own.
+    /// with `environment` added to the test's own. Standard output goes to a file that
+    /// starts with `stdoutPrefix`, open at its end (as a shell's `>>` leaves it).
     static func run(_ arguments: [String], in sandbox: Sandbox, stdin: Data? = nil,
-                    environment: [String: String] = [:]) throws -> Result {
+                    environment: [String: String] = [:], stdoutPrefix: Data = Data()) throws -> Result {
         let executable = try #require(url, "photokernels binary not found next to the test bundle; set PHOTOKERNELS_CLI")
         let id = UUID().uuidString
         let outURL = sandbox.io.appendingPathComponent("\(id).out")
         let errURL = sandbox.io.appendingPathComponent("\(id).err")
         let inURL = sandbox.io.appendingPathComponent("\(id).in")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: stdoutPrefix)
         _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         _ = FileManager.default.createFile(atPath: inURL.path, contents: stdin ?? Data())
         let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        try out.seekToEnd()
         let input = try FileHandle(forReadingFrom: inURL)
         defer { try? out.close(); try? err.close(); try? input.close() }
 
