@@ -17,6 +17,17 @@ struct OutputFileTests {
         try FileManager.default.createSymbolicLink(atPath: at.path, withDestinationPath: destination)
     }
 
+    /// `text` written to `path` through `OutputFile.withDestination`.
+    private func write(_ text: String, to path: String) throws(CommandLineError) {
+        let bytes: [UInt8] = Array(text.utf8)
+        try OutputFile.withDestination(path) { descriptor, name throws(CommandLineError) in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+            defer { buffer.deallocate() }
+            buffer.copyBytes(from: bytes)
+            try OutputFile.writeAll(UnsafeRawBufferPointer(buffer), to: descriptor, name: name)
+        }
+    }
+
     @Test("destination: a plain path is itself; links are followed to their end, a link to nothing included, relative ones against their own directory; a loop is nil")
     func destination() throws {
         let dir = try directory()
@@ -73,13 +84,7 @@ struct OutputFileTests {
         let descriptor = open(log.path, O_WRONLY | O_APPEND | O_CLOEXEC)
         #expect(descriptor >= 0)
         defer { close(descriptor) }
-        let bytes: [UInt8] = Array("later\n".utf8)
-        try OutputFile.withDestination("/dev/fd/\(descriptor)") { fd, name throws(CommandLineError) in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-            defer { buffer.deallocate() }
-            buffer.copyBytes(from: bytes)
-            try OutputFile.writeAll(UnsafeRawBufferPointer(buffer), to: fd, name: name)
-        }
+        try write("later\n", to: "/dev/fd/\(descriptor)")
         var after = stat()
         #expect(stat(log.path, &after) == 0 && after.st_ino == before.st_ino, "the file must not be replaced")
         #expect(try String(contentsOf: log, encoding: .utf8) == "earlier\nlater\n")
@@ -104,13 +109,7 @@ struct OutputFileTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let out = dir.appendingPathComponent("out.txt"), target = dir.appendingPathComponent("target.txt")
         try link(out, to: "target.txt")
-        let bytes: [UInt8] = Array("new".utf8)
-        try OutputFile.withDestination(out.path) { descriptor, name throws(CommandLineError) in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
-            defer { buffer.deallocate() }
-            buffer.copyBytes(from: bytes)
-            try OutputFile.writeAll(UnsafeRawBufferPointer(buffer), to: descriptor, name: name)
-        }
+        try write("new", to: out.path)
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: out.path) == "target.txt")
         #expect(try String(contentsOf: target, encoding: .utf8) == "new")
         let left = try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted()
