@@ -12,11 +12,35 @@ public enum OutputFile {
     /// Whether `path` means standard input or output.
     public static func isStandardStream(_ path: String) -> Bool { path == "-" }
 
+    /// The path a standard stream means: `-` as an input is `/dev/stdin`, as an output
+    /// `/dev/stdout`; any other path is itself. For comparing files (`sameFile`).
+    public static func path(of stream: String, output: Bool) -> String {
+        isStandardStream(stream) ? (output ? "/dev/stdout" : "/dev/stdin") : stream
+    }
+
+    /// The process's own open descriptor that writing `path` goes through, in place:
+    /// the one it names (`descriptor(named:)`), or standard output or standard error
+    /// where `path` leads to the very regular file that stream is open on (`//dev/stdout`,
+    /// a link to `/dev/stdout`, `/proc/thread-self/fd/1`, or the file a shell's `>> log`
+    /// opened). Opening such a file anew would start it from its beginning, and
+    /// replacing it would cut it off from the shell that holds it open (`>> log` losing
+    /// its earlier lines). `nil` for any other path.
+    public static func inPlaceDescriptor(for path: String) -> Int32? {
+        if let named = descriptor(named: path) { return named }
+        guard let file = identity(path) else { return nil }
+        for stream in [STDOUT_FILENO, STDERR_FILENO] {
+            var status = stat()
+            if fstat(stream, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+               [UInt64(status.st_dev), UInt64(status.st_ino)] == file {
+                return stream
+            }
+        }
+        return nil
+    }
+
     /// The process's own open descriptor that `path` names, for `/dev/stdout`,
     /// `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N`; else `nil`. Such a path is
-    /// written through that descriptor, in place: opening it anew would start a
-    /// redirected file from its beginning, and replacing it would cut the file off from
-    /// the shell that holds it open (`>> log` losing its earlier lines).
+    /// written through that descriptor, in place (see `inPlaceDescriptor(for:)`).
     public static func descriptor(named path: String) -> Int32? {
         switch path {
         case "/dev/stdout": return STDOUT_FILENO
@@ -58,9 +82,12 @@ public enum OutputFile {
     public static func key(_ path: String) -> String? {
         guard let target = destination(path) else { return nil }
         if let full = realPath(target) { return full }
+        // A name for a directory, or in a directory that does not exist: no file can be
+        // made there (`checkDestination` says why), so the key is the path as given,
+        // `..` kept, which matches no existing file.
         let directory = (target as NSString).deletingLastPathComponent, name = (target as NSString).lastPathComponent
         guard !target.hasSuffix("/"), let base = realPath(directory.isEmpty ? "." : directory) else {
-            return URL(fileURLWithPath: target).standardizedFileURL.path
+            return target.hasPrefix("/") ? target : FileManager.default.currentDirectoryPath + "/" + target
         }
         return base == "/" ? "/" + name : base + "/" + name
     }
@@ -83,20 +110,27 @@ public enum OutputFile {
         return ia == ib
     }
 
-    /// The device and inode of an existing file, or `nil`.
-    private static func identity(_ path: String) -> [UInt64]? {
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let device = (attributes[.systemNumber] as? NSNumber)?.uint64Value,
-              let inode = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value
-        else { return nil }
-        return [device, inode]
+    /// The device and inode of an existing file (links followed), or `nil`.
+    public static func identity(_ path: String) -> [UInt64]? {
+        var status = stat()
+        guard stat(path, &status) == 0 else { return nil }
+        return [UInt64(status.st_dev), UInt64(status.st_ino)]
     }
 
-    /// Refuses (exit 73) to write `output` when it is the file `input`, unless `force`;
-    /// the message ends with `remedy`, what the user can do instead.
+    /// Refuses (exit 73) to write `output` when it is the file `input` (`-` meaning
+    /// standard input and output: `apply - -o in.ppm < in.ppm`), unless `force`; the
+    /// message ends with `remedy`, what the user can do instead. An output written in
+    /// place through an open descriptor (`inPlaceDescriptor(for:)`) is refused even
+    /// with `force`: it would overwrite the input while the input is being read.
     public static func checkNotOverwriting(input: String, output: String, what: String, force: Bool,
                                            remedy: String) throws(CommandLineError) {
-        guard !force, sameFile(input, output) else { return }
+        let (i, o) = (path(of: input, output: false), path(of: output, output: true))
+        guard sameFile(i, o) else { return }
+        if inPlaceDescriptor(for: o) != nil {
+            throw .cantCreate("\(what) '\(output)' is the input file '\(input)', written in place while it is read; "
+                              + "refusing to write it, even with --force")
+        }
+        guard !force else { return }
         throw .cantCreate("\(what) '\(output)' is the input file '\(input)'; refusing to overwrite it (\(remedy))")
     }
 
@@ -106,7 +140,14 @@ public enum OutputFile {
     ///
     /// - Throws: exit 73.
     public static func checkDestination(_ path: String) throws(CommandLineError) {
-        guard !isStandardStream(path), descriptor(named: path) == nil else { return }
+        guard !isStandardStream(path) else { return }
+        if let descriptor = descriptor(named: path) {
+            guard fcntl(descriptor, F_GETFD) != -1 else {
+                throw .cantCreate("cannot write '\(path)': it names no open descriptor")
+            }
+            return
+        }
+        guard inPlaceDescriptor(for: path) == nil else { return }
         guard let target = destination(path) else {
             throw .cantCreate("cannot create '\(path)': too many levels of symbolic links")
         }
@@ -188,11 +229,12 @@ public enum OutputFile {
     /// opened for writing, so an output that is the input (where a tool allows that) replaces it
     /// only once it has been read to the end. A symbolic link is followed (`destination`),
     /// so the file it points to is replaced, or created where it names nothing yet, and
-    /// the link stays a link; a replaced file's permissions are kept. `/dev/stdout` and
-    /// the other names of an open descriptor (`descriptor(named:)`) are written through
-    /// that descriptor, whatever they lead to. Anything else that
-    /// already exists — a FIFO, a terminal,
-    /// `/dev/stdout` — is not a file to replace, so it is opened and written in place.
+    /// the link stays a link; a replaced file's permissions are kept. `/dev/stdout`, the
+    /// other names of an open descriptor, and any path that leads to the regular file
+    /// standard output or error is open on (`inPlaceDescriptor(for:)`) are written
+    /// through that descriptor. Anything else that already exists and is not a regular
+    /// file — a FIFO, a terminal, a device — is not a file to replace, so it is opened
+    /// and written in place.
     ///
     /// - Throws: exit 73 when the directory is missing, the path is a directory, or
     ///   creating, closing or renaming fails; whatever `body` throws, unchanged (a
@@ -202,9 +244,9 @@ public enum OutputFile {
             try body(STDOUT_FILENO, "standard output")
             return
         }
-        if let descriptor = descriptor(named: path) {
+        if let descriptor = inPlaceDescriptor(for: path) {
             guard fcntl(descriptor, F_GETFD) != -1 else {
-                throw .cantCreate("cannot write '\(path)': \(String(cString: strerror(errno)))")
+                throw .cantCreate("cannot write '\(path)': it names no open descriptor")
             }
             try body(descriptor, "'\(path)'")
             return
@@ -220,10 +262,10 @@ public enum OutputFile {
             try body(descriptor, "'\(path)'")
             return
         }
-        // The file a symbolic link names, so the rename replaces or creates it and not
-        // the link.
+        // The file a symbolic link names, by its real directory, so the rename replaces or
+        // creates it and not the link, and the temporary file lies beside it.
         try checkDestination(path)
-        guard let target = destination(path) else {
+        guard let target = key(path) else {
             throw .cantCreate("cannot create '\(path)': too many levels of symbolic links")
         }
         let url = URL(fileURLWithPath: target)

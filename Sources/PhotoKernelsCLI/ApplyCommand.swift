@@ -234,6 +234,21 @@ struct ApplyCommand {
                 }
                 seen[key] = file.input
             }
+            // An output that is another job's input would be replaced before or while that
+            // job reads it: refused, even with --force (which is about a job's own input).
+            var inputKeys: [String: String] = [:], inputFiles: [[UInt64]: String] = [:]
+            for file in request.files {
+                if let key = OutputFile.key(file.input) { inputKeys[key] = file.input }
+                if let identity = OutputFile.identity(file.input) { inputFiles[identity] = file.input }
+            }
+            for file in request.files {
+                let other = OutputFile.key(file.output).flatMap { inputKeys[$0] }
+                    ?? OutputFile.identity(file.output).flatMap { inputFiles[$0] }
+                if let other, other != file.input {
+                    throw .cantCreate("output '\(file.output)' of '\(file.input)' is the input file '\(other)'; "
+                                      + "refusing to overwrite an input of the same run")
+                }
+            }
         } else {
             if positionals.count > 1 {
                 throw .usage("several inputs need '-o <directory>', an existing directory; "
@@ -245,7 +260,10 @@ struct ApplyCommand {
             request.files = [FileJob(input: positionals[0], output: output, target: target)]
         }
         if let saveRecipe = request.saveRecipe,
-           request.files.contains(where: { saveRecipe == $0.output || OutputFile.sameFile(saveRecipe, $0.output) }) {
+           request.files.contains(where: {
+               saveRecipe == $0.output
+                   || OutputFile.sameFile(OutputFile.path(of: saveRecipe, output: true), OutputFile.path(of: $0.output, output: true))
+           }) {
             throw .usage(saveRecipe == "-" ? "the image and --save-recipe cannot both go to standard output"
                                            : "--save-recipe '\(saveRecipe)' would overwrite an output image",
                          command: commandName)

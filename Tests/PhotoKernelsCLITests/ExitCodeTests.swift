@@ -250,6 +250,42 @@ struct ExitCodeTests {
         #expect(image.samples == expected)
     }
 
+    @Test("other names of standard output are written through it too: a link to /dev/stdout, //dev/stdout; a /dev/fd/N that is not open is 73 before any work")
+    func otherNamesOfStandardOutput() throws {
+        let sandbox = try Self.sandboxWithInput()
+        try FileManager.default.createSymbolicLink(atPath: sandbox.url("lnk").path, withDestinationPath: "/dev/stdout")
+        let earlier = Data("earlier line\n".utf8)
+        let expected = libraryPath(Fixtures.rgb8, layout: .rgb, recipe: Recipe(adjustments: .noir), outputLayout: .rgb)
+        for name in ["lnk", "//dev/stdout"] {
+            let result = try Tool.run(["apply", "in.ppm", "-o", name, "--format", "ppm", "--preset", "noir"], in: sandbox,
+                                      stdoutPrefix: earlier)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            #expect(result.stdout.prefix(earlier.count) == earlier, "\(name): the redirected file lost its earlier bytes")
+            #expect(try NetpbmReader.read(Array(result.stdout.dropFirst(earlier.count))).samples == expected, "\(name)")
+        }
+        let closed = try Tool.run(["apply", "in.ppm", "-o", "/dev/fd/9", "--format", "ppm", "--preset", "noir"], in: sandbox)
+        #expect(closed.status == 73)
+        #expect(closed.stderr == "Error: cannot write '/dev/fd/9': it names no open descriptor\n", "\(closed.stderr)")
+        #expect(closed.stdout.isEmpty)
+    }
+
+    @Test("in a batch, an output that is another input is refused before any work (73), even with --force")
+    func batchOutputIsAnotherInput() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let fm = FileManager.default
+        try fm.copyItem(at: sandbox.url("in.ppm"), to: sandbox.url("b.ppm"))
+        try fm.createDirectory(at: sandbox.url("out"), withIntermediateDirectories: true)
+        try fm.createSymbolicLink(atPath: sandbox.url("out/in.ppm").path, withDestinationPath: "../b.ppm")
+        let before = try sandbox.read("b.ppm")
+        for force in [false, true] {
+            let result = try Tool.run(["apply", "in.ppm", "b.ppm", "-o", "out/", "--preset", "noir"] + (force ? ["--force"] : []),
+                                      in: sandbox)
+            #expect(result.status == 73, "force \(force): \(result.stderr)")
+            #expect(result.stderr.contains("is the input file 'b.ppm'"), "\(result.stderr)")
+            #expect(try sandbox.read("b.ppm") == before)
+        }
+    }
+
     @Test("an output through a link to a directory and `..` is checked as the file the kernel reaches: the input is not overwritten (73)")
     func linkedDirectoryOutputIsInput() throws {
         let sandbox = try Self.sandboxWithInput()
@@ -261,6 +297,7 @@ struct ExitCodeTests {
         let before = try sandbox.read("real/in.ppm")
         let result = try Tool.run(["apply", "real/in.ppm", "-o", "d/out.ppm", "--preset", "noir"], in: sandbox)
         #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("is the input file 'real/in.ppm'"), "\(result.stderr)")
         #expect(try sandbox.read("real/in.ppm") == before)
     }
 
