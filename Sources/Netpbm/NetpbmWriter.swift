@@ -97,7 +97,9 @@ public enum NetpbmWriter {
 
     /// Encodes `image` and writes it to `url` atomically: the bytes go to a temporary file
     /// in the same directory, which is then renamed over `url`, so readers never see a
-    /// partial file and a failed write leaves any existing file untouched.
+    /// partial file and a failed write leaves any existing file untouched. Where `url`
+    /// is a symbolic link to a file, that file is replaced and the link stays a link; a
+    /// replaced file keeps its permissions.
     ///
     /// - Throws: as ``encode(_:as:)``, or ``NetpbmError/writeFailed(path:reason:)``.
     public static func write(_ image: NetpbmImage, as format: NetpbmFormat? = nil, to url: URL) throws(NetpbmError) {
@@ -147,12 +149,20 @@ public enum NetpbmWriter {
 
     // MARK: - Files
 
-    /// Writes `bytes` to a temporary file next to `url`, then renames it over `url`.
+    /// Writes `bytes` to a temporary file next to the file `url` names (past symbolic
+    /// links), then renames it over that file, with an existing file's permissions.
     static func writeAtomically(_ bytes: [UInt8], to url: URL) throws(NetpbmError) {
         let path = url.path
-        let directory = url.deletingLastPathComponent()
+        var status = stat()
+        let existing = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG  // follows links
+        // The file a link names, so the rename replaces it and not the link.
+        let target = existing ? (realpath(path, nil).map { pointer in
+            defer { free(pointer) }
+            return URL(fileURLWithPath: String(cString: pointer))
+        } ?? url) : url
+        let directory = target.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(
-            ".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+            ".\(target.lastPathComponent).\(UUID().uuidString).tmp")
         do {
             // A `Data` that borrows the array's storage rather than copying the whole file.
             try bytes.withUnsafeBytes { buffer in
@@ -165,8 +175,11 @@ public enum NetpbmWriter {
             try? FileManager.default.removeItem(at: temporary)
             throw .writeFailed(path: path, reason: NetpbmReader.reason(error))
         }
+        if existing {
+            chmod(temporary.path, status.st_mode & 0o7777)
+        }
         // rename(2) replaces the destination atomically on the same file system.
-        if rename(temporary.path, path) != 0 {
+        if rename(temporary.path, target.path) != 0 {
             let reason = String(cString: strerror(errno))
             try? FileManager.default.removeItem(at: temporary)
             throw .writeFailed(path: path, reason: reason)

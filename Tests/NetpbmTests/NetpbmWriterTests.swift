@@ -246,6 +246,26 @@ struct NetpbmWriterTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
     }
 
+    @Test("write through a symbolic link replaces the file it names, keeps the link and the file's permissions")
+    func writeThroughLink() throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("netpbm-writer-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let target = directory.appendingPathComponent("target.ppm"), link = directory.appendingPathComponent("link.ppm")
+        try Data("old".utf8).write(to: target)
+        #expect(chmod(target.path, 0o600) == 0)
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "target.ppm")
+        let image = try NetpbmImage(
+            width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [9, 8, 7], format: .rawPPM)
+        try NetpbmWriter.write(image, to: link)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "target.ppm")
+        #expect(try NetpbmReader.read(contentsOf: target) == image)
+        let mode = try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600, "the file keeps its permissions")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["link.ppm", "target.ppm"])
+    }
+
     @Test("Writing into a missing directory is an I/O error")
     func writeFailure() throws {
         let image = try NetpbmImage(
