@@ -8,4 +8,7 @@ import Foundation
 // A closed pipe (`photokernels-bench show before | head`) becomes a write error the
 // tool sees (EPIPE) rather than a SIGPIPE mid-write; it then ends by SIGPIPE.
 signal(SIGPIPE, SIG_IGN)
+// Ctrl-C, `kill` or `timeout` remove the temporary files being written before the
+// process ends.
+TemporaryFiles.removeOnInterrupt()
 BenchmarkTool.main(Array(CommandLine.arguments.dropFirst())).exitProcess()

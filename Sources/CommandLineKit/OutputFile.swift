@@ -126,12 +126,13 @@ public enum OutputFile {
                                            remedy: String) throws(CommandLineError) {
         let (i, o) = (path(of: input, output: false), path(of: output, output: true))
         guard sameFile(i, o) else { return }
+        let source = isStandardStream(input) ? "standard input" : "the input file '\(input)'"
         if inPlaceDescriptor(for: o) != nil {
-            throw .cantCreate("\(what) '\(output)' is the input file '\(input)', written in place while it is read; "
+            throw .cantCreate("\(what) '\(output)' is \(source), written in place while it is read; "
                               + "refusing to write it, even with --force")
         }
         guard !force else { return }
-        throw .cantCreate("\(what) '\(output)' is the input file '\(input)'; refusing to overwrite it (\(remedy))")
+        throw .cantCreate("\(what) '\(output)' is \(source); refusing to overwrite it (\(remedy))")
     }
 
     /// Checks early, before any work, that `path` can be created: the file it names
@@ -276,6 +277,8 @@ public enum OutputFile {
         guard descriptor >= 0 else {
             throw .cantCreate("cannot create '\(path)': \(String(cString: strerror(errno)))")
         }
+        TemporaryFiles.insert(temporary)
+        defer { TemporaryFiles.remove(temporary) }
         do throws(CommandLineError) {
             try body(descriptor, "'\(path)'")
         } catch {
@@ -331,6 +334,56 @@ public enum OutputFile {
         case ENOENT: return "no such file"
         case EISDIR: return "it is a directory"
         case let code: return String(cString: strerror(code)).lowercased()
+        }
+    }
+}
+
+/// The temporary files being written (`OutputFile.withDestination`), so that an
+/// interrupted run removes them (`removeOnInterrupt()`).
+public enum TemporaryFiles {
+    private static let lock = NSLock()
+    // Guarded by `lock`.
+    nonisolated(unsafe) private static var paths: Set<String> = []
+    // The signal sources, kept alive for the life of the process.
+    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+
+    static func insert(_ path: String) { lock.withLock { _ = paths.insert(path) } }
+
+    static func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
+
+    /// From now on, `SIGINT`, `SIGTERM` and `SIGHUP` (Ctrl-C, `timeout`, `kill`, a closed
+    /// terminal) first remove the temporary files being written, then end the process
+    /// as the signal's default action does (the shell sees 130, 143 or 129), so an
+    /// interrupted run leaves neither a partial output nor a hidden `.NAME.UUID.tmp`.
+    /// A signal the process was started ignoring (`nohup`, a background job) stays
+    /// ignored. Call once, at the start of `main`. (`SIGKILL` cannot be caught: its
+    /// temporary files stay.)
+    public static func removeOnInterrupt() {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            // Ignored, so the dispatch source alone sees it; kept if it already was.
+            let previous = signal(number, SIG_IGN)
+            if let previous, unsafeBitCast(previous, to: Int.self) == unsafeBitCast(SIG_IGN, to: Int.self) {
+                continue
+            }
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                lock.withLock {
+                    for path in paths { unlink(path) }
+                    paths.removeAll()
+                }
+                // Delivered to this thread, unblocked here: dispatch reads the signal
+                // through a descriptor while every thread may block it (a mask inherited
+                // from the parent blocks it in the main thread too), and a signal sent
+                // to the process would come back to this handler.
+                signal(number, SIG_DFL)
+                var only = sigset_t()
+                sigemptyset(&only)
+                sigaddset(&only, number)
+                pthread_sigmask(SIG_UNBLOCK, &only, nil)
+                raise(number)
+            }
+            source.resume()
+            lock.withLock { sources.append(source) }
         }
     }
 }

@@ -300,8 +300,10 @@ struct ApplyCommand {
     static func run(_ request: Request) throws(CLIError) {
         if let saveRecipe = request.saveRecipe {
             for file in request.files {
+                // Never even with --force, which lets an image replace its own input: a
+                // recipe over the photo would lose it.
                 try OutputFile.checkNotOverwriting(input: file.input, output: saveRecipe, what: "--save-recipe file",
-                                                   force: request.force, remedy: forceRemedy)
+                                                   force: false, remedy: "choose another name for the recipe")
             }
             try OutputFile.checkDestination(saveRecipe)
         }

@@ -6,4 +6,7 @@ import Foundation
 // error the tool sees (EPIPE), so that files are cleaned up and threads stop, not a
 // SIGPIPE that kills it mid-write.
 signal(SIGPIPE, SIG_IGN)
+// Ctrl-C, `kill` or `timeout` remove the temporary files being written before the
+// process ends.
+TemporaryFiles.removeOnInterrupt()
 PhotoKernelsTool.run(Array(CommandLine.arguments.dropFirst())).exitProcess()

@@ -190,7 +190,7 @@ struct ExitCodeTests {
         #expect(try sandbox.contents() == ["in.ppm"])
     }
 
-    @Test("--save-recipe may not overwrite the input or the output")
+    @Test("--save-recipe may not overwrite the input (73, even with --force) or the output (64)")
     func saveRecipeOverInput() throws {
         let sandbox = try Self.sandboxWithInput()
         let before = try sandbox.read("in.ppm")
@@ -198,6 +198,10 @@ struct ExitCodeTests {
         #expect(overInput.status == 73)
         let overOutput = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--save-recipe", "out.ppm"], in: sandbox)
         #expect(overOutput.status == 64)
+        // --force lets an image replace its input, never a recipe.
+        let forced = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--save-recipe", "in.ppm", "--force"], in: sandbox)
+        #expect(forced.status == 73, "\(forced.stderr)")
+        #expect(forced.stderr.contains("choose another name for the recipe"), "\(forced.stderr)")
         #expect(try sandbox.read("in.ppm") == before)
         #expect(try sandbox.contents() == ["in.ppm"])
     }
@@ -299,6 +303,37 @@ struct ExitCodeTests {
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("is the input file 'real/in.ppm'"), "\(result.stderr)")
         #expect(try sandbox.read("real/in.ppm") == before)
+    }
+
+    @Test("SIGTERM, SIGINT or SIGHUP mid-run removes the temporary file and ends the run by that signal")
+    func interruptedRunLeavesNoTemporaryFile() throws {
+        for number in [SIGTERM, SIGINT, SIGHUP] {
+            let sandbox = try Self.sandboxWithInput()
+            let bytes = try sandbox.read("in.ppm")
+            let process = Process()
+            process.executableURL = try #require(Tool.url)
+            process.arguments = ["apply", "-", "-o", "out.ppm", "--preset", "noir"]
+            process.currentDirectoryURL = sandbox.work
+            let input = Pipe()
+            process.standardInput = input
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Half the image, so the run waits for the rest with its temporary file open.
+            input.fileHandleForWriting.write(Data(bytes.prefix(bytes.count / 2)))
+            var waited = 0
+            while try !sandbox.contents().contains(where: { $0.hasSuffix(".tmp") }), waited < 500 {
+                usleep(10_000)
+                waited += 1
+            }
+            #expect(try sandbox.contents().contains(where: { $0.hasSuffix(".tmp") }), "signal \(number): no temporary file appeared")
+            kill(process.processIdentifier, number)
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == number,
+                    "signal \(number): ended with \(process.terminationReason) \(process.terminationStatus)")
+            let left = try sandbox.contents()
+            #expect(left == ["in.ppm"], "signal \(number): left \(left)")
+        }
     }
 
     @Test("an output that is a FIFO is written into, not replaced")
