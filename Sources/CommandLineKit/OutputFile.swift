@@ -246,9 +246,7 @@ public enum OutputFile {
             return
         }
         if let descriptor = inPlaceDescriptor(for: path) {
-            guard fcntl(descriptor, F_GETFD) != -1 else {
-                throw .cantCreate("cannot write '\(path)': it names no open descriptor")
-            }
+            try checkDestination(path)  // that the descriptor is open
             try body(descriptor, "'\(path)'")
             return
         }

@@ -438,6 +438,15 @@ func greyPreservingPixel(_ v: SIMD4<Float>, _ towardNext: SIMD4<Float>, _ fromPr
     return greyPreservingTerms(towardNext, d, fromPrevious, e, s, v, t)
 }
 
+/// The grey-preserving form's operands on two pixels (one per half): the steps
+/// `d = (G − R, B − G, R − B)` of each, one in-lane shuffle and one subtraction, and
+/// `e = (R − B, G − R, B − G)`, one more shuffle (alpha lanes unspecified).
+@inline(__always)
+func greyPreservingSteps(_ v: SIMD8<Float>) -> (d: SIMD8<Float>, e: SIMD8<Float>) {
+    let d = SIMD8(v[1], v[2], v[0], v[3], v[5], v[6], v[4], v[7]) - v
+    return (d, SIMD8(d[2], d[0], d[1], d[3], d[6], d[4], d[5], d[7]))
+}
+
 /// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept.
 ///
 /// Two pixels per `SIMD8<Float>`: `R`, `G`, `B` are broadcast within each half
@@ -499,8 +508,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
     @inline(__always) func pair(_ x: Int) {
         let offset = x &* 16
         let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-        let d = SIMD8(v[1], v[2], v[0], v[3], v[5], v[6], v[4], v[7]) - v
-        let e = SIMD8(d[2], d[0], d[1], d[3], d[6], d[4], d[5], d[7])
+        let (d, e) = greyPreservingSteps(v)
         let out = greyPreservingTerms(a, d, b, e, ds, v, dt)
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
     }

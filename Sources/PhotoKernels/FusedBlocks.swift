@@ -927,9 +927,7 @@ struct FusedFloatBlock: Sendable {
         func transform(_ v: SIMD8<Float>, _ gains: UnsafePointer<Float>?, relative: Bool) -> SIMD8<Float> {
             var out: SIMD8<Float>
             if relative {
-                // The steps (G − R, B − G, R − B) and the same shuffled, in each half.
-                let d = SIMD8(v[1], v[2], v[0], v[3], v[5], v[6], v[4], v[7]) - v
-                let e = SIMD8(d[2], d[0], d[1], d[3], d[6], d[4], d[5], d[7])
+                let (d, e) = greyPreservingSteps(v)
                 out = next * d + previous * e + (v * rowGain + ct)
             } else {
                 let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])

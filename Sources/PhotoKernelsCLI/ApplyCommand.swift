@@ -225,9 +225,10 @@ struct ApplyCommand {
                 return FileJob(input: input, output: URL(fileURLWithPath: output).appendingPathComponent(name).relativePath,
                                target: target)
             }
+            let outputKeys = request.files.map { OutputFile.key($0.output) }
             var seen: [String: String] = [:]
-            for file in request.files {
-                let key = OutputFile.key(file.output) ?? URL(fileURLWithPath: file.output).standardizedFileURL.path
+            for (file, key) in zip(request.files, outputKeys) {
+                let key = key ?? URL(fileURLWithPath: file.output).standardizedFileURL.path
                 if let earlier = seen[key] {
                     throw .usage("'\(earlier)' and '\(file.input)' would both be written to '\(file.output)'",
                                  command: commandName)
@@ -241,9 +242,8 @@ struct ApplyCommand {
                 if let key = OutputFile.key(file.input) { inputKeys[key] = file.input }
                 if let identity = OutputFile.identity(file.input) { inputFiles[identity] = file.input }
             }
-            for file in request.files {
-                let other = OutputFile.key(file.output).flatMap { inputKeys[$0] }
-                    ?? OutputFile.identity(file.output).flatMap { inputFiles[$0] }
+            for (file, key) in zip(request.files, outputKeys) {
+                let other = key.flatMap { inputKeys[$0] } ?? OutputFile.identity(file.output).flatMap { inputFiles[$0] }
                 if let other, other != file.input {
                     throw .cantCreate("output '\(file.output)' of '\(file.input)' is the input file '\(other)'; "
                                       + "refusing to overwrite an input of the same run")
