@@ -127,15 +127,29 @@ extension ColorMatrix {
 /// A `ColorMatrix` rounded to `Float` once, as a row kernel: the fused form of any
 /// chain of affine stages.
 ///
-/// Scalar reference: `R' = m00·R + m01·G + m02·B + t0` (and likewise G', B'), summed
-/// left to right. SIMD4 schedule: `M`'s columns and `t` as `SIMD4<Float>` with a zero
-/// alpha lane, `C' = col0·R + col1·G + col2·B + t` with `R`, `G`, `B` broadcast —
-/// the same products and sums in the same order per channel, so the two agree to
-/// the bit; where the build targets FMA the schedule fuses each product with its sum
+/// Scalar reference: each channel from itself first, then from the next and the
+/// previous channel round the wheel R → G → B → R, then the offset, summed left to
+/// right:
+///
+///     R' = m00·R + m01·G + m02·B + t0
+///     G' = m11·G + m12·B + m10·R + t1
+///     B' = m22·B + m20·R + m21·G + t2
+///
+/// SIMD4 schedule: the three coefficients of each place as `SIMD4<Float>` (the
+/// diagonal `(m00, m11, m22)`, `(m01, m12, m20)` and `(m02, m10, m21)`), `C' =
+/// diagonal·C + onNext·(G, B, R) + onPrevious·(B, R, G) + t`: the pixel itself and two
+/// rotations of it, two shuffles where broadcasting R, G and B takes three, and the
+/// same products and sums in the same order per channel, so the two agree to the bit;
+/// where the build targets FMA the schedule fuses each product with its sum
 /// (`matrixTerms`), within SPEC §8 of the reference. Where the build targets AVX2 the
-/// schedule runs two pixels per `SIMD8<Float>` (the columns in both halves), otherwise
-/// one pixel per `SIMD4<Float>`, lane for lane the same arithmetic either way. Alpha is restored from the input by a
-/// lane mask (bit-exact, even beside NaN).
+/// schedule runs two pixels per `SIMD8<Float>` (the coefficients in both halves),
+/// otherwise one pixel per `SIMD4<Float>`, lane for lane the same arithmetic either
+/// way. Alpha is restored from the input by a lane mask (bit-exact, even beside NaN).
+///
+/// A zero offset is held as −0 in its lane, which no addition can tell from none
+/// (`x + (−0)` is `x`, for `x = −0` too), so a schedule that does not fuse leaves out
+/// adding an offset that is zero in every lane (sepia, a saturation or a hue alone):
+/// one SSE2 instruction fewer per pixel, the same bits.
 ///
 /// **Greys stay grey, exactly** (SPEC §8). When the matrix maps greys to greys
 /// (rows with one common sum `s`, equal offsets), the reference and the schedules use
@@ -225,8 +239,8 @@ public struct ColorMatrixKernel: AffineStage {
         for i in row.indices {
             let r = row[i].x, g = row[i].y, b = row[i].z
             row[i].x = m00 * r + m01 * g + m02 * b + t0
-            row[i].y = m10 * r + m11 * g + m12 * b + t1
-            row[i].z = m20 * r + m21 * g + m22 * b + t2
+            row[i].y = m11 * g + m12 * b + m10 * r + t1
+            row[i].z = m22 * b + m20 * r + m21 * g + t2
         }
     }
 
@@ -253,8 +267,16 @@ public struct ColorMatrixKernel: AffineStage {
 /// in this form in its own memory, and its row path calls `applySIMD4(_:to:)` on them
 /// where they lie (see `PreparedEditPlan`'s `floatSteps`).
 struct MatrixSchedule: Sendable {
-    // Columns of the Float matrix, alpha lane 0.
+    // Columns of the Float matrix, alpha lane 0. A zero offset is held as −0 in its
+    // lane: adding −0 changes no number (−0 + −0 is −0, where +0 would make it +0), so
+    // a schedule may leave out the addition of an offset that is zero in every lane.
     let column0, column1, column2, translation: SIMD4<Float>
+    /// Whether some lane of the offset is not zero (else the schedules skip adding it).
+    let hasOffset: Bool
+    // The plain form's coefficients in lane order, each row read from its own channel
+    // round the wheel R → G → B → R: (m₀₀, m₁₁, m₂₂) on (R, G, B) itself, (m₀₁, m₁₂, m₂₀)
+    // on the next channels (G, B, R), (m₀₂, m₁₀, m₂₁) on the previous ones (B, R, G).
+    let diagonal, onNext, onPrevious: SIMD4<Float>
     /// Whether the reference and the schedules use the grey-preserving form, each
     /// channel relative to itself (see `ColorMatrixKernel`).
     let relativeForm: Bool
@@ -278,12 +300,17 @@ struct MatrixSchedule: Sendable {
         column0 = SIMD4(Float(r.0.x), Float(r.1.x), Float(r.2.x), 0)
         column1 = SIMD4(Float(r.0.y), Float(r.1.y), Float(r.2.y), 0)
         column2 = SIMD4(Float(r.0.z), Float(r.1.z), Float(r.2.z), 0)
-        translation = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
+        let offset = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
+        translation = offset.replacing(with: -0.0, where: offset .== 0)
+        hasOffset = offset.x != 0 || offset.y != 0 || offset.z != 0
+        diagonal = SIMD4(column0.x, column1.y, column2.z, 0)
+        onNext = SIMD4(column1.x, column2.y, column0.z, 0)
+        onPrevious = SIMD4(column2.x, column0.y, column1.z, 0)
         // A diagonal grey-preserving matrix is the identity plus an offset: its plain sum
         // is already exact on greys, and exactly the identity on anything when t = 0.
-        let diagonal = r.0.y == 0 && r.0.z == 0 && r.1.x == 0 && r.1.z == 0 && r.2.x == 0 && r.2.y == 0
+        let isDiagonal = r.0.y == 0 && r.0.z == 0 && r.1.x == 0 && r.1.z == 0 && r.2.x == 0 && r.2.y == 0
         let rowSum = matrix.greyRowSum
-        relativeForm = rowSum != nil && !diagonal
+        relativeForm = rowSum != nil && !isDiagonal
         self.rowSum = Float(rowSum ?? 1)
         rowSums = SIMD4(repeating: self.rowSum)
         towardNext = SIMD4(column1.x, column2.y, column0.z, 0)
@@ -323,20 +350,30 @@ struct MatrixSchedule: Sendable {
             applyGreyPreservingMatrixSIMD4(p, count: count, k.pointee.towardNext, k.pointee.fromPrevious,
                                            k.pointee.translation, k.pointee.rowSums, k.pointee.alpha)
         } else {
-            applyMatrixSIMD4(p, count: count, k.pointee.column0, k.pointee.column1, k.pointee.column2,
+            applyMatrixSIMD4(p, count: count, k.pointee.diagonal, k.pointee.onNext, k.pointee.onPrevious,
                              k.pointee.translation, k.pointee.alpha)
         }
     }
 
-    /// The one-pixel schedule on `count` pixels in place.
+    /// The one-pixel schedule on `count` pixels in place. Where the build does not
+    /// fuse, an offset of zero in every lane is not added (one instruction fewer per
+    /// pixel: sepia, a saturation or a hue alone); a fused first product with it is
+    /// the product itself.
     @inline(__always)
     static func applyPixels(_ k: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        if k.pointee.relativeForm {
+        let addsOffset = k.pointee.hasOffset || ColorMatrixKernel.fusesMultiplyAdd
+        switch (k.pointee.relativeForm, addsOffset) {
+        case (true, true):
             applyGreyPreservingMatrixPixels(p, count: count, k.pointee.towardNext, k.pointee.fromPrevious,
                                             k.pointee.translation, k.pointee.rowSums)
-        } else {
-            applyMatrixPixels(p, count: count, k.pointee.column0, k.pointee.column1, k.pointee.column2,
+        case (true, false):
+            applyGreyPreservingMatrixPixels(p, count: count, k.pointee.towardNext, k.pointee.fromPrevious,
+                                            k.pointee.rowSums)
+        case (false, true):
+            applyMatrixPixels(p, count: count, k.pointee.diagonal, k.pointee.onNext, k.pointee.onPrevious,
                               k.pointee.translation)
+        case (false, false):
+            applyMatrixPixels(p, count: count, k.pointee.diagonal, k.pointee.onNext, k.pointee.onPrevious)
         }
     }
 }
@@ -400,6 +437,43 @@ func matrixTerms(_ c0: SIMD4<Float>, _ r: SIMD4<Float>, _ c1: SIMD4<Float>, _ g:
     #endif
 }
 
+/// `matrixTerms` with an offset of −0 in every lane, which changes no number: the
+/// first product fused with −0 is the product itself, and the last addition is left
+/// out where the build does not fuse.
+@inline(__always)
+func matrixTerms(_ c0: SIMD4<Float>, _ r: SIMD4<Float>, _ c1: SIMD4<Float>, _ g: SIMD4<Float>,
+                 _ c2: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
+    #if canImport(TargetFeatures.FMA)
+    (c0 * r).addingProduct(c1, g).addingProduct(c2, b)
+    #else
+    c0 * r + c1 * g + c2 * b
+    #endif
+}
+
+/// The plain form on one pixel `v` (alpha lane unspecified), each channel read first
+/// from itself, then from the next and the previous channel round the wheel:
+/// `diagonal·v + onNext·(G, B, R) + onPrevious·(B, R, G) + t` (`matrixTerms`), two
+/// shuffles of `v`, lane for lane the reference's arithmetic.
+@inline(__always)
+func matrixPixel(_ v: SIMD4<Float>, _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>,
+                 _ t: SIMD4<Float>) -> SIMD4<Float> {
+    matrixTerms(diagonal, v, onNext, SIMD4(v.y, v.z, v.x, v.w), onPrevious, SIMD4(v.z, v.x, v.y, v.w), t)
+}
+
+/// `matrixPixel` with an offset of −0 in every lane (see `matrixTerms`).
+@inline(__always)
+func matrixPixel(_ v: SIMD4<Float>, _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>)
+    -> SIMD4<Float> {
+    matrixTerms(diagonal, v, onNext, SIMD4(v.y, v.z, v.x, v.w), onPrevious, SIMD4(v.z, v.x, v.y, v.w))
+}
+
+/// The channels of two pixels (one per half) rotated round the wheel, `(G, B, R)` and
+/// `(B, R, G)` in each half, one in-lane shuffle each (alpha lanes kept in place).
+@inline(__always)
+func rotatedChannels(_ v: SIMD8<Float>) -> (next: SIMD8<Float>, previous: SIMD8<Float>) {
+    (SIMD8(v[1], v[2], v[0], v[3], v[5], v[6], v[4], v[7]), SIMD8(v[2], v[0], v[1], v[3], v[6], v[4], v[5], v[7]))
+}
+
 /// The grey-preserving form `a·d + b·e + (s·v + t)` as this build's schedules compute
 /// it (`d`, `e`: the steps between channels and the same shuffled; `v`: the channels
 /// themselves): fused `((t + s·v) + a·d) + b·e` where the build targets FMA, the
@@ -425,6 +499,19 @@ func greyPreservingTerms(_ a: SIMD4<Float>, _ d: SIMD4<Float>, _ b: SIMD4<Float>
     #endif
 }
 
+/// `greyPreservingTerms` with an offset of −0 in every lane, which changes no number
+/// (see `matrixTerms`): `s·v` is not followed by an addition where the build does not
+/// fuse.
+@inline(__always)
+func greyPreservingTerms(_ a: SIMD4<Float>, _ d: SIMD4<Float>, _ b: SIMD4<Float>, _ e: SIMD4<Float>,
+                         _ s: SIMD4<Float>, _ v: SIMD4<Float>) -> SIMD4<Float> {
+    #if canImport(TargetFeatures.FMA)
+    (s * v).addingProduct(a, d).addingProduct(b, e)
+    #else
+    a * d + b * e + s * v
+    #endif
+}
+
 /// The grey-preserving form on one pixel `v` (alpha lane unspecified): the steps
 /// `d = (G − R, B − G, R − B)`, one shuffle and one subtraction, and `e = (R − B, G − R,
 /// B − G)`, one shuffle of `d`, then `towardNext·d + fromPrevious·e + (s·v + t)`
@@ -438,47 +525,53 @@ func greyPreservingPixel(_ v: SIMD4<Float>, _ towardNext: SIMD4<Float>, _ fromPr
     return greyPreservingTerms(towardNext, d, fromPrevious, e, s, v, t)
 }
 
+/// `greyPreservingPixel` with an offset of −0 in every lane (see `matrixTerms`).
+@inline(__always)
+func greyPreservingPixel(_ v: SIMD4<Float>, _ towardNext: SIMD4<Float>, _ fromPrevious: SIMD4<Float>,
+                         _ s: SIMD4<Float>) -> SIMD4<Float> {
+    let d = SIMD4(v.y, v.z, v.x, v.w) - v
+    let e = SIMD4(d.z, d.x, d.y, d.w)
+    return greyPreservingTerms(towardNext, d, fromPrevious, e, s, v)
+}
+
 /// The grey-preserving form's operands on two pixels (one per half): the steps
 /// `d = (G − R, B − G, R − B)` of each, one in-lane shuffle and one subtraction, and
 /// `e = (R − B, G − R, B − G)`, one more shuffle (alpha lanes unspecified).
 @inline(__always)
 func greyPreservingSteps(_ v: SIMD8<Float>) -> (d: SIMD8<Float>, e: SIMD8<Float>) {
-    let d = SIMD8(v[1], v[2], v[0], v[3], v[5], v[6], v[4], v[7]) - v
+    let d = rotatedChannels(v).next - v
     return (d, SIMD8(d[2], d[0], d[1], d[3], d[6], d[4], d[5], d[7]))
 }
 
-/// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept.
+/// The plain form (`matrixPixel`) on `count` pixels in place, alpha kept.
 ///
-/// Two pixels per `SIMD8<Float>`: `R`, `G`, `B` are broadcast within each half
-/// (`vshufps`), and each lane computes `c0·R + c1·G + c2·B + t` as `matrixTerms` does
-/// (left to right, or fused where the build targets FMA), exactly as the one-pixel
-/// formula does, so the result is the same to the bit. An odd last
-/// pixel takes the one-pixel formula, and so does a first pixel that would leave the
-/// pairs off a 32-byte boundary (`pixelsBeforePairBoundary`). Two pairs make a
-/// block; a long span's blocks go through `MemoryStreams`.
+/// Two pixels per `SIMD8<Float>`: the channels rotated within each half (`vpermilps`,
+/// `rotatedChannels`), and each lane computes `diagonal·C + onNext·C⁺ + onPrevious·C⁻
+/// + t` as `matrixTerms` does (left to right, or fused where the build targets FMA),
+/// exactly as the one-pixel formula does, so the result is the same to the bit. An
+/// odd last pixel takes the one-pixel formula, and so does a first pixel that would
+/// leave the pairs off a 32-byte boundary (`pixelsBeforePairBoundary`). Two pairs
+/// make a block; a long span's blocks go through `MemoryStreams`.
 @inline(__always)
 func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                      _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>,
+                      _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>, _ t: SIMD4<Float>,
                       _ alpha: AlphaMasks) {
     let raw = UnsafeMutableRawPointer(p)
-    // The columns in both halves; the baseline build keeps one register per column.
-    let d0 = SIMD8(lowHalf: c0, highHalf: c0), d1 = SIMD8(lowHalf: c1, highHalf: c1)
-    let d2 = SIMD8(lowHalf: c2, highHalf: c2), dt = SIMD8(lowHalf: t, highHalf: t)
+    // The coefficients in both halves; the baseline build keeps one register for each.
+    let d0 = SIMD8(lowHalf: diagonal, highHalf: diagonal), d1 = SIMD8(lowHalf: onNext, highHalf: onNext)
+    let d2 = SIMD8(lowHalf: onPrevious, highHalf: onPrevious), dt = SIMD8(lowHalf: t, highHalf: t)
     let keep = alpha.pair
     @inline(__always) func pixel(_ q: UnsafeMutablePointer<SIMD4<Float>>) {
         let v = q.pointee
-        let out = matrixTerms(c0, SIMD4(repeating: v.x), c1, SIMD4(repeating: v.y), c2, SIMD4(repeating: v.z), t)
-        q.pointee = out.replacing(with: v, where: alpha.pixel)
+        q.pointee = matrixPixel(v, diagonal, onNext, onPrevious, t).replacing(with: v, where: alpha.pixel)
     }
     let head = pixelsBeforePairBoundary(p, count: count)
     if head != 0 { pixel(p) }
     @inline(__always) func pair(_ x: Int) {
         let offset = x &* 16
         let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-        let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
-        let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
-        let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
-        let out = matrixTerms(d0, r, d1, g, d2, b, dt)
+        let (next, previous) = rotatedChannels(v)
+        let out = matrixTerms(d0, v, d1, next, d2, previous, dt)
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
     }
     @inline(__always) func last(_ x: Int) { pixel(p + x) }
@@ -516,17 +609,25 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
     MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetching: raw, pair, last: last)
 }
 
-/// `C' = col0·R + col1·G + col2·B + t` on `count` pixels in place, alpha kept, one
-/// pixel per `SIMD4<Float>`: the schedule for 128-bit vectors, lane for lane
-/// `matrixTerms`. Nine SSE2 instructions per pixel on the vector ports (three
-/// `shufps`, three `mulps`, three `addps`; about 15.5 in all with the loads, stores,
-/// register copies and the loop's share), against 19.5 in all for the two-pixel form
-/// split into 128-bit halves; alpha goes back by memory (`forEachPixelInPlace`).
+/// The plain form on `count` pixels in place, alpha kept, one pixel per `SIMD4<Float>`
+/// (`matrixPixel`): the schedule for 128-bit vectors. Eight SSE2 instructions per pixel
+/// on the vector ports (two `shufps`, three `mulps`, three `addps`), seven without an
+/// offset (`applyMatrixPixels(_:count:_:_:_:)`); alpha goes back by memory
+/// (`forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                       _ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ t: SIMD4<Float>) {
+                       _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>, _ t: SIMD4<Float>) {
     forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
-        matrixTerms(c0, SIMD4(v.x, v.x, v.x, v.w), c1, SIMD4(v.y, v.y, v.y, v.w), c2, SIMD4(v.z, v.z, v.z, v.w), t)
+        matrixPixel(v, diagonal, onNext, onPrevious, t)
+    }
+}
+
+/// `applyMatrixPixels` with an offset of −0 in every lane, not added.
+@inline(__always)
+func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+                       _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>) {
+    forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
+        matrixPixel(v, diagonal, onNext, onPrevious)
     }
 }
 
@@ -534,8 +635,8 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 /// `SIMD4<Float>` (`greyPreservingPixel`): nine SSE2 instructions per pixel on the
 /// vector ports (two `shufps`, one subtraction, three multiplies, three additions; 18
 /// in all with the loads, stores, two register copies and the loop's three, where the
-/// loop walks one pixel at a time); alpha
-/// goes back by memory (`forEachPixelInPlace`).
+/// loop walks one pixel at a time), eight without an offset; alpha goes back by
+/// memory (`forEachPixelInPlace`).
 @inline(__always)
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                                      _ towardNext: SIMD4<Float>, _ fromPrevious: SIMD4<Float>, _ t: SIMD4<Float>,
@@ -545,3 +646,11 @@ func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, co
     }
 }
 
+/// `applyGreyPreservingMatrixPixels` with an offset of −0 in every lane, not added.
+@inline(__always)
+func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+                                     _ towardNext: SIMD4<Float>, _ fromPrevious: SIMD4<Float>, _ s: SIMD4<Float>) {
+    forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
+        greyPreservingPixel(v, towardNext, fromPrevious, s)
+    }
+}

@@ -816,8 +816,13 @@ struct FusedBlock {
 /// only the rounding, well within SPEC §8's 1e-5 of the scalar reference.
 struct FusedFloatBlock: Sendable {
     let tones: [any ToneStage]
-    let d0, d1, d2, dt: SIMD8<Float>
-    let f0, f1, f2, ft: SIMD8<Float>
+    /// The unfolded matrix's plain form and offset, for the matrix kernel's SIMD4 form
+    /// (`matrixPixel`).
+    let diagonal, onNext, onPrevious, translation: SIMD4<Float>
+    /// The folded matrix's plain form (`matrixPixel`'s, on `G·M`): `G·(m00, m11, m22)`
+    /// on each channel itself, `G·(m01, m12, m20)` on the next and `G·(m02, m10, m21)`
+    /// on the previous round the wheel; and the folded offset.
+    let fDiagonal, fOnNext, fOnPrevious, ft: SIMD8<Float>
     /// The folded matrix's grey-preserving form (`greyPreservingPixel`'s, on `G·M`): its
     /// coefficients on the steps between channels, `G·(m01, m12, m20)` and
     /// `−G·(m02, m10, m21)`, and the factor on each channel itself, `G·s`.
@@ -845,15 +850,16 @@ struct FusedFloatBlock: Sendable {
         hasMatrix = matrix != nil
         relative = k.relativeForm
         func pair(_ v: SIMD4<Float>) -> SIMD8<Float> { SIMD8(lowHalf: v, highHalf: v) }
-        (d0, d1, d2, dt) = (pair(k.column0), pair(k.column1), pair(k.column2), pair(k.translation))
+        (diagonal, onNext, onPrevious, translation) =
+            (k.schedule.diagonal, k.schedule.onNext, k.schedule.onPrevious, k.schedule.translation)
         // Columns of G·M and the offset t + o·(row sums), in Double, rounded once.
         let r = k.matrix.rows, g = segment.gain
         func column(_ a: Double, _ b: Double, _ c: Double) -> SIMD8<Float> {
             pair(SIMD4(Float(g * a), Float(g * b), Float(g * c), 0))
         }
-        f0 = column(r.0.x, r.1.x, r.2.x)
-        f1 = column(r.0.y, r.1.y, r.2.y)
-        f2 = column(r.0.z, r.1.z, r.2.z)
+        fDiagonal = column(r.0.x, r.1.y, r.2.z)
+        fOnNext = column(r.0.y, r.1.z, r.2.x)
+        fOnPrevious = column(r.0.z, r.1.x, r.2.y)
         let offset = k.matrix.afterLine(offset: segment.offset).offset
         ft = pair(SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0))
         fNext = column(r.0.y, r.1.z, r.2.x)
@@ -912,6 +918,8 @@ struct FusedFloatBlock: Sendable {
     /// The constants of the loops as one local value, so that they are read into
     /// registers once (a load through `self` in the loop could alias the stores).
     struct Constants {
+        // The plain form's three coefficients (on each channel, the next, the previous)
+        // and offset; the grey-preserving form's two and the factor on each channel.
         let c0, c1, c2, ct, next, previous, rowGain: SIMD8<Float>
         let least, width, colour: SIMD8<UInt32>
         let keep: SIMDMask<SIMD8<Int32>>
@@ -930,10 +938,8 @@ struct FusedFloatBlock: Sendable {
                 let (d, e) = greyPreservingSteps(v)
                 out = next * d + previous * e + (v * rowGain + ct)
             } else {
-                let r = SIMD8(v[0], v[0], v[0], v[0], v[4], v[4], v[4], v[4])
-                let g = SIMD8(v[1], v[1], v[1], v[1], v[5], v[5], v[5], v[5])
-                let b = SIMD8(v[2], v[2], v[2], v[2], v[6], v[6], v[6], v[6])
-                out = c0 * r + c1 * g + c2 * b + ct
+                let (next, previous) = rotatedChannels(v)
+                out = c0 * v + c1 * next + c2 * previous + ct
             }
             if let gains {
                 let gain = UnsafeRawPointer(gains)
@@ -946,7 +952,7 @@ struct FusedFloatBlock: Sendable {
 
     @inline(__always)
     func constants(_ alpha: AlphaMasks) -> Constants {
-        Constants(c0: f0, c1: f1, c2: f2, ct: ft, next: fNext, previous: fPrevious, rowGain: rowGain, least: low, width: span,
+        Constants(c0: fDiagonal, c1: fOnNext, c2: fOnPrevious, ct: ft, next: fNext, previous: fPrevious, rowGain: rowGain, least: low, width: span,
                   colour: colour, keep: alpha.pair)
     }
 
@@ -1040,14 +1046,14 @@ struct FusedFloatBlock: Sendable {
     }
 
     /// Pixels outside the segment: the tone stages' schedule, the matrix as the matrix
-    /// kernel's SIMD4 schedule computes it (`matrixTerms`, `greyPreservingPixel`: fused
+    /// kernel's SIMD4 schedule computes it (`matrixPixel`, `greyPreservingPixel`: fused
     /// where the build targets FMA), the gains.
     @inline(never)
     func general(_ p: UnsafeMutablePointer<SIMD4<Float>>, pixels: Int, gains: UnsafePointer<Float>?) {
         let buffer = UnsafeMutableBufferPointer(start: p, count: pixels)
         let location = RowLocation(y: 0, x0: 0, imageWidth: pixels, imageHeight: 1)
         for t in tones { t.apply(buffer, at: location, variant: .simd4) }
-        let (c0, c1, c2, t) = (d0.lowHalf, d1.lowHalf, d2.lowHalf, dt.lowHalf)
+        let t = translation
         for i in 0..<pixels {
             let v = p[i]
             var out: SIMD4<Float>
@@ -1056,7 +1062,7 @@ struct FusedFloatBlock: Sendable {
             } else if relative {
                 out = greyPreservingPixel(v, towardNext, fromPrevious, rowSums, t)
             } else {
-                out = matrixTerms(c0, SIMD4(repeating: v.x), c1, SIMD4(repeating: v.y), c2, SIMD4(repeating: v.z), t)
+                out = matrixPixel(v, diagonal, onNext, onPrevious, t)
             }
             if let gains { out = out * gains[i] }
             p[i] = out.replacing(with: v, where: keepPixel)

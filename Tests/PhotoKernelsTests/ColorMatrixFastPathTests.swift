@@ -4,7 +4,8 @@ import Testing
 /// The matrices the fast-path tests run: the fused adjustments, sepia at two
 /// strengths, a seeded random matrix with an offset and negative entries, and more
 /// grey-preserving ones: saturation 0 and 4, hue 180°, and one built by hand with
-/// signed zeros among its coefficients and as its offset.
+/// signed zeros among its coefficients and as its offset; and a plain one whose offset
+/// is zero in two lanes only.
 private let fastPathMatrices: [(String, ColorMatrix)] = {
     var rng = SeededGenerator(seed: 0x5EED_C0DE)
     func random() -> SIMD3<Double> {
@@ -16,7 +17,9 @@ private let fastPathMatrices: [(String, ColorMatrix)] = {
             ("random", ColorMatrix(random(), random(), random(), offset: random())),
             ("saturation 0", .saturation(0)), ("saturation 4", .saturation(4)), ("hue 180", .hueRotation(degrees: 180)),
             ("signed zeros", ColorMatrix(SIMD3(1.25, -0.5, 0.25), SIMD3(-0.0, 0.75, 0.25), SIMD3(0.5, 0, 0.5),
-                                         offset: SIMD3(repeating: -0.0)))]
+                                         offset: SIMD3(repeating: -0.0))),
+            ("offset zero in two lanes", ColorMatrix(SIMD3(0.9, 0.1, -0.2), SIMD3(0, 1.1, 0.3), SIMD3(-0.4, 0.2, 0.8),
+                                                     offset: SIMD3(0.125, 0, -0.0)))]
 }()
 
 /// Values that stress the arithmetic: NaNs with payloads (quiet, signalling,
@@ -26,24 +29,31 @@ private let specialValues: [Float] = [
     .infinity, -.infinity, 3e38, -3e38, Float(bitPattern: 0x0001_0000), Float(bitPattern: 0x8001_0000), 0, -0.0, 1, 255, -7.5,
 ]
 
-/// The straightforward one-pixel SIMD4 formula the fast path must reproduce:
-/// `c0·R + c1·G + c2·B + t`, left to right, alpha copied; in builds whose schedules fuse
-/// their multiply-adds, `((t + c0·R) + c1·G) + c2·B`, each step rounded once.
+/// The straightforward one-pixel SIMD4 formula the fast path must reproduce: each
+/// channel from itself, then from the next and the previous channel round the wheel,
+/// `(m00, m11, m22)·(R, G, B) + (m01, m12, m20)·(G, B, R) + (m02, m10, m21)·(B, R, G) + t`,
+/// left to right, alpha copied; in builds whose schedules fuse their multiply-adds,
+/// the same three products fused onto `t` in that order, each step rounded once.
 /// Grey-preserving, with the steps `d = (G − R, B − G, R − B)` and `e = (R − B, G − R,
 /// B − G)`: `(m01, m12, m20)·d − (m02, m10, m21)·e + (s·C + t)`, or fused `((t + s·C) +
-/// (m01, m12, m20)·d) − (m02, m10, m21)·e`.
+/// (m01, m12, m20)·d) − (m02, m10, m21)·e`. An offset of zero is −0 in its lane, which
+/// changes no number it is added to.
 private func formula(_ v: SIMD4<Float>, _ k: ColorMatrixKernel) -> SIMD4<Float> {
     var out: SIMD4<Float>
-    let (r, g, b) = (SIMD4<Float>(repeating: v.x), SIMD4<Float>(repeating: v.y), SIMD4<Float>(repeating: v.z))
+    let m = k.matrix.rows, o = k.matrix.offset
+    func lane(_ x: Double) -> Float { x == 0 ? -0.0 : Float(x) }
+    let t = SIMD4<Float>(lane(o.x), lane(o.y), lane(o.z), -0.0)
     let s = SIMD4<Float>(repeating: k.rowSum)
-    let (c0, c1, c2) = (k.column0, k.column1, k.column2)
+    let diagonal = SIMD4<Float>(Float(m.0.x), Float(m.1.y), Float(m.2.z), 0)
+    let next = SIMD4<Float>(Float(m.0.y), Float(m.1.z), Float(m.2.x), 0)
+    let previous = SIMD4<Float>(Float(m.0.z), Float(m.1.x), Float(m.2.y), 0)
+    let forward = SIMD4<Float>(v.y, v.z, v.x, 0), backward = SIMD4<Float>(v.z, v.x, v.y, 0)
     let d = SIMD4<Float>(v.y - v.x, v.z - v.y, v.x - v.z, 0), e = SIMD4<Float>(d.z, d.x, d.y, 0)
-    let next = SIMD4<Float>(c1.x, c2.y, c0.z, 0), previous = SIMD4<Float>(c2.x, c0.y, c1.z, 0)
     switch (k.relativeForm, ColorMatrixKernel.fusesMultiplyAdd) {
-    case (true, false): out = next * d - previous * e + (s * v + k.translation)
-    case (true, true): out = k.translation.addingProduct(s, v).addingProduct(next, d).addingProduct(-previous, e)
-    case (false, false): out = k.column0 * v.x + k.column1 * v.y + k.column2 * v.z + k.translation
-    case (false, true): out = k.translation.addingProduct(k.column0, r).addingProduct(k.column1, g).addingProduct(k.column2, b)
+    case (true, false): out = next * d - previous * e + (s * v + t)
+    case (true, true): out = t.addingProduct(s, v).addingProduct(next, d).addingProduct(-previous, e)
+    case (false, false): out = diagonal * v + next * forward + previous * backward + t
+    case (false, true): out = t.addingProduct(diagonal, v).addingProduct(next, forward).addingProduct(previous, backward)
     }
     out.w = v.w
     return out
@@ -198,6 +208,35 @@ struct ColorMatrixFastPathTests {
             let output = run([kernel], on: input, .simd4)
             let same = zip(output.pixels, input.pixels).allSatisfy { sameBits($0, formula($1, kernel)) }
             #expect(same, "\(w)×\(h): differs from the formula")
+        }
+    }
+
+    @Test("a zero offset is held as −0, which no addition can tell from none: −0 stays −0 in the reference and in both schedules, with and without an offset")
+    func zeroOffsetKeepsNegativeZero() {
+        let zero = SIMD4<Float>(-0.0, -0.0, -0.0, 1)
+        let cases: [(String, ColorMatrix, Bool)] = [
+            ("sepia", .sepia(intensity: 1), false),
+            ("offset +0", ColorMatrix(SIMD3(0.5, 0.25, 0.25), SIMD3(0.125, 0.75, 0), SIMD3(0, 0.5, 0.5), offset: SIMD3(0, 0, 0)), false),
+            ("offset in one lane", ColorMatrix(SIMD3(0.5, 0.25, 0.25), SIMD3(0.125, 0.75, 0), SIMD3(0, 0.5, 0.5),
+                                               offset: SIMD3(0, 0.25, 0)), true),
+        ]
+        for (name, matrix, hasOffset) in cases {
+            let kernel = ColorMatrixKernel(matrix, name: name)
+            #expect(kernel.schedule.hasOffset == hasOffset, "\(name): hasOffset")
+            for c in 0..<3 where matrix.offset[c] == 0 {
+                #expect(kernel.translation[c].bitPattern == (-0.0 as Float).bitPattern, "\(name): lane \(c) of a zero offset is not −0")
+            }
+            let input = [SIMD4<Float>](repeating: zero, count: 9)
+            for variant in [KernelVariant.scalar, .simd4] {
+                let row = runRow(kernel, input, start: 1, variant: variant).row
+                for pixel in row {
+                    for c in 0..<3 {
+                        // Every product is −0, so the sum is −0, and stays so where the offset is zero.
+                        let expected: Float = matrix.offset[c] == 0 ? -0.0 : Float(matrix.offset[c])
+                        #expect(pixel[c].bitPattern == expected.bitPattern, "\(name) \(variant) channel \(c): \(pixel[c])")
+                    }
+                }
+            }
         }
     }
 
