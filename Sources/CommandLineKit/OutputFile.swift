@@ -136,15 +136,23 @@ public enum OutputFile {
     }
 
     /// Checks early, before any work, that `path` can be created: the file it names
-    /// (`destination`, past symbolic links) has a directory that exists and is not
-    /// itself a directory. (Permissions are only known by trying.)
+    /// (`destination`, past symbolic links) has a directory that exists and that this
+    /// process may create files in (`directoryProblem`: a read-only file system or a
+    /// directory without write permission is refused here, not after the work), and
+    /// is not itself a directory. A descriptor named as a path (`/dev/fd/N`,
+    /// `/dev/stdout`) must be open, and open for writing. (Other failures, a full
+    /// disk or a quota, are only known by trying.)
     ///
     /// - Throws: exit 73.
     public static func checkDestination(_ path: String) throws(CommandLineError) {
         guard !isStandardStream(path) else { return }
         if let descriptor = descriptor(named: path) {
-            guard fcntl(descriptor, F_GETFD) != -1 else {
+            let flags = fcntl(descriptor, F_GETFL)
+            guard flags != -1 else {
                 throw .cantCreate("cannot write '\(path)': it names no open descriptor")
+            }
+            guard flags & O_ACCMODE != O_RDONLY else {
+                throw .cantCreate("cannot write '\(path)': descriptor \(descriptor) is open for reading only")
             }
             return
         }
@@ -166,8 +174,10 @@ public enum OutputFile {
     }
 
     /// Why the directory `path` cannot hold new files, as a clause that names it ("'x'
-    /// does not exist", "'x' is a file, not a directory"); `nil` when it can be tried.
-    /// One `stat`, following symbolic links.
+    /// does not exist", "'x' is a file, not a directory", "'x' is not writable: …");
+    /// `nil` when it can be tried. One `stat`, following symbolic links, and one
+    /// `faccessat(2)` for write and search permission with the effective IDs, as
+    /// `open(2)` checks them (which also reports a read-only file system).
     public static func directoryProblem(_ path: String) -> String? {
         // "file/" asks the system for a directory that is not there; the file is what to name.
         let name = path.lastIndex(where: { $0 != "/" }).map { String(path[...$0]) } ?? (path.isEmpty ? "." : "/")
@@ -179,7 +189,13 @@ public enum OutputFile {
             case let code: return "'\(name)' cannot be reached: \(String(cString: strerror(code)).lowercased())"
             }
         }
-        return info.st_mode & S_IFMT == S_IFDIR ? nil : "'\(name)' is a file, not a directory"
+        guard info.st_mode & S_IFMT == S_IFDIR else { return "'\(name)' is a file, not a directory" }
+        // A new file, and the temporary file an output is written to first, are made by
+        // name in the directory.
+        guard faccessat(AT_FDCWD, name, W_OK | X_OK, AT_EACCESS) == 0 else {
+            return "'\(name)' is not writable: \(String(cString: strerror(errno)).lowercased())"
+        }
+        return nil
     }
 
     /// Produces a file's bytes in pieces: it calls `piece` for each one, in order, and

@@ -91,6 +91,43 @@ struct OutputFileTests {
         try OutputFile.checkDestination("/dev/fd/\(descriptor)")
     }
 
+    @Test("a descriptor open for reading only is refused before any work (73), by each of its names")
+    func readOnlyDescriptor() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let file = dir.appendingPathComponent("in.txt")
+        try Data("kept\n".utf8).write(to: file)
+        let descriptor = open(file.path, O_RDONLY | O_CLOEXEC)
+        #expect(descriptor >= 0)
+        defer { close(descriptor) }
+        for name in ["/dev/fd/\(descriptor)", "/proc/self/fd/\(descriptor)"] {
+            #expect(throws: CommandLineError("cannot write '\(name)': descriptor \(descriptor) is open for reading only",
+                                             status: .cantCreate)) {
+                try OutputFile.checkDestination(name)
+            }
+            #expect(throws: CommandLineError.self) { try write("lost", to: name) }
+        }
+        #expect(try String(contentsOf: file, encoding: .utf8) == "kept\n")
+    }
+
+    @Test("a directory this process may not write to is refused before any work (73), naming it and why",
+          .enabled(if: geteuid() != 0, "root may write to any directory of a writable file system"))
+    func unwritableDirectory() throws {
+        let dir = try directory()
+        defer {
+            chmod(dir.path, 0o755)
+            try? FileManager.default.removeItem(at: dir)
+        }
+        #expect(chmod(dir.path, 0o555) == 0)
+        let out = dir.appendingPathComponent("out.txt")
+        #expect(throws: CommandLineError("cannot create '\(out.path)': '\(dir.path)' is not writable: permission denied",
+                                         status: .cantCreate)) {
+            try OutputFile.checkDestination(out.path)
+        }
+        #expect(OutputFile.directoryProblem(dir.path) == "'\(dir.path)' is not writable: permission denied")
+        #expect(OutputFile.directoryProblem(FileManager.default.temporaryDirectory.path) == nil)
+    }
+
     @Test("a link to a name ending in '/' is refused before any work (73)")
     func linkToDirectoryName() throws {
         let dir = try directory()

@@ -206,6 +206,20 @@ struct ExitCodeTests {
         #expect(try sandbox.contents() == ["in.ppm"])
     }
 
+    @Test("--save-recipe into a directory the tool may not write to fails (73) before any image is written",
+          .enabled(if: geteuid() != 0, "root may write to any directory of a writable file system"))
+    func saveRecipeIntoUnwritableDirectory() throws {
+        let sandbox = try Self.sandboxWithInput()
+        let locked = sandbox.url("locked")
+        try FileManager.default.createDirectory(at: locked, withIntermediateDirectories: false)
+        #expect(chmod(locked.path, 0o555) == 0)
+        defer { chmod(locked.path, 0o755) }
+        let result = try Tool.run(["apply", "in.ppm", "-o", "out.ppm", "--save-recipe", "locked/r.json"], in: sandbox)
+        #expect(result.status == 73, "\(result.stderr)")
+        #expect(result.stderr.contains("'locked' is not writable"), "\(result.stderr)")
+        #expect(try sandbox.contents() == ["in.ppm", "locked"])
+    }
+
     @Test("an output that is a symbolic link replaces the file it names and keeps the link")
     func symlinkOutput() throws {
         let sandbox = try Self.sandboxWithInput()
