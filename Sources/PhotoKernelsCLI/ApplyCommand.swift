@@ -201,8 +201,21 @@ struct ApplyCommand {
         guard !positionals.isEmpty else {
             throw .usage("missing <input> (the image to read, or '-' for standard input)", command: commandName)
         }
-        guard let output, !output.isEmpty else {
+        guard let output else {
             throw .usage("missing '-o, --output <output>' (where to write, or '-' for standard output)", command: commandName)
+        }
+        // An empty name is no file: the system would say "No such file or directory",
+        // about a name the user cannot see.
+        guard !output.isEmpty else {
+            throw .usage("'-o, --output' is empty (give a file or directory name, or '-' for standard output)",
+                         command: commandName)
+        }
+        if request.saveRecipe?.isEmpty == true {
+            throw .usage("'--save-recipe' is empty (give a file name, or '-' for standard output)", command: commandName)
+        }
+        if let empty = positionals.firstIndex(of: "") {
+            throw .usage("input \(empty + 1) is an empty name (give a file name, or '-' for standard input)",
+                         command: commandName)
         }
         if positionals.count > 1, positionals.contains("-") {
             throw .usage("'-' (standard input) cannot be combined with other inputs", command: commandName)
