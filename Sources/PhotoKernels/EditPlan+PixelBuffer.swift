@@ -1,3 +1,4 @@
+import Synchronization
 // Running a prepared plan on app pixel buffers (SPEC §10): any channel order, alpha
 // mode and sample type, padded rows, in place or from one format to another, a tile of
 // the whole image or all of it.
@@ -58,7 +59,14 @@ extension PreparedEditPlan {
             return
         }
         let block = fusedBlock(source.format, destination.format, inPlace: same, variant: variant)
-        let premultipliedBlock = premultipliedBlock(source.format, destination.format, variant: variant)
+        let premultipliedBlock = premultipliedBlock(source.format, destination.format, variant: variant, building: false)
+        // Without the 2D tone tables yet, the block that has them, made at the first
+        // translucent pixel: every translucent pixel takes it, so that its result never
+        // depends on the run, the tile or the plan's earlier runs (the row path rounds
+        // differently near ties), and an opaque image never pays for the tables.
+        let lateBlock = premultipliedBlock == nil && !plan.tones.isEmpty
+            ? LateBlock { self.premultipliedBlock(source.format, destination.format, variant: variant, building: true) }
+            : nil
         let decoder = RowCodec(format: source.format), encoder = RowCodec(format: destination.format)
         let premultiplied = source.format.alphaMode == .premultiplied
         // The row path (any translucent premultiplied run, or no block) works on the
@@ -95,28 +103,42 @@ extension PreparedEditPlan {
             }
             let gains = self.pieceGains(y: y, x0: x0, count: count, slot: slot)
             guard premultiplied else { return fused(0, count, gains) }
-            // An opaque premultiplied pixel is its own straight colour (c / 1): runs of
-            // opaque groups of a block's width take the fused block, the translucent runs
-            // the row path; both read the row's gains from the slot.
+            // Once a run has made the premultiplied block with its 2D tables, it takes
+            // whole pieces: it gives an opaque pixel the straight block's bits.
+            func late(_ block: FusedBlock, from start: Int) {
+                block.run8(UnsafePointer((s + start * pixelBytes).assumingMemoryBound(to: UInt8.self)),
+                           (d + start * pixelBytes).assumingMemoryBound(to: UInt8.self), count: count - start,
+                           gains: gains.map { $0 + start })
+            }
+            if let made = lateBlock?.madeBlock { return late(made, from: 0) }
+            // An opaque premultiplied pixel is its own straight colour (c / 1): the opaque
+            // groups of a block's width before the first translucent one take the straight
+            // block, the rest of the piece the premultiplied block, made now. Where the
+            // plan has none (another shape), runs of opaque groups take the straight
+            // block and the translucent runs the row path; both read the row's gains
+            // from the slot.
             let group = blockPixels, groups = (count + group - 1) / group, fourth = block.block.positions.fourth
             @inline(__always) func opaque(_ k: Int) -> Bool {
                 Self.isOpaque(s + group * k * pixelBytes, count: min(group, count - group * k), block.sampleBytes, fourth: fourth)
             }
-            var translucent = 0
+            var first = 0
+            while first < groups && opaque(first) { first += 1 }
+            if first > 0 { fused(0, min(group * first, count), gains) }
+            guard first < groups else { return }
+            if let made = lateBlock?.block { return late(made, from: group * first) }
             func runs(opaque wanted: Bool) {
-                var k = 0
+                var k = first
                 while k < groups {
                     guard opaque(k) == wanted else { k += 1; continue }
                     var e = k + 1
                     while e < groups && opaque(e) == wanted { e += 1 }
                     let start = group * k, n = min(group * e, count) - start
-                    if wanted { fused(start, n, gains) } else { general(start, n); translucent += n }
+                    if wanted { fused(start, n, gains) } else { general(start, n) }
                     k = e
                 }
             }
             runs(opaque: true)
             runs(opaque: false)
-            if block.sampleBytes == 1, translucent > 0 { self.countTranslucent(translucent) }
         }
     }
 
@@ -171,15 +193,17 @@ extension PreparedEditPlan {
 
     /// The one-pass block on premultiplied 8-bit pixels (SPEC §10 inside the block), for
     /// the same four-channel format in and out and fused stages of the matrix block's
-    /// shape; with tone stages, once the plan's 2D premultiplied tables pay for
-    /// themselves (`premultipliedToneTables()`). Until then, and for other shapes, opaque
-    /// runs take the straight block and translucent ones the row path.
+    /// shape; with tone stages, only with the plan's 2D premultiplied tables, built now
+    /// when `building` (`premultipliedToneTables(building:)`). Without them, a run takes
+    /// the straight block, which gives an opaque pixel the same bits, up to the first
+    /// translucent pixel, then makes this block (`LateBlock`) for the rest; for other
+    /// shapes, opaque runs take the straight block and translucent ones the row path.
     func premultipliedBlock(_ source: PixelFormat, _ destination: PixelFormat,
-                                    variant: KernelVariant) -> FusedBlock? {
+                                    variant: KernelVariant, building: Bool) -> FusedBlock? {
         #if _endian(little)
         guard variant == .simd4, source == destination, source.alphaMode == .premultiplied,
               source.sampleType == .uint8, let fourth = source.channelOrder.fourthIndex else { return nil }
-        let tables = premultipliedToneTables()
+        let tables = premultipliedToneTables(building: building)
         if !plan.tones.isEmpty && tables == nil { return nil }
         let (r, g, b) = source.channelOrder.colorIndices
         let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
@@ -210,5 +234,29 @@ extension PreparedEditPlan {
         var all: UInt16 = 0xFFFF
         for i in 0..<count { all &= words[4 &* i &+ fourth] }
         return all == 0xFFFF
+    }
+}
+
+/// A block made at most once, when a run first needs it, by whichever of the run's
+/// threads asks first (the others wait for it): the premultiplied block whose 2D tone
+/// tables a run builds at its first translucent pixel. `nil` where the plan has no such
+/// block.
+final class LateBlock: Sendable {
+    private let state = Mutex<(made: Bool, block: FusedBlock?)>((false, nil))
+    private let make: @Sendable () -> FusedBlock?
+
+    init(_ make: @escaping @Sendable () -> FusedBlock?) { self.make = make }
+
+    /// The block, made now if no one has asked before.
+    var block: FusedBlock? {
+        state.withLock { state in
+            if !state.made { state = (true, make()) }
+            return state.block
+        }
+    }
+
+    /// The block if it has been made, without making it.
+    var madeBlock: FusedBlock? {
+        state.withLock { $0.block }
     }
 }

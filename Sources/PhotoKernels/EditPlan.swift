@@ -127,13 +127,11 @@ public struct EditPlan: Sendable {
 
     /// `prepared(width:height:threads:)` with the least number of pixels worth a
     /// thread of its own (tests lower it to split small images).
-    func prepared(width: Int, height: Int, threads: Int?, minimumBandPixels: Int,
-                  premultipliedTablesAfter: Int = 65_536) throws(EditPlanError) -> PreparedEditPlan {
+    func prepared(width: Int, height: Int, threads: Int?, minimumBandPixels: Int) throws(EditPlanError) -> PreparedEditPlan {
         guard width >= 1, height >= 1, !width.multipliedReportingOverflow(by: height).overflow else {
             throw .invalidSize(width: width, height: height)
         }
-        return try PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels,
-                                premultipliedTablesAfter: premultipliedTablesAfter)
+        return try PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels)
     }
 }
 
@@ -432,11 +430,6 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// The least number of pixels worth a thread of its own.
     let minimumBandPixels: Int
 
-    /// How many translucent premultiplied 8-bit pixels go through the row path before
-    /// the plan builds its 2D premultiplied tone tables.
-    let premultipliedTablesAfter: Int
-    /// Translucent premultiplied pixels run through the row path so far.
-    private let translucentPixels = Atomic<Int>(0)
     /// With an orientation: the stages alone, prepared for the upright size.
     let upright: PreparedEditPlan?
     /// With an orientation: the upright copy's memory, kept for the next run (grown when
@@ -444,11 +437,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// (The address is kept as an integer: a pointer is not `Sendable` out of the lock.)
     private let uprightStorage = Mutex<(address: Int, bytes: Int, busy: Bool)>((0, 0, false))
 
-    init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int,
-         premultipliedTablesAfter: Int = 65_536) throws(EditPlanError) {
+    init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int) throws(EditPlanError) {
         self.plan = plan
         self.minimumBandPixels = max(1, minimumBandPixels)
-        self.premultipliedTablesAfter = premultipliedTablesAfter
         self.width = width
         self.height = height
         // No run of this image can use more threads than its pixels' bands (the same
@@ -467,7 +458,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         self.scratch = scratch
         upright = plan.orientation == .up ? nil
             : try PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
-                                   minimumBandPixels: minimumBandPixels, premultipliedTablesAfter: premultipliedTablesAfter)
+                                   minimumBandPixels: minimumBandPixels)
         // Last, after everything that can throw (a class that fails to initialise does
         // not deinitialise).
         hasFloatBlock = plan.floatBlock != nil
@@ -538,25 +529,21 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
     }
 
-    /// The 2D tone tables of 8-bit premultiplied pixels (`ToneTables(premultiplied:)`),
-    /// or `nil` while they would not pay: they cost 65 536 tone evaluations per channel,
-    /// about what the row path spends on as many translucent pixels, so they are built
-    /// once that many have gone through it (`countTranslucent(_:)`).
-    func premultipliedToneTables() -> ToneTables? {
+    /// The 2D tone tables of 8-bit premultiplied pixels (`ToneTables(premultiplied:)`):
+    /// the plan's own once built, else built now when `building`, else `nil`. They cost
+    /// 65 536 tone evaluations per channel (about 1.2 ms for exposure on one core of a
+    /// Zen 4), so a run builds them at its first translucent pixel, not for an opaque
+    /// image, and keeps them for the plan's later runs.
+    func premultipliedToneTables(building: Bool) -> ToneTables? {
         guard !plan.tones.isEmpty else { return nil }
         return tables.withLock { cache in
             // Key 0: no maxval is 0, and the 1D tables use ±maxval.
             if let t = cache[0] { return t }
-            guard translucentPixels.load(ordering: .relaxed) >= premultipliedTablesAfter else { return nil }
+            guard building else { return nil }
             let t = ToneTables(premultiplied: plan.tones)
             cache[0] = t
             return t
         }
-    }
-
-    /// Records `n` translucent premultiplied pixels run through the row path.
-    func countTranslucent(_ n: Int) {
-        translucentPixels.add(n, ordering: .relaxed)
     }
 
     // MARK: Running

@@ -188,7 +188,11 @@ struct BlockMatrix {
 }
 
 /// The constants of one fused block schedule, prepared once per plan and maxval.
-struct FusedBlock {
+///
+/// `@unchecked Sendable`: its pointers name tone tables that are never written after
+/// they are built and live as long as the plan that holds them, so a block may be
+/// handed from the thread that made it to the others of a run.
+struct FusedBlock: @unchecked Sendable {
     /// The matrix on decoded samples or table entries.
     let matrix: BlockMatrix
     /// Whether the tone tables have a line (`ToneTables.line`): samples `v` with

@@ -115,9 +115,9 @@ struct PixelBufferTests {
                             return []
                         }
                     } else {
-                        // Without tone stages the premultiplied block runs; with them,
-                        // translucent pixels take the row path until the 2D tables pay.
-                        #expect((plan.premultipliedBlock(format, format, variant: .simd4) != nil) == (tables == nil),
+                        // The premultiplied block runs (with tone stages, on its 2D tables,
+                        // built by the first run with a translucent pixel).
+                        #expect(plan.premultipliedBlock(format, format, variant: .simd4, building: true) != nil,
                                 "\(name), \(order): premultiplied block")
                     }
                     let size = eightBit ? 1 : 2
@@ -193,22 +193,32 @@ struct PixelBufferTests {
         exposedVivid.exposure = 0.3  // tone tables before the relative form, and their line
         for recipe in [Recipe(preset: .vivid), KernelCatalog.sampleRecipe, Self.recipe, exposedVivid] {
             let stages = recipe.stages, operations = recipe.operationsInOrder
-            // The reference, the fused block with the row path for translucent pixels
-            // (tone tables not yet built), and the fused block on every pixel (its 2D
-            // tables built at once).
-            for (variant, tablesAfter) in [(KernelVariant.scalar, 65_536), (.simd4, 65_536), (.simd4, 0)] {
+            // The reference; a fresh plan's first run, whose translucent pixels take the
+            // premultiplied block with the 2D tables it builds at the first of them; and
+            // that plan's second run, the block on every pixel from the start.
+            let hasTones = stages.contains { if case .tone = $0 { true } else { false } }
+            let matrixShape = !stages.contains { if case .pixel = $0 { true } else { false } }
+            let simd = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536)
+            let scalar = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536)
+            var firstRun: [UInt8] = []
+            for (variant, run) in [(KernelVariant.scalar, 1), (.simd4, 1), (.simd4, 2)] {
+                let plan = variant == .scalar ? scalar : simd
                 let storage = Storage(count: pixels.count)
                 storage.bytes.copyMemory(from: pixels, byteCount: pixels.count)
-                let plan = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536,
-                                                                 premultipliedTablesAfter: tablesAfter)
-                let takesBlock = plan.premultipliedBlock(.bgra8Premultiplied, .bgra8Premultiplied, variant: variant) != nil
-                let hasTones = stages.contains { if case .tone = $0 { true } else { false } }
-                let matrixShape = !stages.contains { if case .pixel = $0 { true } else { false } }
-                #expect(takesBlock == (variant == .simd4 && matrixShape && (!hasTones || tablesAfter == 0)),
-                        "\(variant), tables after \(tablesAfter): premultiplied block \(takesBlock)")
+                let takesBlock = plan.premultipliedBlock(.bgra8Premultiplied, .bgra8Premultiplied, variant: variant,
+                                                         building: false) != nil
+                #expect(takesBlock == (variant == .simd4 && matrixShape && (!hasTones || run == 2)),
+                        "\(variant), run \(run): premultiplied block from the start \(takesBlock)")
                 try plan.run(try Self.buffer(storage, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied),
                              variant: variant)
                 let out = storage.array
+                // The first run, opaque pixels by the straight block and translucent ones by
+                // the late 2D tables, equals the second, every pixel by the 2D tables.
+                if variant == .simd4 && run == 1 { firstRun = out }
+                if variant == .simd4 && run == 2 {
+                    let differing = (0..<pixels.count).filter { out[$0] != firstRun[$0] }
+                    #expect(differing.isEmpty, "run 2 differs from run 1 at \(differing.count) samples, first \(differing.first ?? -1)")
+                }
                 for i in 0..<count {
                     let a = Double(pixels[4 * i + 3]) / 255
                     guard a > 0 else {
@@ -222,7 +232,7 @@ struct PixelBufferTests {
                     for (c, byte) in [(0, 2), (1, 1), (2, 0)] {
                         let x = min(max(exact[c], 0), 1) * a
                         let verdict = TieAwareCheck.accepts(Int(out[4 * i + byte]), x, maxval: 255)
-                        #expect(verdict.ok, "\(variant), tables after \(tablesAfter), pixel \(i) channel \(c): got \(out[4 * i + byte]), exact \(x * 255)")
+                        #expect(verdict.ok, "\(variant), run \(run), pixel \(i) channel \(c): got \(out[4 * i + byte]), exact \(x * 255)")
                     }
                     #expect(out[4 * i + 3] == pixels[4 * i + 3])
                 }
@@ -252,30 +262,44 @@ struct PixelBufferTests {
         }
     }
 
-    @Test("tiles rendered separately with their origins equal the whole render, bit for bit: row path and fused blocks, 8 and 16 bits")
+    @Test("tiles rendered separately with their origins equal the whole render, bit for bit: row path and fused blocks, 8 and 16 bits, premultiplied with translucent pixels, through the same plan or a fresh one")
     func tiles() throws {
         let (w, h) = (50, 30)
         var exposedVivid = Recipe(preset: .vivid)
         exposedVivid.exposure = 0.3
         // The row path (vibrance), and the fused block with exposure's line (tiles at x = 17
         // group the pixels into blocks differently from the whole image).
+        // Premultiplied: opaque, with a translucent pixel in about one in ten (colour ≤ alpha),
+        // so that some groups of 8 are opaque and some not, in the whole and in each tile.
+        var premultipliedRNG = SeededGenerator(seed: 14)
+        let premultiplied: [UInt8] = (0..<(w * h)).flatMap { _ -> [UInt8] in
+            let a: UInt8 = UInt8.random(in: 0..<10, using: &premultipliedRNG) == 0
+                ? UInt8.random(in: 0...254, using: &premultipliedRNG) : 255
+            return (0..<3).map { _ in UInt8.random(in: 0...a, using: &premultipliedRNG) } + [a]
+        }
         for recipe in [Self.recipe, KernelCatalog.sampleRecipe, exposedVivid] {
-            for format in [PixelFormat.rgba8, .rgba16] {
+            for format in [PixelFormat.rgba8, .rgba16, .bgra8Premultiplied] {
                 let bytesPerPixel = format.bytesPerPixel
                 var rng = SeededGenerator(seed: 4)
-                let pixels = (0..<(w * h * bytesPerPixel)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                let pixels = format == .bgra8Premultiplied ? premultiplied
+                    : (0..<(w * h * bytesPerPixel)).map { _ in UInt8.random(in: 0...255, using: &rng) }
                 let plan = try EditPlan(stages: recipe.stages).prepared(width: w, height: h, threads: 1)
                 let whole = Storage(count: pixels.count)
                 whole.bytes.copyMemory(from: pixels, byteCount: pixels.count)
                 try plan.run(try Self.buffer(whole, width: w, height: h, bytesPerRow: w * bytesPerPixel, format))
-                let tiled = Storage(count: pixels.count)
-                tiled.bytes.copyMemory(from: pixels, byteCount: pixels.count)
-                for (x, y, tw, th) in [(0, 0, 17, 11), (17, 0, 33, 11), (0, 11, 50, 19)] {
-                    let tile = try PixelBuffer(baseAddress: tiled.bytes + (y * w + x) * bytesPerPixel, width: tw, height: th,
-                                               bytesPerRow: w * bytesPerPixel, format: format)
-                    try plan.run(tile, origin: (x, y))
+                // The tiles through the plan that rendered the whole (whose tables are
+                // built), and through a fresh one, which builds its own on the way.
+                let fresh = try EditPlan(stages: recipe.stages).prepared(width: w, height: h, threads: 1)
+                for (name, tilePlan) in [("the same plan", plan), ("a fresh plan", fresh)] {
+                    let tiled = Storage(count: pixels.count)
+                    tiled.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+                    for (x, y, tw, th) in [(0, 0, 17, 11), (17, 0, 33, 11), (0, 11, 50, 19)] {
+                        let tile = try PixelBuffer(baseAddress: tiled.bytes + (y * w + x) * bytesPerPixel, width: tw, height: th,
+                                                   bytesPerRow: w * bytesPerPixel, format: format)
+                        try tilePlan.run(tile, origin: (x, y))
+                    }
+                    #expect(tiled.array == whole.array, "\(format), \(name)")
                 }
-                #expect(tiled.array == whole.array, "\(format)")
             }
         }
         // A tile that does not fit is an error, not a write past the image.
