@@ -150,8 +150,10 @@ extension PreparedEditPlan {
         let stored = storedSize
         guard source.width == stored.width, source.height == stored.height,
               destination.width == width, destination.height == height else {
-            throw .buffer(.sizeMismatch(source: "\(source.width)×\(source.height)",
-                                        destination: "\(destination.width)×\(destination.height) (upright \(width)×\(height))"))
+            // Name the sizes the plan expects: with a quarter turn the two differ.
+            throw .buffer(.sizeMismatch(
+                source: "\(source.width)×\(source.height) (the plan's orientation reads the stored \(stored.width)×\(stored.height))",
+                destination: "\(destination.width)×\(destination.height) (the plan writes the upright \(width)×\(height))"))
         }
         if source.span.overlaps(destination.span) { throw .buffer(.overlappingBuffers) }
         let pixelBytes = source.format.bytesPerPixel, rowBytes = width * pixelBytes

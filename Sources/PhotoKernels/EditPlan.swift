@@ -23,6 +23,13 @@ import Synchronization
 ///
 /// A plan is a `Sendable` value; `prepared(width:height:threads:)` binds it to an image
 /// size.
+///
+/// **Values are not checked here.** A plan computes whatever its stages say, so a
+/// parameter that is NaN, infinite or beyond `Float`'s range gives NaN or ±∞ samples
+/// (encoded as 0 or the maxval) or no visible change, without an error. Values that
+/// come from outside the app (a file, a text field, arithmetic that can overflow) go
+/// through `Recipe.validate()` first, which throws `RecipeError.invalidValue` naming
+/// the field; decoding a recipe from JSON and the command line do that already.
 public struct EditPlan: Sendable {
     /// The stages in order, unfused: what `.scalar` runs.
     public let stages: [Stage]
@@ -596,13 +603,15 @@ public final class PreparedEditPlan: @unchecked Sendable {
     ///     values decode above 1; they never trap).
     ///   - inputLayout, inputMaxval: how to read them (maxval 1…255).
     ///   - output: room for the same pixels in `outputLayout`; may be the same memory as
-    ///     `input` when the layouts have the same channel count and sample width.
+    ///     `input` when the layouts have the same channel count and sample width, and
+    ///     must not otherwise overlap it (then it throws `.buffer(.overlappingBuffers)`;
+    ///     with an orientation, whose run reads the whole input first, it may).
     ///   - outputLayout, outputMaxval: how to write them.
     ///   - region: where the buffers lie in the prepared image; `nil` is the whole image.
     ///   - variant: `.simd4` (fused) or `.scalar` (the reference).
-    /// - Throws: `EditPlanError` for a maxval, region or buffer size that does not fit;
-    ///   with an orientation, `.outOfMemory` where the upright copy of the input cannot
-    ///   be allocated.
+    /// - Throws: `EditPlanError` for a maxval, region or buffer size that does not fit,
+    ///   or buffers that overlap other than as the same memory; with an orientation,
+    ///   `.outOfMemory` where the upright copy of the input cannot be allocated.
     /// - Complexity: O(pixels × stages); no allocation without an orientation (with one,
     ///   the upright copy, kept for the next run).
     public func run(input: UnsafeBufferPointer<UInt8>, inputLayout: SampleLayout, inputMaxval: Int,
@@ -673,6 +682,15 @@ public final class PreparedEditPlan: @unchecked Sendable {
         try Self.checkSamples(pixels: region.width * region.height,  // ≤ width × height, which fits
                               input: (inputLayout, inputMaxval, In.bitWidth, input.count),
                               output: (outputLayout, outputMaxval, Out.bitWidth, output.count))
+        // Pixels are written in place only where each one is read before it is written:
+        // the same memory, with the same pixel size.
+        let (inBytes, outBytes) = (UnsafeRawBufferPointer(input), UnsafeRawBufferPointer(output))
+        let inPlace = inBytes.baseAddress == outBytes.baseAddress && In.bitWidth == Out.bitWidth
+            && inputLayout.channelCount == outputLayout.channelCount
+        if !inPlace, let a = inBytes.baseAddress, let b = outBytes.baseAddress,
+           a < b + outBytes.count, b < a + inBytes.count {
+            throw .buffer(.overlappingBuffers)
+        }
         let source = UncheckedBox(input.baseAddress!), destination = SendablePointer(base: output.baseAddress!)
         let inChannels = inputLayout.channelCount, outChannels = outputLayout.channelCount
         let eightBit = In.self == UInt8.self

@@ -318,6 +318,11 @@ struct OrientationTests {
                 let to = try PixelBuffer(baseAddress: d.baseAddress!, width: 3, height: 5, bytesPerRow: 12, format: .rgba8)
                 try plan.run(from: from, to: to)
                 #expect(throws: EditPlanError.orientationNeedsDestination) { try plan.run(from) }
+                // The stored size given for the upright one: the message names both.
+                let wrong = try PixelBuffer(baseAddress: s.baseAddress!, width: 3, height: 5, bytesPerRow: 12, format: .rgba8)
+                #expect(throws: EditPlanError.buffer(.sizeMismatch(
+                    source: "3×5 (the plan's orientation reads the stored 5×3)",
+                    destination: "3×5 (the plan writes the upright 3×5)"))) { try plan.run(from: wrong, to: to) }
             }
         }
         #expect(destination == (try run(unoriented, byHand)))

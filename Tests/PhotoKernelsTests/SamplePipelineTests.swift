@@ -191,6 +191,43 @@ struct SamplePipelineTests {
         #expect(inPlace == words, "a refused run in place leaves the samples as they were")
     }
 
+    @Test("sample buffers that overlap other than as the same memory of the same pixel size are refused and nothing is written; the same memory runs in place")
+    func overlappingSampleBuffers() throws {
+        let plan = try EditPlan(Recipe(preset: .vivid)).prepared(width: 8, height: 2, threads: 1)
+        let pixels = (0..<(8 * 2 * 4)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        var memory = pixels + [UInt8](repeating: 0, count: 64)
+        try memory.withUnsafeMutableBufferPointer { all in
+            let base = all.baseAddress!
+            let input = UnsafeBufferPointer(start: base, count: 64)
+            // Shifted by one pixel, by a byte, and RGB read from the same memory RGBA is written to.
+            for (name, output, layout, outputLayout) in [
+                ("shifted by 4 bytes", UnsafeMutableBufferPointer(start: base + 4, count: 64), SampleLayout.rgba, SampleLayout.rgba),
+                ("shifted by 1 byte", UnsafeMutableBufferPointer(start: base + 1, count: 64), .rgba, .rgba),
+                ("RGB in, RGBA out", UnsafeMutableBufferPointer(start: base, count: 64), .rgb, .rgba),
+            ] {
+                let inputCount = layout == .rgb ? 48 : 64
+                #expect(throws: EditPlanError.buffer(.overlappingBuffers), "\(name)") {
+                    try plan.run(input: UnsafeBufferPointer(start: input.baseAddress, count: inputCount), inputLayout: layout,
+                                 inputMaxval: 255, output: output, outputLayout: outputLayout, outputMaxval: 255)
+                }
+            }
+        }
+        #expect(Array(memory[0..<64]) == pixels, "a refused run writes nothing")
+        // The same memory with the same pixel size is in place, as out of place.
+        var separate = [UInt8](repeating: 0, count: 64)
+        try pixels.withUnsafeBufferPointer { i in
+            try separate.withUnsafeMutableBufferPointer { o in
+                try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
+            }
+        }
+        var inPlace = pixels
+        try inPlace.withUnsafeMutableBufferPointer { o in
+            try plan.run(input: UnsafeBufferPointer(o), inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba,
+                         outputMaxval: 255)
+        }
+        #expect(inPlace == separate)
+    }
+
     @Test("hand-computed: vivid on (204, 102, 51, 153) gives (255, 95, 0, 153)")
     func handComputed() throws {
         // (0.8, 0.4, 0.2) → vivid → (1.186696, 0.370696, −0.037304): clamp, ×255, round.
