@@ -139,7 +139,9 @@ extension ColorMatrix {
 /// diagonal `(m00, m11, m22)`, `(m01, m12, m20)` and `(m02, m10, m21)`), `C' =
 /// diagonal·C + onNext·(G, B, R) + onPrevious·(B, R, G) + t`: the pixel itself and two
 /// rotations of it, two shuffles where broadcasting R, G and B takes three, and the
-/// same products and sums in the same order per channel, so the two agree to the bit;
+/// same products and sums in the same order per channel, so the two agree to the bit
+/// (a NaN's payload aside: where two NaNs meet, the compiler may add the operands in
+/// either order, and any NaN counts as NaN, SPEC §8);
 /// where the build targets FMA the schedule fuses each product with its sum
 /// (`matrixTerms`), within SPEC §8 of the reference. Where the build targets AVX2 the
 /// schedule runs two pixels per `SIMD8<Float>` (the coefficients in both halves),
@@ -147,9 +149,10 @@ extension ColorMatrix {
 /// way. Alpha is restored from the input by a lane mask (bit-exact, even beside NaN).
 ///
 /// A zero offset is held as −0 in its lane, which no addition can tell from none
-/// (`x + (−0)` is `x`, for `x = −0` too), so a schedule that does not fuse leaves out
-/// adding an offset that is zero in every lane (sepia, a saturation or a hue alone):
-/// one SSE2 instruction fewer per pixel, the same bits.
+/// (`x + (−0)` is `x`, for `x = −0` too; only a signalling NaN, which no arithmetic
+/// here leaves signalling, would come out quieted), so a schedule that does not fuse
+/// leaves out adding an offset that is zero in every lane (sepia, a saturation or a
+/// hue alone): one SSE2 instruction fewer per pixel, the same bits.
 ///
 /// **Greys stay grey, exactly** (SPEC §8). When the matrix maps greys to greys
 /// (rows with one common sum `s`, equal offsets), the reference and the schedules use
@@ -202,7 +205,7 @@ public struct ColorMatrixKernel: AffineStage {
     var column1: SIMD4<Float> { schedule.column1 }
     /// The matrix's third column in `Float`, alpha lane 0.
     var column2: SIMD4<Float> { schedule.column2 }
-    /// The offset in `Float`, alpha lane 0.
+    /// The offset in `Float`, alpha lane 0, a zero lane held as −0.
     var translation: SIMD4<Float> { schedule.translation }
     /// Whether the reference and the schedules use the grey-preserving form (see the
     /// type's comment).
@@ -306,8 +309,8 @@ struct MatrixSchedule: Sendable {
         diagonal = SIMD4(column0.x, column1.y, column2.z, 0)
         onNext = SIMD4(column1.x, column2.y, column0.z, 0)
         onPrevious = SIMD4(column2.x, column0.y, column1.z, 0)
-        // A diagonal grey-preserving matrix is the identity plus an offset: its plain sum
-        // is already exact on greys, and exactly the identity on anything when t = 0.
+        // A diagonal grey-preserving matrix is a gain and an offset on each channel (its
+        // off-diagonal products are ±0): the plain sum is already exact on greys.
         let isDiagonal = r.0.y == 0 && r.0.z == 0 && r.1.x == 0 && r.1.z == 0 && r.2.x == 0 && r.2.y == 0
         let rowSum = matrix.greyRowSum
         relativeForm = rowSum != nil && !isDiagonal
@@ -357,8 +360,8 @@ struct MatrixSchedule: Sendable {
 
     /// The one-pixel schedule on `count` pixels in place. Where the build does not
     /// fuse, an offset of zero in every lane is not added (one instruction fewer per
-    /// pixel: sepia, a saturation or a hue alone); a fused first product with it is
-    /// the product itself.
+    /// pixel: sepia, a saturation or a hue alone); fused builds keep it, as a fused
+    /// first product with −0 is the product itself and saves no operation.
     @inline(__always)
     static func applyPixels(_ k: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         let addsOffset = k.pointee.hasOffset || ColorMatrixKernel.fusesMultiplyAdd
@@ -437,17 +440,13 @@ func matrixTerms(_ c0: SIMD4<Float>, _ r: SIMD4<Float>, _ c1: SIMD4<Float>, _ g:
     #endif
 }
 
-/// `matrixTerms` with an offset of −0 in every lane, which changes no number: the
-/// first product fused with −0 is the product itself, and the last addition is left
-/// out where the build does not fuse.
+/// `matrixTerms` with an offset of −0 in every lane, which changes no number, where the
+/// build does not fuse: the last addition left out. (Fused builds keep the offset:
+/// `MatrixSchedule.applyPixels`.)
 @inline(__always)
 func matrixTerms(_ c0: SIMD4<Float>, _ r: SIMD4<Float>, _ c1: SIMD4<Float>, _ g: SIMD4<Float>,
                  _ c2: SIMD4<Float>, _ b: SIMD4<Float>) -> SIMD4<Float> {
-    #if canImport(TargetFeatures.FMA)
-    (c0 * r).addingProduct(c1, g).addingProduct(c2, b)
-    #else
     c0 * r + c1 * g + c2 * b
-    #endif
 }
 
 /// The plain form on one pixel `v` (alpha lane unspecified), each channel read first
@@ -499,17 +498,13 @@ func greyPreservingTerms(_ a: SIMD4<Float>, _ d: SIMD4<Float>, _ b: SIMD4<Float>
     #endif
 }
 
-/// `greyPreservingTerms` with an offset of −0 in every lane, which changes no number
-/// (see `matrixTerms`): `s·v` is not followed by an addition where the build does not
-/// fuse.
+/// `greyPreservingTerms` with an offset of −0 in every lane, which changes no number,
+/// where the build does not fuse: `s·v` not followed by an addition (see
+/// `matrixTerms`).
 @inline(__always)
 func greyPreservingTerms(_ a: SIMD4<Float>, _ d: SIMD4<Float>, _ b: SIMD4<Float>, _ e: SIMD4<Float>,
                          _ s: SIMD4<Float>, _ v: SIMD4<Float>) -> SIMD4<Float> {
-    #if canImport(TargetFeatures.FMA)
-    (s * v).addingProduct(a, d).addingProduct(b, e)
-    #else
     a * d + b * e + s * v
-    #endif
 }
 
 /// The grey-preserving form on one pixel `v` (alpha lane unspecified): the steps
@@ -545,8 +540,8 @@ func greyPreservingSteps(_ v: SIMD8<Float>) -> (d: SIMD8<Float>, e: SIMD8<Float>
 
 /// The plain form (`matrixPixel`) on `count` pixels in place, alpha kept.
 ///
-/// Two pixels per `SIMD8<Float>`: the channels rotated within each half (`vpermilps`,
-/// `rotatedChannels`), and each lane computes `diagonal·C + onNext·C⁺ + onPrevious·C⁻
+/// Two pixels per `SIMD8<Float>`: the channels rotated within each half (one
+/// `vshufps` each, `rotatedChannels`), and each lane computes `diagonal·C + onNext·C⁺ + onPrevious·C⁻
 /// + t` as `matrixTerms` does (left to right, or fused where the build targets FMA),
 /// exactly as the one-pixel formula does, so the result is the same to the bit. An
 /// odd last pixel takes the one-pixel formula, and so does a first pixel that would

@@ -825,12 +825,13 @@ struct FusedFloatBlock: Sendable {
     let diagonal, onNext, onPrevious, translation: SIMD4<Float>
     /// The folded matrix's plain form (`matrixPixel`'s, on `G·M`): `G·(m00, m11, m22)`
     /// on each channel itself, `G·(m01, m12, m20)` on the next and `G·(m02, m10, m21)`
-    /// on the previous round the wheel; and the folded offset.
+    /// on the previous round the wheel; and the folded offset, a zero lane held as −0
+    /// as the kernel holds it (`MatrixSchedule.translation`).
     let fDiagonal, fOnNext, fOnPrevious, ft: SIMD8<Float>
     /// The folded matrix's grey-preserving form (`greyPreservingPixel`'s, on `G·M`): its
-    /// coefficients on the steps between channels, `G·(m01, m12, m20)` and
+    /// coefficients on the steps between channels, `G·(m01, m12, m20)` (`fOnNext`) and
     /// `−G·(m02, m10, m21)`, and the factor on each channel itself, `G·s`.
-    let fNext, fPrevious, rowGain: SIMD8<Float>
+    let fPrevious, rowGain: SIMD8<Float>
     /// The unfolded matrix's grey-preserving coefficients and its rows' common sum, for
     /// the matrix kernel's SIMD4 form (`greyPreservingPixel`).
     let towardNext, fromPrevious, rowSums: SIMD4<Float>
@@ -865,8 +866,8 @@ struct FusedFloatBlock: Sendable {
         fOnNext = column(r.0.y, r.1.z, r.2.x)
         fOnPrevious = column(r.0.z, r.1.x, r.2.y)
         let offset = k.matrix.afterLine(offset: segment.offset).offset
-        ft = pair(SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0))
-        fNext = column(r.0.y, r.1.z, r.2.x)
+        let folded = SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0)
+        ft = pair(folded.replacing(with: -0.0, where: folded .== 0))
         fPrevious = column(-r.0.z, -r.1.x, -r.2.y)
         rowGain = SIMD8(repeating: Float(g * Double(k.rowSum)))
         (towardNext, fromPrevious, rowSums) = (k.schedule.towardNext, k.schedule.fromPrevious, k.schedule.rowSums)
@@ -956,7 +957,7 @@ struct FusedFloatBlock: Sendable {
 
     @inline(__always)
     func constants(_ alpha: AlphaMasks) -> Constants {
-        Constants(c0: fDiagonal, c1: fOnNext, c2: fOnPrevious, ct: ft, next: fNext, previous: fPrevious, rowGain: rowGain, least: low, width: span,
+        Constants(c0: fDiagonal, c1: fOnNext, c2: fOnPrevious, ct: ft, next: fOnNext, previous: fPrevious, rowGain: rowGain, least: low, width: span,
                   colour: colour, keep: alpha.pair)
     }
 

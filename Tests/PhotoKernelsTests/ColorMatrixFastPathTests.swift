@@ -41,7 +41,7 @@ private let specialValues: [Float] = [
 private func formula(_ v: SIMD4<Float>, _ k: ColorMatrixKernel) -> SIMD4<Float> {
     var out: SIMD4<Float>
     let m = k.matrix.rows, o = k.matrix.offset
-    func lane(_ x: Double) -> Float { x == 0 ? -0.0 : Float(x) }
+    func lane(_ x: Double) -> Float { Float(x) == 0 ? -0.0 : Float(x) }
     let t = SIMD4<Float>(lane(o.x), lane(o.y), lane(o.z), -0.0)
     let s = SIMD4<Float>(repeating: k.rowSum)
     let diagonal = SIMD4<Float>(Float(m.0.x), Float(m.1.y), Float(m.2.z), 0)
@@ -227,13 +227,18 @@ struct ColorMatrixFastPathTests {
                 #expect(kernel.translation[c].bitPattern == (-0.0 as Float).bitPattern, "\(name): lane \(c) of a zero offset is not −0")
             }
             let input = [SIMD4<Float>](repeating: zero, count: 9)
-            for variant in [KernelVariant.scalar, .simd4] {
-                let row = runRow(kernel, input, start: 1, variant: variant).row
+            var rows = [("scalar", runRow(kernel, input, start: 1, variant: .scalar).row)]
+            for schedule in Schedule.allCases {
+                var row = input
+                row.withUnsafeMutableBufferPointer { schedule.run(kernel, $0.baseAddress!, count: 9) }
+                rows.append(("\(schedule)", row))
+            }
+            for (path, row) in rows {
                 for pixel in row {
                     for c in 0..<3 {
                         // Every product is −0, so the sum is −0, and stays so where the offset is zero.
                         let expected: Float = matrix.offset[c] == 0 ? -0.0 : Float(matrix.offset[c])
-                        #expect(pixel[c].bitPattern == expected.bitPattern, "\(name) \(variant) channel \(c): \(pixel[c])")
+                        #expect(pixel[c].bitPattern == expected.bitPattern, "\(name) \(path) channel \(c): \(pixel[c])")
                     }
                 }
             }
