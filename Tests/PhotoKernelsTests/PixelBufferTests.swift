@@ -78,6 +78,59 @@ struct PixelBufferTests {
         #expect(try run(.abgr, [3, 2, 1, 0]) == reference)
     }
 
+    @Test("the row path in every four-byte order: the RGBA result with each channel in its place, an X order's padding byte kept, premultiplied pixels as their straight colour times alpha")
+    func rowPathFourByteOrders() throws {
+        let (w, h) = (23, 3)
+        var rng = SeededGenerator(seed: 21)
+        // Straight RGBA bytes, A = 0 and 255 included; the row path (vibrance is per pixel).
+        var rgba = (0..<(w * h * 4)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        for i in stride(from: 0, to: w * h, by: 5) { rgba[4 * i + 3] = [0, 255, 1, 128][i % 4] }
+        let plan = try EditPlan(Self.recipe).prepared(width: w, height: h, threads: 1)
+        let orders: [(ChannelOrder, [Int])] = [(.rgba, [0, 1, 2, 3]), (.bgra, [2, 1, 0, 3]), (.argb, [1, 2, 3, 0]),
+                                               (.abgr, [3, 2, 1, 0]), (.rgbx, [0, 1, 2, 3]), (.bgrx, [2, 1, 0, 3]),
+                                               (.xrgb, [1, 2, 3, 0]), (.xbgr, [3, 2, 1, 0])]
+        func run(_ format: PixelFormat, _ permutation: [Int], _ pixels: [UInt8]) throws -> [UInt8] {
+            let storage = Storage(count: pixels.count)
+            let p = storage.bytes.assumingMemoryBound(to: UInt8.self)
+            for i in 0..<(w * h) { for c in 0..<4 { p[4 * i + permutation[c]] = pixels[4 * i + c] } }
+            try plan.run(try Self.buffer(storage, width: w, height: h, bytesPerRow: w * 4, format))
+            return (0..<(w * h)).flatMap { i in (0..<4).map { p[4 * i + permutation[$0]] } }
+        }
+        let straight = try run(.rgba8, [0, 1, 2, 3], rgba)
+        // Opaque: what straight RGBA gives the same colours with alpha 255.
+        var opaqueInput = rgba
+        for i in 0..<(w * h) { opaqueInput[4 * i + 3] = 255 }
+        let opaque = try run(.rgba8, [0, 1, 2, 3], opaqueInput)
+        for (order, permutation) in orders {
+            if order.alphaIndex != nil {
+                #expect(try run(try PixelFormat(order, alpha: .straight, sample: .uint8), permutation, rgba) == straight, "\(order)")
+            } else {
+                // The padding byte goes in as anything and comes out as it was.
+                let out = try run(try PixelFormat(order, alpha: .none, sample: .uint8), permutation, rgba)
+                for i in 0..<(w * h) {
+                    #expect(Array(out[(4 * i)..<(4 * i + 3)]) == Array(opaque[(4 * i)..<(4 * i + 3)]), "\(order) pixel \(i)")
+                    #expect(out[4 * i + 3] == rgba[4 * i + 3], "\(order) pixel \(i): padding")
+                }
+            }
+        }
+        // Premultiplied: the straight pixels multiplied by alpha in (rounded), and out as
+        // the straight result multiplied by alpha, one rounding: within 1 of
+        // round(straight · A / 255) (the straight colour came back from rounded bytes).
+        let premultipliedIn = (0..<(w * h)).flatMap { i -> [UInt8] in
+            let a = Double(rgba[4 * i + 3])
+            return (0..<3).map { UInt8((Double(rgba[4 * i + $0]) * a / 255).rounded()) } + [rgba[4 * i + 3]]
+        }
+        var reference: [UInt8]?
+        for (order, permutation) in orders where order.alphaIndex != nil {
+            let out = try run(try PixelFormat(order, alpha: .premultiplied, sample: .uint8), permutation, premultipliedIn)
+            if let reference { #expect(out == reference, "\(order) premultiplied") } else { reference = out }
+            for i in 0..<(w * h) {
+                #expect(out[4 * i + 3] == rgba[4 * i + 3], "\(order) pixel \(i): alpha")
+                if rgba[4 * i + 3] == 0 { #expect(Array(out[(4 * i)..<(4 * i + 4)]) == [0, 0, 0, 0]) }
+            }
+        }
+    }
+
     /// Plans that take the fused block: the relative form with tone tables, its line and
     /// gains (the sample recipe), and the plain form without and with tables (sepia).
     static let blockRecipes: [(String, Recipe)] = [
