@@ -345,22 +345,23 @@ struct RowCodec: Sendable {
         }
     }
 
+    /// The shifts of R, G, B and A (0 without alpha) within a four-byte pixel read as one
+    /// little-endian 32-bit word.
+    private var byteShifts: SIMD4<UInt32> {
+        let (r, g, b) = format.channelOrder.colorIndices
+        return SIMD4(UInt32(8 &* r), UInt32(8 &* g), UInt32(8 &* b), UInt32(8 &* (format.channelOrder.alphaIndex ?? 0)))
+    }
+
     /// Four 8-bit channels, one pixel per `SIMD4<Float>`: the generic loop's operations
     /// (`v / 255`, colour / alpha) on four lanes at once, so the results are the same.
     /// Each pixel is read as one 32-bit word and its bytes shifted out of the format's
     /// places (an X order's padding decodes as alpha 1).
     private func decodeFourBytes(_ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
-        let (ri, gi, bi) = format.channelOrder.colorIndices
-        let ai = format.channelOrder.alphaIndex
-        let shifts = SIMD4<UInt32>(UInt32(8 &* ri), UInt32(8 &* gi), UInt32(8 &* bi), UInt32(8 &* (ai ?? 0)))
+        let shifts = byteShifts
         // Without alpha, the fourth lane reads 0xFF, alpha 1.
-        let opaque = SIMD4<UInt32>(0, 0, 0, ai == nil ? 0xFF : 0)
-        let alphaLane = AlphaMasks().pixel
-        if format.alphaMode == .premultiplied {
-            Self.decodeWords(p, count, out, shifts: shifts, opaque: opaque, alphaLane: alphaLane, premultiplied: true)
-        } else {
-            Self.decodeWords(p, count, out, shifts: shifts, opaque: opaque, alphaLane: alphaLane, premultiplied: false)
-        }
+        let opaque = SIMD4<UInt32>(0, 0, 0, format.channelOrder.alphaIndex == nil ? 0xFF : 0)
+        Self.decodeWords(p, count, out, shifts: shifts, opaque: opaque, alphaLane: AlphaMasks().pixel,
+                         premultiplied: format.alphaMode == .premultiplied)
     }
 
     /// `decodeFourBytes`' loop. A premultiplied pixel's colour is divided by its alpha
@@ -388,22 +389,16 @@ struct RowCodec: Sendable {
     /// each pixel written as one 32-bit word whose bytes are shifted into the format's
     /// places (an X order keeps the destination's padding byte).
     ///
-    /// The alpha lane is kept by a mask held as a value (see `AlphaMasks`) and each
-    /// loop is its own: with the alpha factor written as a literal 1, or the
-    /// premultiplied test inside one loop, the optimiser split the clamps into a branch
-    /// per lane, about 36 cycles a pixel.
+    /// The alpha lane is kept by a mask held as a value (see `AlphaMasks`), in a loop of
+    /// its own: with the alpha factor written as a literal 1 inside the codec's method,
+    /// the optimiser split the clamps into a branch per lane, about 36 cycles a pixel.
     private func encodeFourBytes(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer) {
-        let (ri, gi, bi) = format.channelOrder.colorIndices
-        let ai = format.channelOrder.alphaIndex
-        // Each byte's shift within the little-endian word; the padding byte's bits kept.
-        let shifts = SIMD4<UInt32>(UInt32(8 &* ri), UInt32(8 &* gi), UInt32(8 &* bi), UInt32(8 &* (ai ?? 0)))
-        let padding: UInt32 = ai == nil ? 0xFF << UInt32(8 &* (format.channelOrder.fourthIndex ?? 3)) : 0
-        let alphaLane = AlphaMasks().pixel
-        if format.alphaMode == .premultiplied {
-            Self.encodeWords(source, count, p, shifts: shifts, padding: padding, alphaLane: alphaLane, premultiplied: true)
-        } else {
-            Self.encodeWords(source, count, p, shifts: shifts, padding: padding, alphaLane: alphaLane, premultiplied: false)
-        }
+        let shifts = byteShifts
+        // Without alpha, the padding byte's bits, kept from the destination.
+        let padding: UInt32 = format.channelOrder.alphaIndex == nil
+            ? 0xFF << UInt32(8 &* (format.channelOrder.fourthIndex ?? 3)) : 0
+        Self.encodeWords(source, count, p, shifts: shifts, padding: padding, alphaLane: AlphaMasks().pixel,
+                         premultiplied: format.alphaMode == .premultiplied)
     }
 
     /// `encodeFourBytes`' loop: `shifts` places R, G, B and A in the word (A's ignored
