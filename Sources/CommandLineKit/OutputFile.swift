@@ -137,7 +137,8 @@ public enum OutputFile {
 
     /// Checks early, before any work, that `path` can be created: the file it names
     /// (`destination`, past symbolic links) has a directory that exists and that this
-    /// process may create files in (`directoryProblem`: a read-only file system or a
+    /// process may create files in, unless it is an existing FIFO, terminal or device,
+    /// written in place (`directoryProblem`: a read-only file system or a
     /// directory without write permission is refused here, not after the work), and
     /// is not itself a directory. A descriptor named as a path (`/dev/fd/N`,
     /// `/dev/stdout`) must be open, and open for writing. (Other failures, a full
@@ -163,6 +164,12 @@ public enum OutputFile {
         if target.hasSuffix("/"), !FileManager.default.fileExists(atPath: target) {
             throw .cantCreate("cannot create '\(path)': '\(target)' ends in '/', the name of a directory, not of a file")
         }
+        // An existing FIFO, terminal or device is opened and written in place
+        // (`withDestination`): nothing is created in its directory (`/dev/null` as any user).
+        var status = stat()
+        if stat(target, &status) == 0, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
+            return
+        }
         let directory = (target as NSString).deletingLastPathComponent
         if let problem = directoryProblem(directory.isEmpty ? "." : directory) {
             throw .cantCreate("cannot create '\(path)': \(problem)")
@@ -177,7 +184,8 @@ public enum OutputFile {
     /// does not exist", "'x' is a file, not a directory", "'x' is not writable: …");
     /// `nil` when it can be tried. One `stat`, following symbolic links, and one
     /// `faccessat(2)` for write and search permission with the effective IDs, as
-    /// `open(2)` checks them (which also reports a read-only file system).
+    /// `open(2)` checks them (which also reports a read-only file system); any other
+    /// answer of `faccessat` leaves the question to the write itself.
     public static func directoryProblem(_ path: String) -> String? {
         // "file/" asks the system for a directory that is not there; the file is what to name.
         let name = path.lastIndex(where: { $0 != "/" }).map { String(path[...$0]) } ?? (path.isEmpty ? "." : "/")
@@ -191,9 +199,13 @@ public enum OutputFile {
         }
         guard info.st_mode & S_IFMT == S_IFDIR else { return "'\(name)' is a file, not a directory" }
         // A new file, and the temporary file an output is written to first, are made by
-        // name in the directory.
+        // name in the directory. Only a clear answer refuses: another error (a container
+        // whose filter rejects the `faccessat2` call with EPERM, say) leaves it to `open`.
         guard faccessat(AT_FDCWD, name, W_OK | X_OK, AT_EACCESS) == 0 else {
-            return "'\(name)' is not writable: \(String(cString: strerror(errno)).lowercased())"
+            let code = errno
+            guard code == EACCES || code == EROFS else { return nil }
+            return code == EROFS ? "'\(name)' lies on a read-only file system"
+                : "'\(name)' is not writable: permission denied (creating a file needs write and search permission)"
         }
         return nil
     }

@@ -19,7 +19,9 @@ extension PreparedEditPlan {
     ///   - origin: the buffer's place in the prepared image.
     ///   - variant: `.simd4` (fused) or `.scalar` (the reference).
     /// - Throws: `EditPlanError.regionOutside` when the tile does not fit the image.
-    /// - Complexity: O(pixels × stages); no allocation.
+    /// - Complexity: O(pixels × stages); no allocation, except once per plan for
+    ///   premultiplied 8-bit pixels with tone stages: the 2D tone tables (256 KiB a
+    ///   channel) at the first translucent pixel.
     public func run(_ buffer: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),
                     variant: KernelVariant = .simd4) throws(EditPlanError) {
         guard plan.orientation == .up else { throw .orientationNeedsDestination }
@@ -65,6 +67,7 @@ extension PreparedEditPlan {
         // depends on the run, the tile or the plan's earlier runs (the row path rounds
         // differently near ties), and an opaque image never pays for the tables.
         let lateBlock = premultipliedBlock == nil && !plan.tones.isEmpty
+            && premultipliedBlockApplies(source.format, destination.format, variant: variant)
             ? LateBlock { self.premultipliedBlock(source.format, destination.format, variant: variant, building: true) }
             : nil
         let decoder = RowCodec(format: source.format), encoder = RowCodec(format: destination.format)
@@ -203,8 +206,8 @@ extension PreparedEditPlan {
     func premultipliedBlock(_ source: PixelFormat, _ destination: PixelFormat,
                                     variant: KernelVariant, building: Bool) -> FusedBlock? {
         #if _endian(little)
-        guard variant == .simd4, source == destination, source.alphaMode == .premultiplied,
-              source.sampleType == .uint8, let fourth = source.channelOrder.fourthIndex else { return nil }
+        guard premultipliedBlockApplies(source, destination, variant: variant),
+              let fourth = source.channelOrder.fourthIndex else { return nil }
         let tables = premultipliedToneTables(building: building)
         if !plan.tones.isEmpty && tables == nil { return nil }
         let (r, g, b) = source.channelOrder.colorIndices
@@ -215,6 +218,21 @@ extension PreparedEditPlan {
         #else
         return nil
         #endif
+    }
+
+    /// Whether the premultiplied block can run these formats and this plan, before any
+    /// table is built: `.simd4`, the same premultiplied four-channel 8-bit format in and
+    /// out, and fused stages of its shape (tones, then at most one matrix; a LUT or a
+    /// per-pixel stage has none). A run makes a `LateBlock` only then, so that a plan
+    /// without the block never builds its 2D tables.
+    func premultipliedBlockApplies(_ source: PixelFormat, _ destination: PixelFormat, variant: KernelVariant) -> Bool {
+        guard variant == .simd4, source == destination, source.alphaMode == .premultiplied,
+              source.sampleType == .uint8, source.channelOrder.fourthIndex != nil else { return false }
+        switch plan.steps.count {
+        case 0: return true
+        case 1: if case .matrix = plan.steps[0] { return true } else { return false }
+        default: return false
+        }
     }
 
     /// Whether every one of `count` (≤ `blockPixels`) pixels has the largest alpha (255

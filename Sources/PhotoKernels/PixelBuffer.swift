@@ -181,7 +181,7 @@ public enum PixelBufferError: Error, Sendable, Equatable, CustomStringConvertibl
     case alphaModeMismatch(order: String, alpha: String)
     /// A sample type this platform lacks.
     case unsupportedSampleType(String)
-    /// Source and destination memory overlap other than exactly.
+    /// Source and destination memory overlap, other than as the same memory with the same pixel size.
     case overlappingBuffers
     /// Source and destination sizes differ.
     case sizeMismatch(source: String, destination: String)
@@ -195,7 +195,7 @@ public enum PixelBufferError: Error, Sendable, Equatable, CustomStringConvertibl
         case .misaligned(let what, let v, let a): "\(what) \(v) is not a multiple of \(a)"
         case .alphaModeMismatch(let o, let a): "channel order \(o) does not go with alpha mode \(a)"
         case .unsupportedSampleType(let s): "sample type \(s) is not available on this platform"
-        case .overlappingBuffers: "the source and destination buffers overlap (only exactly the same memory is allowed)"
+        case .overlappingBuffers: "the source and destination buffers overlap (only the same memory with the same pixel size is allowed)"
         case .sizeMismatch(let s, let d): "the source is \(s) but the destination is \(d)"
         }
     }

@@ -176,6 +176,12 @@ struct ApplyCommand {
             case .option(let option, let value):
                 (name, text) = (option, value ?? "")
             }
+            // An empty file name is no file: the system would answer about the current
+            // directory, a name the user did not give.
+            if text.isEmpty, let spec = options.first(where: { $0.name == name }), spec.valueName?.hasPrefix("file") == true {
+                let hint = name == "save-recipe" ? "give a file name, or '-' for standard output" : "give a file name"
+                throw .usage("'--\(name)' is empty (\(hint))", command: commandName)
+            }
             if let recipeOption = recipeOptions.first(where: { $0.spec.name == name }) {
                 request.settings.append(try recipeOption.setting(text, values))
                 continue
@@ -209,9 +215,6 @@ struct ApplyCommand {
         guard !output.isEmpty else {
             throw .usage("'-o, --output' is empty (give a file or directory name, or '-' for standard output)",
                          command: commandName)
-        }
-        if request.saveRecipe?.isEmpty == true {
-            throw .usage("'--save-recipe' is empty (give a file name, or '-' for standard output)", command: commandName)
         }
         if let empty = positionals.firstIndex(of: "") {
             throw .usage("input \(empty + 1) is an empty name (give a file name, or '-' for standard input)",

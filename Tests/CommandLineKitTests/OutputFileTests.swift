@@ -110,7 +110,7 @@ struct OutputFileTests {
         #expect(try String(contentsOf: file, encoding: .utf8) == "kept\n")
     }
 
-    @Test("a directory this process may not write to is refused before any work (73), naming it and why",
+    @Test("a directory this process may not write to is refused before any work (73), naming it and why; a FIFO or device in it is not",
           .enabled(if: geteuid() != 0, "root may write to any directory of a writable file system"))
     func unwritableDirectory() throws {
         let dir = try directory()
@@ -118,14 +118,19 @@ struct OutputFileTests {
             chmod(dir.path, 0o755)
             try? FileManager.default.removeItem(at: dir)
         }
+        let fifo = dir.appendingPathComponent("fifo")
+        #expect(mkfifo(fifo.path, 0o666) == 0)
         #expect(chmod(dir.path, 0o555) == 0)
         let out = dir.appendingPathComponent("out.txt")
-        #expect(throws: CommandLineError("cannot create '\(out.path)': '\(dir.path)' is not writable: permission denied",
-                                         status: .cantCreate)) {
+        let why = "'\(dir.path)' is not writable: permission denied (creating a file needs write and search permission)"
+        #expect(throws: CommandLineError("cannot create '\(out.path)': \(why)", status: .cantCreate)) {
             try OutputFile.checkDestination(out.path)
         }
-        #expect(OutputFile.directoryProblem(dir.path) == "'\(dir.path)' is not writable: permission denied")
+        #expect(OutputFile.directoryProblem(dir.path) == why)
         #expect(OutputFile.directoryProblem(FileManager.default.temporaryDirectory.path) == nil)
+        // A FIFO or a device is written in place: nothing is created beside it.
+        try OutputFile.checkDestination(fifo.path)
+        try OutputFile.checkDestination("/dev/null")
     }
 
     @Test("a link to a name ending in '/' is refused before any work (73)")

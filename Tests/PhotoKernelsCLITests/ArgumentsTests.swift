@@ -85,6 +85,8 @@ struct ArgumentsTests {
              "'-o, --output' is empty (give a file or directory name, or '-' for standard output)"),
             (["in.ppm", "-o", "out.ppm", "--save-recipe", ""], "'--save-recipe' is empty (give a file name, or '-' for standard output)"),
             (["a.ppm", "", "-o", "out/"], "input 2 is an empty name (give a file name, or '-' for standard input)"),
+            (["in.ppm", "-o", "out.ppm", "--recipe", ""], "'--recipe' is empty (give a file name)"),
+            (["in.ppm", "-o", "out.ppm", "--lut="], "'--lut' is empty (give a file name)"),
             (["a.ppm", "b.ppm", "-o", "out.ppm"],
              "several inputs need '-o <directory>', an existing directory; 'out.ppm' is not one"),
             (["a.ppm", "-", "-o", "out/"], "'-' (standard input) cannot be combined with other inputs"),

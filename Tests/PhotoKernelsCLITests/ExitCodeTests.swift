@@ -206,7 +206,7 @@ struct ExitCodeTests {
         #expect(try sandbox.contents() == ["in.ppm"])
     }
 
-    @Test("--save-recipe into a directory the tool may not write to fails (73) before any image is written",
+    @Test("--save-recipe into a directory the tool may not write to fails (73) before any image is written; /dev/null is written",
           .enabled(if: geteuid() != 0, "root may write to any directory of a writable file system"))
     func saveRecipeIntoUnwritableDirectory() throws {
         let sandbox = try Self.sandboxWithInput()
@@ -218,6 +218,9 @@ struct ExitCodeTests {
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains("'locked' is not writable"), "\(result.stderr)")
         #expect(try sandbox.contents() == ["in.ppm", "locked"])
+        // A device is written in place, whatever its directory allows.
+        let toNull = try Tool.run(["apply", "in.ppm", "-o", "/dev/null", "--format", "ppm"], in: sandbox)
+        #expect(toNull.status == 0, "\(toNull.stderr)")
     }
 
     @Test("an output that is a symbolic link replaces the file it names and keeps the link")

@@ -293,6 +293,28 @@ struct PixelBufferTests {
         }
     }
 
+    @Test("a plan whose stages the premultiplied block cannot run (a per-pixel stage after exposure) never builds the 2D tables; one it can builds them at the first translucent pixel, not for an opaque image")
+    func premultipliedTablesOnlyWhereUsed() throws {
+        let count = 40
+        var translucent = [UInt8](repeating: 255, count: 4 * count), opaque = translucent
+        for i in 0..<count { translucent[4 * i + 3] = UInt8(100 + i); for c in 0..<3 { translucent[4 * i + c] = UInt8(i) } }
+        for c in 0..<(4 * count) where c % 4 != 3 { opaque[c] = UInt8(c % 251) }
+        var exposed = Recipe(preset: .vivid)
+        exposed.exposure = 0.3
+        var perPixel = exposed
+        perPixel[Vibrance.self] = Vibrance(amount: 0.4)
+        for (name, recipe, builds) in [("exposure and vivid", exposed, true), ("exposure and vibrance", perPixel, false)] {
+            let plan = try EditPlan(recipe).prepared(width: count, height: 1, threads: 1)
+            let storage = Storage(count: 4 * count)
+            storage.bytes.copyMemory(from: opaque, byteCount: opaque.count)
+            try plan.run(try Self.buffer(storage, width: count, height: 1, bytesPerRow: 4 * count, .bgra8Premultiplied))
+            #expect(plan.premultipliedToneTables(building: false) == nil, "\(name): built for an opaque image")
+            storage.bytes.copyMemory(from: translucent, byteCount: translucent.count)
+            try plan.run(try Self.buffer(storage, width: count, height: 1, bytesPerRow: 4 * count, .bgra8Premultiplied))
+            #expect((plan.premultipliedToneTables(building: false) != nil) == builds, "\(name): 2D tables built")
+        }
+    }
+
     @Test("premultiplied BGRA8 in, straight RGBA16 out: each sample is the straight result at 16 bits")
     func premultipliedToStraight16() throws {
         let pixels: [UInt8] = [25, 50, 100, 128, 0, 0, 0, 0, 10, 20, 30, 255]
