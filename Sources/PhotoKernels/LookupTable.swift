@@ -89,12 +89,20 @@ public struct LookupTable: RecipeOperation {
         return LookupTable(path: path, sha256: sha256, url: url, cube: c)
     }
 
+    /// The file, as an absolute path with `.` and `..` resolved: what equality compares.
+    var resolvedPath: String { url.absoluteURL.standardizedFileURL.path }
+
+    /// The same file (`url`, resolved), the same digest, intensity and interpolation.
+    /// The path as written may differ: a recipe saved relative to its folder and read
+    /// back there equals the one saved, whose path was absolute.
     public static func == (a: LookupTable, b: LookupTable) -> Bool {
-        a.path == b.path && a.sha256 == b.sha256 && a.intensity == b.intensity && a.interpolation == b.interpolation
+        a.resolvedPath == b.resolvedPath && a.sha256 == b.sha256 && a.intensity == b.intensity
+            && a.interpolation == b.interpolation
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(path); hasher.combine(sha256); hasher.combine(intensity); hasher.combine(interpolation)
+        hasher.combine(resolvedPath); hasher.combine(sha256); hasher.combine(intensity); hasher.combine(interpolation)
     }
 
     // MARK: RecipeOperation

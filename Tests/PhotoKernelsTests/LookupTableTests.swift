@@ -49,9 +49,19 @@ struct LookupTableTests {
         try FileManager.default.createDirectory(at: sub, withIntermediateDirectories: true)
         let saved = try recipe.encodedJSON(relativeTo: sub)
         #expect(String(decoding: saved, as: UTF8.self).contains("\"path\" : \"../../looks/warm.cube\""))
-        // Read back from that folder, it names the same file; so it does after the whole
+        // Read back from that folder, it names the same file, and the recipe is equal to the
+        // one saved (whose path was absolute), hash included; so it does after the whole
         // folder moves.
-        #expect(try Recipe.decode(from: saved, relativeTo: sub)[LookupTable.self]?.sha256 == recipe[LookupTable.self]?.sha256)
+        let readBack = try Recipe.decode(from: saved, relativeTo: sub)
+        #expect(readBack[LookupTable.self]?.path == "../../looks/warm.cube")
+        #expect(readBack == recipe && readBack.hashValue == recipe.hashValue)
+        #expect(readBack[LookupTable.self]?.sha256 == recipe[LookupTable.self]?.sha256)
+        // Another file with the same bytes is another table.
+        let copy = folder.url.appendingPathComponent("looks/copy.cube")
+        try FileManager.default.copyItem(at: file, to: copy)
+        var other = Recipe()
+        other[LookupTable.self] = try LookupTable(contentsOf: copy)
+        #expect(other != recipe)
         let moved = FileManager.default.temporaryDirectory.appendingPathComponent("lut-moved-\(UUID().uuidString)")
         try FileManager.default.moveItem(at: folder.url, to: moved)
         defer { try? FileManager.default.moveItem(at: moved, to: folder.url) }
