@@ -167,9 +167,7 @@ public enum OutputFile {
         // An existing FIFO, terminal or device is opened and written in place
         // (`withDestination`): nothing is created in its directory (`/dev/null` as any user).
         var status = stat()
-        if stat(target, &status) == 0, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
-            return
-        }
+        if stat(target, &status) == 0, isWrittenInPlace(status) { return }
         let directory = (target as NSString).deletingLastPathComponent
         if let problem = directoryProblem(directory.isEmpty ? "." : directory) {
             throw .cantCreate("cannot create '\(path)': \(problem)")
@@ -178,6 +176,13 @@ public enum OutputFile {
         if FileManager.default.fileExists(atPath: target, isDirectory: &isDirectory), isDirectory.boolValue {
             throw .cantCreate("cannot create '\(path)': it is a directory")
         }
+    }
+
+    /// Whether an existing file of this status is opened and written in place rather
+    /// than replaced: anything but a regular file or a directory (a FIFO, a terminal,
+    /// a device).
+    private static func isWrittenInPlace(_ status: stat) -> Bool {
+        status.st_mode & S_IFMT != S_IFREG && status.st_mode & S_IFMT != S_IFDIR
     }
 
     /// Why the directory `path` cannot hold new files, as a clause that names it ("'x'
@@ -280,7 +285,7 @@ public enum OutputFile {
         }
         var status = stat()
         let exists = stat(path, &status) == 0  // follows symbolic links
-        if exists, status.st_mode & S_IFMT != S_IFREG, status.st_mode & S_IFMT != S_IFDIR {
+        if exists, isWrittenInPlace(status) {
             let descriptor = open(path, O_WRONLY | O_CLOEXEC)
             guard descriptor >= 0 else {
                 throw .cantCreate("cannot open '\(path)' for writing: \(String(cString: strerror(errno)))")

@@ -304,7 +304,7 @@ struct MatrixSchedule: Sendable {
         column1 = SIMD4(Float(r.0.y), Float(r.1.y), Float(r.2.y), 0)
         column2 = SIMD4(Float(r.0.z), Float(r.1.z), Float(r.2.z), 0)
         let offset = SIMD4(Float(matrix.offset.x), Float(matrix.offset.y), Float(matrix.offset.z), 0)
-        translation = offset.replacing(with: -0.0, where: offset .== 0)
+        translation = Self.heldOffset(offset)
         hasOffset = offset.x != 0 || offset.y != 0 || offset.z != 0
         diagonal = SIMD4(column0.x, column1.y, column2.z, 0)
         onNext = SIMD4(column1.x, column2.y, column0.z, 0)
@@ -318,6 +318,12 @@ struct MatrixSchedule: Sendable {
         rowSums = SIMD4(repeating: self.rowSum)
         towardNext = SIMD4(column1.x, column2.y, column0.z, 0)
         fromPrevious = SIMD4(-column2.x, -column0.y, -column1.z, 0)
+    }
+
+    /// `offset` with each zero lane as −0, which no addition can tell from none (see
+    /// `translation`): how every schedule holds an offset.
+    static func heldOffset(_ offset: SIMD4<Float>) -> SIMD4<Float> {
+        offset.replacing(with: -0.0, where: offset .== 0)
     }
 
     /// The SIMD4 schedule. Where the build targets AVX2, two pixels per `SIMD8<Float>`
@@ -364,19 +370,12 @@ struct MatrixSchedule: Sendable {
     /// first product with −0 is the product itself and saves no operation.
     @inline(__always)
     static func applyPixels(_ k: UnsafePointer<MatrixSchedule>, _ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
-        let addsOffset = k.pointee.hasOffset || ColorMatrixKernel.fusesMultiplyAdd
-        switch (k.pointee.relativeForm, addsOffset) {
-        case (true, true):
-            applyGreyPreservingMatrixPixels(p, count: count, k.pointee.towardNext, k.pointee.fromPrevious,
-                                            k.pointee.translation, k.pointee.rowSums)
-        case (true, false):
-            applyGreyPreservingMatrixPixels(p, count: count, k.pointee.towardNext, k.pointee.fromPrevious,
+        let t = k.pointee.hasOffset || ColorMatrixKernel.fusesMultiplyAdd ? k.pointee.translation : nil
+        if k.pointee.relativeForm {
+            applyGreyPreservingMatrixPixels(p, count: count, k.pointee.towardNext, k.pointee.fromPrevious, t,
                                             k.pointee.rowSums)
-        case (false, true):
-            applyMatrixPixels(p, count: count, k.pointee.diagonal, k.pointee.onNext, k.pointee.onPrevious,
-                              k.pointee.translation)
-        case (false, false):
-            applyMatrixPixels(p, count: count, k.pointee.diagonal, k.pointee.onNext, k.pointee.onPrevious)
+        } else {
+            applyMatrixPixels(p, count: count, k.pointee.diagonal, k.pointee.onNext, k.pointee.onPrevious, t)
         }
     }
 }
@@ -606,23 +605,19 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 
 /// The plain form on `count` pixels in place, alpha kept, one pixel per `SIMD4<Float>`
 /// (`matrixPixel`): the schedule for 128-bit vectors. Eight SSE2 instructions per pixel
-/// on the vector ports (two `shufps`, three `mulps`, three `addps`), seven without an
-/// offset (`applyMatrixPixels(_:count:_:_:_:)`); alpha goes back by memory
-/// (`forEachPixelInPlace`).
+/// on the vector ports (two `shufps`, three `mulps`, three `addps`), seven where `t` is
+/// `nil`, an offset of −0 in every lane, not added (a loop of its own); alpha goes back
+/// by memory (`forEachPixelInPlace`).
 @inline(__always)
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                       _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>, _ t: SIMD4<Float>) {
+                       _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>, _ t: SIMD4<Float>?) {
+    guard let t else {
+        return forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
+            matrixPixel(v, diagonal, onNext, onPrevious)
+        }
+    }
     forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
         matrixPixel(v, diagonal, onNext, onPrevious, t)
-    }
-}
-
-/// `applyMatrixPixels` with an offset of −0 in every lane, not added.
-@inline(__always)
-func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                       _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>) {
-    forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
-        matrixPixel(v, diagonal, onNext, onPrevious)
     }
 }
 
@@ -630,22 +625,19 @@ func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
 /// `SIMD4<Float>` (`greyPreservingPixel`): nine SSE2 instructions per pixel on the
 /// vector ports (two `shufps`, one subtraction, three multiplies, three additions; 18
 /// in all with the loads, stores, two register copies and the loop's three, where the
-/// loop walks one pixel at a time), eight without an offset; alpha goes back by
-/// memory (`forEachPixelInPlace`).
+/// loop walks one pixel at a time), eight where `t` is `nil`, an offset of −0 in every
+/// lane, not added (a loop of its own); alpha goes back by memory
+/// (`forEachPixelInPlace`).
 @inline(__always)
 func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                                     _ towardNext: SIMD4<Float>, _ fromPrevious: SIMD4<Float>, _ t: SIMD4<Float>,
+                                     _ towardNext: SIMD4<Float>, _ fromPrevious: SIMD4<Float>, _ t: SIMD4<Float>?,
                                      _ s: SIMD4<Float>) {
+    guard let t else {
+        return forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
+            greyPreservingPixel(v, towardNext, fromPrevious, s)
+        }
+    }
     forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
         greyPreservingPixel(v, towardNext, fromPrevious, s, t)
-    }
-}
-
-/// `applyGreyPreservingMatrixPixels` with an offset of −0 in every lane, not added.
-@inline(__always)
-func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                                     _ towardNext: SIMD4<Float>, _ fromPrevious: SIMD4<Float>, _ s: SIMD4<Float>) {
-    forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
-        greyPreservingPixel(v, towardNext, fromPrevious, s)
     }
 }

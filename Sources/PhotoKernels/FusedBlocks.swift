@@ -820,9 +820,9 @@ struct FusedBlock: @unchecked Sendable {
 /// only the rounding, well within SPEC §8's 1e-5 of the scalar reference.
 struct FusedFloatBlock: Sendable {
     let tones: [any ToneStage]
-    /// The unfolded matrix's plain form and offset, for the matrix kernel's SIMD4 form
-    /// (`matrixPixel`).
-    let diagonal, onNext, onPrevious, translation: SIMD4<Float>
+    /// The unfolded matrix as the kernel holds it, for its SIMD4 form on the pixels
+    /// outside the segment (`matrixPixel`, `greyPreservingPixel`).
+    let schedule: MatrixSchedule
     /// The folded matrix's plain form (`matrixPixel`'s, on `G·M`): `G·(m00, m11, m22)`
     /// on each channel itself, `G·(m01, m12, m20)` on the next and `G·(m02, m10, m21)`
     /// on the previous round the wheel; and the folded offset, a zero lane held as −0
@@ -832,9 +832,6 @@ struct FusedFloatBlock: Sendable {
     /// coefficients on the steps between channels, `G·(m01, m12, m20)` (`fOnNext`) and
     /// `−G·(m02, m10, m21)`, and the factor on each channel itself, `G·s`.
     let fPrevious, rowGain: SIMD8<Float>
-    /// The unfolded matrix's grey-preserving coefficients and its rows' common sum, for
-    /// the matrix kernel's SIMD4 form (`greyPreservingPixel`).
-    let towardNext, fromPrevious, rowSums: SIMD4<Float>
     let relative: Bool
     /// Whether a matrix follows the tones (else a NaN must stay in its channel, which
     /// the identity matrix's zeros would spread).
@@ -855,8 +852,7 @@ struct FusedFloatBlock: Sendable {
         hasMatrix = matrix != nil
         relative = k.relativeForm
         func pair(_ v: SIMD4<Float>) -> SIMD8<Float> { SIMD8(lowHalf: v, highHalf: v) }
-        (diagonal, onNext, onPrevious, translation) =
-            (k.schedule.diagonal, k.schedule.onNext, k.schedule.onPrevious, k.schedule.translation)
+        schedule = k.schedule
         // Columns of G·M and the offset t + o·(row sums), in Double, rounded once.
         let r = k.matrix.rows, g = segment.gain
         func column(_ a: Double, _ b: Double, _ c: Double) -> SIMD8<Float> {
@@ -866,11 +862,9 @@ struct FusedFloatBlock: Sendable {
         fOnNext = column(r.0.y, r.1.z, r.2.x)
         fOnPrevious = column(r.0.z, r.1.x, r.2.y)
         let offset = k.matrix.afterLine(offset: segment.offset).offset
-        let folded = SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0)
-        ft = pair(folded.replacing(with: -0.0, where: folded .== 0))
+        ft = pair(MatrixSchedule.heldOffset(SIMD4(Float(offset.x), Float(offset.y), Float(offset.z), 0)))
         fPrevious = column(-r.0.z, -r.1.x, -r.2.y)
         rowGain = SIMD8(repeating: Float(g * Double(k.rowSum)))
-        (towardNext, fromPrevious, rowSums) = (k.schedule.towardNext, k.schedule.fromPrevious, k.schedule.rowSums)
         let least = Float(segment.lowerBound + 1e-6 * max(1, abs(segment.lowerBound))).nextUp
         low = SIMD8(repeating: max(least, 0).bitPattern)
         span = SIMD8(repeating: Float(1e30).bitPattern &- max(least, 0).bitPattern)
@@ -1058,16 +1052,16 @@ struct FusedFloatBlock: Sendable {
         let buffer = UnsafeMutableBufferPointer(start: p, count: pixels)
         let location = RowLocation(y: 0, x0: 0, imageWidth: pixels, imageHeight: 1)
         for t in tones { t.apply(buffer, at: location, variant: .simd4) }
-        let t = translation
+        let k = schedule
         for i in 0..<pixels {
             let v = p[i]
             var out: SIMD4<Float>
             if !hasMatrix {
                 out = v
             } else if relative {
-                out = greyPreservingPixel(v, towardNext, fromPrevious, rowSums, t)
+                out = greyPreservingPixel(v, k.towardNext, k.fromPrevious, k.rowSums, k.translation)
             } else {
-                out = matrixPixel(v, diagonal, onNext, onPrevious, t)
+                out = matrixPixel(v, k.diagonal, k.onNext, k.onPrevious, k.translation)
             }
             if let gains { out = out * gains[i] }
             p[i] = out.replacing(with: v, where: keepPixel)
