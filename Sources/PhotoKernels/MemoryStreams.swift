@@ -26,7 +26,7 @@ import _Builtin_intrinsics.intel.cpuid
 /// `interleaves`: on an Intel Xeon (Emerald Rapids) the four streams make the in-place
 /// `Float` kernels 1.3–1.4× faster at 12 MP, while on AMD's Zen cores one stream in
 /// order is the faster walk (Zen 4: the same kernels 1.17–1.32× faster in order; the
-/// first-generation Zen: the 8-bit decoder 1.13×). See docs/performance.md.
+/// first-generation Zen: the 8-bit decoder 1.13×). See docs/performance-log.md.
 enum MemoryStreams {
     /// Whether `forEachBlock` walks a long span as four interleaved streams: everywhere
     /// but on Zen cores (`interleaves(vendor:)`), which walk in order. Read once, from

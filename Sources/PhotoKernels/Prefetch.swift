@@ -37,7 +37,7 @@ enum Prefetch {
     /// in-place `Float` kernels ran fastest of 1, 2 and 4 KiB on a Xeon; 4 KiB in order,
     /// which ran 1.02–1.06× as fast as 2 KiB on a Zen 4 with the image on 2 MiB pages
     /// (8 KiB no faster; on 4 KiB pages 2 and 4 KiB ran alike, and no prefetch
-    /// 0.90–0.93× as fast; docs/performance.md). Each is its own measurement, not
+    /// 0.90–0.93× as fast; docs/performance-log.md). Each is its own measurement, not
     /// `distance`, although the in-order one has the same value.
     @inline(__always)
     static func streamDistance(interleaved: Bool) -> Int { interleaved ? 2048 : 4096 }
