@@ -2,6 +2,10 @@
 // not affine (the factor depends on the pixel's own spread of channels), so it runs as
 // a row kernel of its own.
 
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+import _Builtin_intrinsics.intel
+#endif
+
 /// Vibrance (CIVibrance-like, SPEC §5): a saturation change scaled down for pixels
 /// that are already colourful, so muted colours gain the most and skin tones stay
 /// pleasing.
@@ -23,9 +27,11 @@
 ///   keeping pleasing skin tones" [doc]; the formula is this library's own [own].
 ///   GPUImage's vibrance uses `max − mean` as the spread instead.
 ///
-/// Schedules: `.scalar` is the formula per channel; `.simd4` computes `sat`, `s` and `Y`
-/// once per pixel and the three channels on one `SIMD4<Float>` — the same operations
-/// in the same order per channel, so the two agree to the bit.
+/// Schedules: `.scalar` is the formula per channel; `.simd4` takes four pixels a step,
+/// computes their `sat`, `s` and `Y` as structure of arrays (one `SIMD4<Float>` lane per
+/// pixel), then each pixel's three channels on one `SIMD4<Float>` — the same
+/// operations in the same order per channel, so the two agree to the bit (a NaN's
+/// payload aside).
 ///
 /// Complexity: O(n) per row of n pixels; no allocation.
 public struct Vibrance: PixelKernel, NumberOperation {
@@ -81,7 +87,7 @@ public struct Vibrance: PixelKernel, NumberOperation {
         let v = Float(amount)
         switch variant {
         case .scalar: Vibrance.applyScalar(base, count: row.count, amount: v)
-        case .simd4: Vibrance.applySIMD4(base, count: row.count, amount: v, AlphaMasks())
+        case .simd4: Vibrance.applySIMD4(base, count: row.count, amount: v)
         }
     }
 
@@ -99,21 +105,99 @@ public struct Vibrance: PixelKernel, NumberOperation {
         }
     }
 
-    /// The schedule: one pixel per `SIMD4<Float>`, the spread from lane compares (no
-    /// `pointwiseMin/Max`), NaN propagated as the scalar `max`/`min` do for this pixel.
+    /// The schedule: four pixels a step. Their spreads, factors and lumas are computed
+    /// as structure of arrays (one `SIMD4<Float>` lane per pixel), then each pixel's
+    /// three channels on one `SIMD4<Float>` with the same operations in the same order
+    /// as the reference, so the two agree to the bit (`BlockFactors`).
     @inline(never)
-    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float, _ alpha: AlphaMasks) {
-        let w = Luma.weights
-        for i in 0..<count {
-            let c = p[i]
-            let (r, g, b) = (c.x, c.y, c.z)
-            // Swift's `max(r, g, b)` is `max(max(r, g), b)` with `x > y ? x : y`-style
-            // comparisons; these selects make the same choices, NaN included.
-            let spread = max(r, g, b) - min(r, g, b)
-            let sat = min(max(spread, 0), 1)
-            let s = SIMD4<Float>(repeating: 1 + v * (1 - sat))
-            let y = SIMD4<Float>(repeating: w.x * r + w.y * g + w.z * b)
-            p[i] = (y + s * (c - y)).replacing(with: c, where: alpha.pixel)
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float) {
+        let factors = BlockFactors(amount: v)
+        var i = 0
+        while i &+ 4 <= count {
+            factors.apply(p + i)
+            i &+= 4
+        }
+        guard i < count else { return }
+        // The last one to three pixels, in a block padded with zeros.
+        var block = (SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>(), SIMD4<Float>())
+        withUnsafeMutableBytes(of: &block) { raw in
+            let q = raw.baseAddress!.assumingMemoryBound(to: SIMD4<Float>.self)
+            q.update(from: p + i, count: count &- i)
+            factors.apply(q)
+            (p + i).update(from: q, count: count &- i)
+        }
+    }
+
+    /// Four pixels' factors as structure of arrays, and the pixels from them.
+    ///
+    /// The minima and maxima are SSE's `minps` and `maxps` where the build has the
+    /// Clang module of Intel intrinsics. `minps(y, x)` is `y < x ? y : x`, which is the
+    /// standard library's `min(x, y)` for every input; `maxps(y, x)` is `y > x ? y : x`,
+    /// its `max(x, y)` (`y >= x ? y : x`) except that of two equal zeros it may keep the
+    /// other sign, which changes no factor: a spread of ±0 gives `1 − sat = 1` either
+    /// way. NaN takes the same choices. Being opaque to the optimiser, they also keep
+    /// the arrays as written; with plain selects it moved the arithmetic into each
+    /// pixel's lanes, with a branch per lane. The factor and the luma pass through
+    /// `minps(+∞, x)`, which is `x` for every input (NaN and −0 included), for the same
+    /// reason.
+    /// Elsewhere the selects themselves, with the standard library's choices.
+    struct BlockFactors {
+        let amount: SIMD4<Float>
+        let one = SIMD4<Float>(repeating: 1)
+        let zero = SIMD4<Float>()
+        let infinity = SIMD4<Float>(repeating: .infinity)
+        let wR = SIMD4<Float>(repeating: Luma.weights.x)
+        let wG = SIMD4<Float>(repeating: Luma.weights.y)
+        let wB = SIMD4<Float>(repeating: Luma.weights.z)
+
+        init(amount v: Float) { amount = SIMD4(repeating: v) }
+
+        /// The standard library's `max(x, y)` lane by lane (equal zeros aside, above).
+        @inline(__always)
+        func maximum(_ x: SIMD4<Float>, _ y: SIMD4<Float>) -> SIMD4<Float> {
+            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+            _mm_max_ps(y, x)
+            #else
+            x.replacing(with: y, where: y .>= x)
+            #endif
+        }
+
+        /// The standard library's `min(x, y)` lane by lane.
+        @inline(__always)
+        func minimum(_ x: SIMD4<Float>, _ y: SIMD4<Float>) -> SIMD4<Float> {
+            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+            _mm_min_ps(y, x)
+            #else
+            x.replacing(with: y, where: y .< x)
+            #endif
+        }
+
+        /// Vibrance in place on the four pixels at `q`. Their alphas are loaded first and
+        /// stored back over the new pixels: four scalar loads and stores where blends
+        /// would take three instructions a pixel on the vector ports in SSE2
+        /// (`replaceColour(ofPixelAt:_:)`).
+        @inline(__always)
+        func apply(_ q: UnsafeMutablePointer<SIMD4<Float>>) {
+            let raw = UnsafeMutableRawPointer(q)
+            let a0 = raw.load(fromByteOffset: 12, as: UInt32.self), a1 = raw.load(fromByteOffset: 28, as: UInt32.self)
+            let a2 = raw.load(fromByteOffset: 44, as: UInt32.self), a3 = raw.load(fromByteOffset: 60, as: UInt32.self)
+            let c0 = q[0], c1 = q[1], c2 = q[2], c3 = q[3]
+            let r = SIMD4(c0.x, c1.x, c2.x, c3.x)
+            let g = SIMD4(c0.y, c1.y, c2.y, c3.y)
+            let b = SIMD4(c0.z, c1.z, c2.z, c3.z)
+            let spread = maximum(maximum(r, g), b) - minimum(minimum(r, g), b)
+            let sat = minimum(maximum(spread, zero), one)
+            let s = minimum(one + amount * (one - sat), infinity)
+            let y = minimum(wR * r + wG * g + wB * b, infinity)
+            @inline(__always) func pixel(_ c: SIMD4<Float>, _ k: Int) -> SIMD4<Float> {
+                let yk = SIMD4<Float>(repeating: y[k]), sk = SIMD4<Float>(repeating: s[k])
+                return yk + sk * (c - yk)
+            }
+            (q[0], q[1], q[2], q[3]) = (pixel(c0, 0), pixel(c1, 1), pixel(c2, 2), pixel(c3, 3))
+            raw.storeBytes(of: a0, toByteOffset: 12, as: UInt32.self)
+            raw.storeBytes(of: a1, toByteOffset: 28, as: UInt32.self)
+            raw.storeBytes(of: a2, toByteOffset: 44, as: UInt32.self)
+            raw.storeBytes(of: a3, toByteOffset: 60, as: UInt32.self)
         }
     }
 }

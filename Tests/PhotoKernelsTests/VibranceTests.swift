@@ -44,6 +44,44 @@ struct VibranceTests {
         }
     }
 
+    @Test("the four-pixel schedule equals the scalar reference to the bit, widths 1…33, special values included; alpha kept to the bit",
+          arguments: [-2.5, -1, -0.3, 0.6, 3])
+    func scheduleMatchesReference(_ amount: Double) {
+        let specials: [Float] = [
+            .nan, Float(bitPattern: 0x7FC1_2345), Float(bitPattern: 0xFFA0_0042), .infinity, -.infinity,
+            3e38, -3e38, 0, -0.0, 1, 2, -0.5, Float(bitPattern: 0x0000_0001), 0.25, 0.5, 0.75,
+        ]
+        let alphas: [UInt32] = [0x7FC1_2345, 0x7F80_0001, 0xFFA0_0042, 0x8000_0000, 0x3F80_0000, 0x3E80_0000]
+        var rng = SeededGenerator(seed: 41)
+        for width in 1...33 {
+            // Row 0: ordinary colours, equal channels and equal zeros of either sign;
+            // row 1: a special value in one channel or in all three.
+            for row in 0..<2 {
+                let input = (0..<width).map { i -> SIMD4<Float> in
+                    var c = SIMD4<Float>((0..<4).map { _ in Float.random(in: -0.25...1.25, using: &rng) })
+                    if i % 5 == 1 { c.y = c.x }
+                    if i % 7 == 2 { (c.x, c.y, c.z) = (0, -0.0, i % 2 == 0 ? 0 : 0.5) }
+                    if row == 1 {
+                        let s = specials[(i + width) % specials.count]
+                        if i % 3 == 0 { (c.x, c.y, c.z) = (s, s, s) } else { c[i % 3] = s }
+                    }
+                    c.w = Float(bitPattern: alphas[(i + width + row) % alphas.count])
+                    return c
+                }
+                var reference = input, scheduled = input
+                reference.withUnsafeMutableBufferPointer { Vibrance.applyScalar($0.baseAddress!, count: width, amount: Float(amount)) }
+                scheduled.withUnsafeMutableBufferPointer { Vibrance.applySIMD4($0.baseAddress!, count: width, amount: Float(amount)) }
+                for i in 0..<width {
+                    for c in 0..<4 {
+                        let (x, y) = (reference[i][c], scheduled[i][c])
+                        #expect(x.bitPattern == y.bitPattern || (c < 3 && x.isNaN && y.isNaN),
+                                "amount \(amount), width \(width), row \(row), pixel \(i) \(input[i]): \(reference[i]) vs \(scheduled[i])")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("the recipe key, the option and the registry line")
     func registration() throws {
         #expect(KernelFamilies.named("vibrance")?.kind == .pixel)
