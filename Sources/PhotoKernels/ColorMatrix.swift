@@ -46,21 +46,41 @@ public struct ColorMatrix: Sendable, Hashable {
     public var isIdentity: Bool { self == .identity }
 
     /// Whether the transform maps every grey to a grey: the rows of `M` share one sum and
-    /// the three offsets are equal, each to within 10⁻¹² (rounding in `Double`). The
-    /// saturation, contrast, brightness and hue matrices and their products do.
+    /// the three offsets are equal, each to within 10⁻¹² of the magnitudes involved
+    /// (rounding in `Double`). The saturation, contrast, brightness and hue matrices and
+    /// their products do.
     public var preservesGrey: Bool { greyRowSum != nil }
 
     /// The common sum `s` of the rows when every row sums to it and the offsets are
-    /// equal, each within 10⁻¹² (composing in `Double` leaves them a few ulps apart:
-    /// a hue rotation after a contrast), `nil` otherwise: then the transform maps every
-    /// grey `g` to the grey `s·g + t` (saturation and hue give s = 1, contrast its
-    /// factor).
+    /// equal, `nil` otherwise: then the transform maps every grey `g` to the grey
+    /// `s·g + t` (saturation and hue give s = 1, contrast its factor).
+    ///
+    /// Composing in `Double` leaves the sums and offsets a few ulps apart (a hue rotation
+    /// after a contrast), ulps of the coefficients rather than of the sums: a saturation
+    /// of 10⁶ has entries near 10⁶ whose row sums are 1 to within about 10⁻¹⁰. So the
+    /// sums must agree within 10⁻¹² of the largest row's sum of magnitudes (at least 1),
+    /// the offsets within 10⁻¹² of that or of the largest offset. A matrix that the
+    /// rule takes for grey-preserving while it is not changes by far less than its own
+    /// `Float` rounding.
     var greyRowSum: Double? {
         let sums = SIMD3((rows.0).sum(), (rows.1).sum(), (rows.2).sum())
-        let tolerance = 1e-12 * max(1, abs(sums.x)), offsetTolerance = 1e-12 * max(1, abs(offset.x))
+        func magnitude(_ r: SIMD3<Double>) -> Double { abs(r.x) + abs(r.y) + abs(r.z) }
+        let scale = max(1, magnitude(rows.0), magnitude(rows.1), magnitude(rows.2))
+        let tolerance = 1e-12 * scale
+        let offsetTolerance = 1e-12 * max(scale, abs(offset.x), abs(offset.y), abs(offset.z))
         guard abs(sums.y - sums.x) <= tolerance, abs(sums.z - sums.x) <= tolerance,
               abs(offset.y - offset.x) <= offsetTolerance, abs(offset.z - offset.x) <= offsetTolerance else { return nil }
         return sums.x
+    }
+
+    /// Whether each row's sum of magnitudes, offset included, is finite as a `Float`:
+    /// then no coefficient rounds to infinity and no row's result on channels in
+    /// [−1, 1] overflows.
+    var fitsInFloat: Bool {
+        func fits(_ r: SIMD3<Double>, _ t: Double) -> Bool {
+            Float(abs(r.x) + abs(r.y) + abs(r.z) + abs(t)).isFinite
+        }
+        return fits(rows.0, offset.x) && fits(rows.1, offset.y) && fits(rows.2, offset.z)
     }
 
     /// The same transform on `(B, G, R)`: rows and columns 0 and 2 exchanged, and the

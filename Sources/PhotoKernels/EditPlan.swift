@@ -82,6 +82,10 @@ public struct EditPlan: Sendable {
             case .tone(let t) where steps.isEmpty && matrix == nil:
                 tones.append(t)
             case .affine(let a):
+                // Stages whose product `Float` cannot hold (a saturation of 10¹⁰, then a
+                // contrast of 10³⁰) stay apart, each its own matrix, as the reference
+                // runs them; a product would turn greys into NaN.
+                if let m = matrix, !m.then(a.matrix).fitsInFloat { flush() }
                 matrix = matrix.map { $0.then(a.matrix) } ?? a.matrix
                 names.append(a.name)
             case .positional(let p) where index == stages.count - 1:
@@ -222,10 +226,13 @@ final class ToneTables: @unchecked Sendable {
     let count: Int
     /// The line the entries follow from its first sample on, if any.
     let line: ToneLine?
-    /// The largest magnitude among the values the fused blocks read (the coordinates
-    /// where there is a line, else the entries); +∞ if one is NaN. It bounds their
-    /// results (`FusedBlock.packsBySaturation`).
+    /// The largest magnitude among the values the fused matrix block reads (the
+    /// coordinates where there is a line, else the entries); +∞ if one is NaN. It
+    /// bounds its results (`FusedBlock.largestResult`).
     let largestBlockInput: Float
+    /// The largest magnitude among the entries themselves, which the LUT block reads;
+    /// +∞ if one is NaN.
+    let largestEntry: Float
     private let storage: UnsafeMutablePointer<Float>
 
     /// Tables over `0…maxval`, or over every byte for 8-bit samples (entries above
@@ -281,8 +288,11 @@ final class ToneTables: @unchecked Sendable {
         self.coordinates = line == nil ? nil : (channel(coordinates, 0), channel(coordinates, 1), channel(coordinates, 2))
         self.count = count
         self.line = line
-        largestBlockInput = UnsafeBufferPointer(start: line == nil ? storage : coordinates, count: count * channels)
-            .reduce(0) { $1.isNaN ? .infinity : max($0, $1.magnitude) }
+        func largest(_ values: UnsafeMutablePointer<Float>) -> Float {
+            UnsafeBufferPointer(start: values, count: count * channels).reduce(0) { $1.isNaN ? .infinity : max($0, $1.magnitude) }
+        }
+        largestEntry = largest(storage)
+        largestBlockInput = line == nil ? largestEntry : largest(coordinates)
     }
 
     deinit { storage.deallocate() }
@@ -836,10 +846,12 @@ public final class PreparedEditPlan: @unchecked Sendable {
             default: return nil
             }
         }
+        // Outside the blocks' conditioning (`FusedBlock.isWellConditioned`), the row path.
         guard let cube else {
             let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
-            return .matrix(FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
-                                      premultiplied: premultiplied, largestGain: gains?.largestGainMagnitude ?? 1))
+            let block = FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
+                                   premultiplied: premultiplied, largestGain: gains?.largestGainMagnitude ?? 1)
+            return block.isWellConditioned ? .matrix(block) : nil
         }
         guard eightBit, maxval <= 255, !premultiplied,
               FusedCubeBlock.accepts(cube, tables: tables != nil, matrix: matrix != nil) else { return nil }
@@ -850,8 +862,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
             cache[key] = t
             return t
         }
-        return .cube(FusedCubeBlock(matrix: matrix?.matrix, cube: cube, table: table, maxval: maxval, tables: tables,
-                                    positions: positions))
+        let block = FusedCubeBlock(matrix: matrix?.matrix, cube: cube, table: table, maxval: maxval, tables: tables,
+                                   positions: positions, largestGain: gains?.largestGainMagnitude ?? 1)
+        return block.isWellConditioned ? .cube(block) : nil
         #else
         return nil
         #endif

@@ -231,6 +231,21 @@ struct FusedBlock: @unchecked Sendable {
     /// every result before rounding within ±2³⁰ (`largestResult`), where the
     /// conversion to `Int32` is exact.
     let packsBySaturation: Bool
+    /// Whether every result the block computes before rounding stays within
+    /// `largestWellConditionedResult` (`largestResult`). Beyond it the plan takes the
+    /// row path instead: near `Float`'s range the block's arithmetic overflows where the
+    /// reference's, on the [0, 1] scale, does not (a huge contrast or saturation), and
+    /// with a line, a sample off it is the difference of two large terms (at +64 EV the
+    /// coordinate of a black sample is −14 and the line's offset 1.5·10⁹: black came
+    /// out as 128).
+    let isWellConditioned: Bool
+
+    /// The bound of `isWellConditioned`, in units of the samples: 2²⁴, up to which a
+    /// `Float` holds every integer, so that each of the block's few roundings, the
+    /// coordinates' included, costs at most half a unit. The bound adds magnitudes, so
+    /// it is far above any result of a real image: every preset and look, with exposures
+    /// to ±8 EV and a strong vignette, stays within it at 8 and 16 bits (tested).
+    static let largestWellConditionedResult = 0x1p24
 
     /// - Parameters:
     ///   - tables: the tone tables, with their line (`ToneTables.line`) if the tones
@@ -286,10 +301,13 @@ struct FusedBlock: @unchecked Sendable {
         self.positions = positions
         self.premultiplied = premultiplied
         inverseMaxval = BlockFloats(repeating: Float(1 / Double(maxval)))
-        // Samples are bytes; table entries and coordinates are whatever the tables hold.
-        let largestInput = max(255, tables?.largestBlockInput ?? 255)
+        // Samples are at most maxval (any byte, for the packs, which must hold for every
+        // input); table entries and coordinates are whatever the tables hold.
+        let largestEntry = tables?.largestBlockInput ?? 0
+        isWellConditioned = Self.largestResult(matrix, input: max(Float(maxval), largestEntry), gain: largestGain)
+            <= Self.largestWellConditionedResult
         packsBySaturation = maxval == 255 && !premultiplied
-            && Self.largestResult(matrix, input: largestInput, gain: largestGain) <= 0x1p30
+            && Self.largestResult(matrix, input: max(255, largestEntry), gain: largestGain) <= 0x1p30
     }
 
     /// A bound on |x| for every result `x` of `scaled` (before rounding), and on the

@@ -30,11 +30,14 @@ private let magic: Float = 8_388_608
 /// Immutable once built; shared by the runs of a prepared plan.
 final class FusedCubeTable: @unchecked Sendable {
     let entries: UnsafePointer<SIMD4<Float>>
+    /// The largest magnitude among the prepared entries.
+    let largestEntry: Float
     private let storage: UnsafeMutablePointer<SIMD4<Float>>
 
     init(_ cube: ColorCube, scale: Float, positions: ChannelPositions) {
         let count = cube.table.count
         let storage = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: count)
+        var largest: Float = 0
         cube.table.withUnsafeBufferPointer { t in
             for i in 0..<count {
                 let e = t[i]
@@ -43,8 +46,10 @@ final class FusedCubeTable: @unchecked Sendable {
                 v[positions.green] = e.y * scale
                 v[positions.blue] = e.z * scale
                 storage[i] = v
+                largest = max(largest, v.x.magnitude, v.y.magnitude, v.z.magnitude, v.w.magnitude)
             }
         }
+        largestEntry = largest
         self.storage = storage
         entries = UnsafePointer(storage)
     }
@@ -76,6 +81,9 @@ struct FusedCubeBlock {
     let mixing: Bool
     let keep: SIMD4<Float>
     let maxval: SIMD4<Float>
+    /// Whether the block's coordinates and results stay within the matrix block's bound
+    /// (`FusedBlock.isWellConditioned`); false where a coefficient or an entry is not finite.
+    let isWellConditioned: Bool
 
     /// Whether the block can run `cube`: a 3D tetrahedral table small enough for
     /// indices exact in `Float` (N ≤ 203), and mixing only straight on the samples.
@@ -87,8 +95,10 @@ struct FusedCubeBlock {
     /// - Parameters:
     ///   - matrix: the fused matrix before the LUT, if any.
     ///   - table: `cube`'s entries prepared for `maxval` and `positions`.
+    ///   - largestGain: a bound on the magnitude of the gains the block will be given
+    ///     (`PreparedGains.largestGainMagnitude`); 1 without gains.
     init(matrix: ColorMatrix?, cube: ColorCube, table: FusedCubeTable, maxval: Int, tables: ToneTables?,
-         positions: ChannelPositions) {
+         positions: ChannelPositions, largestGain: Float) {
         let g = cube.geometry
         // x_j is the integer sample (1/m folded in) or a decoded table entry.
         let unit = tables == nil ? 1 / Double(maxval) : 1
@@ -127,6 +137,16 @@ struct FusedCubeBlock {
         k[positions.fourth] = 0
         keep = k
         self.maxval = SIMD4(repeating: Float(maxval))
+        // The grid coordinates from samples (at most maxval; 1/m is folded into `a`) or
+        // table entries, and the interpolated entries times the gain, within the matrix
+        // block's bound: beyond it the row path.
+        let input = Double(tables?.largestEntry ?? Float(maxval))
+        let coordinate = (0..<3).map { c in
+            (0..<3).map { j in Double(a[c][j][0].magnitude) }.reduce(0, +) * input + Double(b[c][0].magnitude)
+        }.max()!
+        let result = Double(table.largestEntry) * max(Double(largestGain.magnitude), 1)
+        isWellConditioned = coordinate <= FusedBlock.largestWellConditionedResult
+            && result <= FusedBlock.largestWellConditionedResult
     }
 
     /// Pixels per chunk: the scratch (7 vectors per 8 pixels, 1.8 KB) stays in L1.

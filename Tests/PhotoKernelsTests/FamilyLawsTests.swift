@@ -128,7 +128,11 @@ struct FamilyLawsTests {
           arguments: [[Saturation(100.0)], [HueRotation(degrees: 37)], [Vibrance(amount: 3)], [Exposure(ev: 1.3)],
                       [Contrast(7.0), Brightness(0.3)], Recipe(preset: .dream).operationsInOrder,
                       [Exposure(ev: 0.3)] + Recipe(preset: .vivid).operationsInOrder,
-                      [Exposure(ev: -1.5), Saturation(1.7), Contrast(1.2), HueRotation(degrees: 20)]] as [[any RecipeOperation]])
+                      [Exposure(ev: -1.5), Saturation(1.7), Contrast(1.2), HueRotation(degrees: 20)],
+                      // Far outside SPEC §8's domain, where composing in `Double` leaves the
+                      // rows' sums apart by far more than their own rounding.
+                      [Saturation(1e6)], [Saturation(-1e38)], [HueRotation(degrees: 1e30), Saturation(1e20)],
+                      [Exposure(ev: 64), Saturation(1e10), Contrast(1e30)]] as [[any RecipeOperation]])
     func greysStayGrey(_ operations: [any RecipeOperation]) throws {
         let c = Case(name: "greys", operations: operations)
         for maxval in [255, 65535] {
@@ -282,6 +286,117 @@ extension FamilyLawsTests {
         let stop = try #require(doc.range(of: end, range: start.upperBound..<doc.endIndex))
         let table = String(doc[start.upperBound..<stop.lowerBound])
         #expect(table == KernelFamilies.parameterTable, "regenerate the table:\n\(KernelFamilies.parameterTable)")
+    }
+}
+
+extension FamilyLawsTests {
+    /// Parameters far outside SPEC §8's domain, which every entry point accepts (they are
+    /// finite as `Float`): huge exposures, whose gain overflows `Float` from 128 EV on,
+    /// and sliders near `Float`'s largest value. A fused path must not overflow, nor
+    /// lose a sample to cancellation, where the reference does not. (Not a huge
+    /// saturation: there the reference's own `Y + s·(C − Y)` is off by `s` times `Y`'s
+    /// rounding, 15 LSB on a grey at 10⁶; only greys staying grey is asked of it.)
+    static let extremeCases: [Case] = {
+        var cases = [-1000.0, -64, 64, 100, 127, 128, 1000].map { Case(name: "exposure \($0)", operations: [Exposure(ev: $0)]) }
+        cases += [1e38, -1e38, 1e20, 1e6].map { Case(name: "contrast \($0)", operations: [Contrast($0)]) }
+        cases += [3e38, -3e38].map { Case(name: "brightness \($0)", operations: [Brightness($0)]) }
+        cases.append(Case(name: "hue 1e30", operations: [HueRotation(degrees: 1e30)]))
+        cases.append(Case(name: "exposure 64 + contrast 2", operations: [Exposure(ev: 64), Contrast(2.0)]))
+        cases.append(Case(name: "exposure 20 + contrast 3 + vignette 1e30", operations: [
+            Exposure(ev: 20), Contrast(3.0), Vignette.vignette(intensity: 1e30, radius: 1)]))
+        cases.append(Case(name: "contrast 1e20 + contrast 1e30 (no Float matrix holds both)",
+                          operations: [Contrast(1e20), Contrast(1e30)]))
+        let lut = LookupTable(path: "identity.cube", sha256: String(repeating: "0", count: 64),
+                              url: URL(fileURLWithPath: "/identity.cube"), cube: try! ColorCube.identity(size: 9))
+        cases.append(Case(name: "exposure 64 + LUT", operations: [Exposure(ev: 64), lut]))
+        cases.append(Case(name: "contrast 1e38 + LUT", operations: [Contrast(1e38), lut]))
+        return cases
+    }()
+
+    @Test("every preset and look, with exposures to ±8 EV and a strong vignette, keeps the fused blocks: 8 and 16 bits, straight and premultiplied")
+    func catalogKeepsTheFusedBlocks() throws {
+        var recipes: [(String, Recipe)] = Preset.allCases.map { ("preset \($0)", Recipe(preset: $0)) }
+        recipes += PhotoEffect.allCases.map { ("look \($0)", Recipe(effect: .look($0, intensity: 1))) }
+        recipes.append(("sepia + vignette 1.5", Recipe(adjustments: Adjustments(saturation: 2, contrast: 1.5), effect: .sepia(intensity: 1),
+                                                      vignette: .vignette(intensity: 1.5, radius: 1))))
+        for (name, base) in recipes {
+            for ev in [-8.0, -2.5, 0, 2.5, 8] {
+                var recipe = base
+                recipe.exposure = ev
+                let plan = try EditPlan(recipe).prepared(width: 64, height: 48, threads: 1)
+                for (maxval, eightBit) in [(255, true), (65535, false)] {
+                    let tables = plan.toneTables(maxval: maxval, eightBit: eightBit)
+                    guard case .matrix? = plan.fusedRows(maxval: maxval, eightBit: eightBit, tables: tables, positions: .rgba) else {
+                        Issue.record("\(name), exposure \(ev), maxval \(maxval): no fused block")
+                        continue
+                    }
+                }
+                #expect(plan.premultipliedBlock(.bgra8Premultiplied, .bgra8Premultiplied, variant: .simd4, building: true) != nil,
+                        "\(name), exposure \(ev): no premultiplied block")
+            }
+        }
+    }
+
+    @Test("far outside SPEC §8's domain the fused paths stay within 1 LSB of the scalar reference: 8-bit RGBA and RGB, 16-bit, straight and premultiplied BGRA buffers",
+          arguments: extremeCases)
+    func extremeParameters(_ c: Case) throws {
+        let (w, h) = (37, 4)
+        var rng = SeededGenerator(seed: 77)
+        var samples: [UInt16] = []
+        for i in 0..<(w * h) {
+            // Black, white, greys and one-LSB colours first, then random pixels; alpha
+            // random, so that premultiplied pixels take both of their paths, and odd, so
+            // that no straight colour is contrast's pivot 0.5, which the reference's
+            // `(C − 0.5)·c + 0.5` keeps and the fused matrix's `c·C + t` cannot at such a
+            // factor (an ulp of `t` is then more than 1).
+            let a = i % 3 == 0 ? 255 : 2 * Int.random(in: 0...127, using: &rng) + 1
+            switch i {
+            case 0: samples += [0, 0, 0, 255]
+            case 1: samples += [255, 255, 255, 255]
+            case 2: samples += [1, 1, 1, 255]
+            case 3: samples += [128, 64, 32, 255]
+            case 4..<12: samples += [UInt16(i * 20), UInt16(i * 20), UInt16(i * 20), 255]
+            default: samples += (0..<3).map { _ in UInt16.random(in: 0...UInt16(a), using: &rng) } + [UInt16(a)]
+            }
+        }
+        let plan = try EditPlan(stages: c.stages).prepared(width: w, height: h, threads: 1)
+        func expectClose(_ fused: [UInt16], _ reference: [UInt16], _ path: String) {
+            let worst = zip(fused, reference).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            let first = zip(fused, reference).enumerated().first { abs(Int($1.0) - Int($1.1)) > 1 }
+            #expect(worst <= 1, "\(c) \(path): worst \(worst) LSB; first at sample \(first?.offset ?? -1): \(first.map { "\($0.element)" } ?? "")")
+        }
+        for maxval in [255, 65535] {
+            let scaled = maxval == 255 ? samples : samples.map { $0 &* 257 }
+            expectClose(try runRGBA(plan, scaled, maxval: maxval), try runRGBA(plan, scaled, maxval: maxval, variant: .scalar),
+                        "RGBA maxval \(maxval)")
+        }
+        // R G B samples take the four-channel block with A = 255.
+        let rgb = (0..<(w * h)).flatMap { samples[(4 * $0)..<(4 * $0 + 3)].map { UInt8($0) } }
+        var outputs: [[UInt8]] = []
+        for variant in [KernelVariant.simd4, .scalar] {
+            var out = [UInt8](repeating: 0, count: rgb.count)
+            try rgb.withUnsafeBufferPointer { i in
+                try out.withUnsafeMutableBufferPointer { o in
+                    try plan.run(input: i, inputLayout: .rgb, inputMaxval: 255, output: o, outputLayout: .rgb, outputMaxval: 255,
+                                 variant: variant)
+                }
+            }
+            outputs.append(out)
+        }
+        expectClose(outputs[0].map(UInt16.init), outputs[1].map(UInt16.init), "RGB")
+        // App buffers: B G R A, straight and premultiplied (the 2D tone tables).
+        for format in [PixelFormat.bgra8Premultiplied, .rgba8] {
+            var results: [[UInt8]] = []
+            for variant in [KernelVariant.simd4, .scalar] {
+                var bytes = (0..<(w * h)).flatMap { i in [2, 1, 0, 3].map { UInt8(samples[4 * i + $0]) } }
+                try bytes.withUnsafeMutableBytes { raw in
+                    let buffer = try PixelBuffer(baseAddress: raw.baseAddress!, width: w, height: h, bytesPerRow: 4 * w, format: format)
+                    try plan.run(buffer, variant: variant)
+                }
+                results.append(bytes)
+            }
+            expectClose(results[0].map(UInt16.init), results[1].map(UInt16.init), "\(format)")
+        }
     }
 }
 
