@@ -261,19 +261,18 @@ final class BandPipeline: @unchecked Sendable {
             }
             guard let header else { return toCompute.send(.finished) }
             index += 1
-            // Orientation moves pixels across rows: the frame is held whole, in one band
-            // of its own (its input and output), and oriented by the plan. Its size comes
-            // from the header, so before anything is allocated for it (the plan's scratch
-            // rows included) the input must hold the raster where its length is known (a
-            // file), and the allocation may fail cleanly.
-            let oriented = settings.plan.orientation != .up
-            if oriented {
-                do throws(NetpbmError) {
-                    try reader.checkRasterLength()
-                } catch {
-                    return toCompute.send(.failed(.netpbm(error, source: source)))
-                }
+            // The frame's size comes from its header, so before anything is allocated for
+            // it (the plan's scratch rows, about 4 bytes per pixel of a row per thread,
+            // and with an orientation the whole frame) the input must hold the raster
+            // where its length is known (a file), and the allocation may fail cleanly.
+            do throws(NetpbmError) {
+                try reader.checkRasterLength()
+            } catch {
+                return toCompute.send(.failed(.netpbm(error, source: source)))
             }
+            // Orientation moves pixels across rows: the frame is held whole, in one band
+            // of its own (its input and output), and oriented by the plan.
+            let oriented = settings.plan.orientation != .up
             let job: Job
             do throws(CLIError) {
                 job = try makeJob(header, index: index)

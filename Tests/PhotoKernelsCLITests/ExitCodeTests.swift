@@ -108,6 +108,28 @@ struct ExitCodeTests {
         #expect(try sandbox.contents() == ["in.ppm", "recipe.json"])
     }
 
+    @Test("65, not 71: a file whose header asks for a raster it lacks is refused before the edit's scratch rows are allocated, under an address-space limit too")
+    func truncatedHugeHeaderBeforeAllocation() throws {
+        let sandbox = try Sandbox()
+        // 2³¹ − 1 pixels in one row: the scratch rows alone would take about 17 GB.
+        try sandbox.write("wide.pgm", Array("P5\n2147483647 1\n255\nabc".utf8))
+        let tool: URL = try #require(Tool.url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "ulimit -v 1000000 && exec \"$0\" \"$@\"", tool.path,
+                             "apply", "wide.pgm", "-o", "out.pgm", "--max-pixels", "3000000000", "--preset", "vivid"]
+        process.currentDirectoryURL = sandbox.work
+        let error = Pipe()
+        process.standardError = error
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: error.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 65, "\(message)")
+        #expect(message.contains("the raster needs 2147483647 bytes but the input ends after 3 of them"), "\(message)")
+        #expect(try sandbox.contents() == ["wide.pgm"])
+    }
+
     @Test("66: missing input or recipe")
     func missingInput() throws {
         let sandbox = try Self.sandboxWithInput()
@@ -327,8 +349,9 @@ struct ExitCodeTests {
         for number in [SIGTERM, SIGINT, SIGHUP] {
             let sandbox = try Self.sandboxWithInput()
             let bytes = try sandbox.read("in.ppm")
+            let tool: URL = try #require(Tool.url)
             let process = Process()
-            process.executableURL = try #require(Tool.url)
+            process.executableURL = tool
             process.arguments = ["apply", "-", "-o", "out.ppm", "--preset", "noir"]
             process.currentDirectoryURL = sandbox.work
             let input = Pipe()
