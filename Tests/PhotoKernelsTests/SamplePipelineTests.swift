@@ -196,7 +196,7 @@ struct SamplePipelineTests {
         let plan = try EditPlan(Recipe(preset: .vivid)).prepared(width: 8, height: 2, threads: 1)
         let pixels = (0..<(8 * 2 * 4)).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
         var memory = pixels + [UInt8](repeating: 0, count: 64)
-        try memory.withUnsafeMutableBufferPointer { all in
+        memory.withUnsafeMutableBufferPointer { all in
             let base = all.baseAddress!
             let input = UnsafeBufferPointer(start: base, count: 64)
             // Shifted by one pixel, by a byte, and RGB read from the same memory RGBA is written to.
