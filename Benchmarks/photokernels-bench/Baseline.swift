@@ -299,7 +299,7 @@ struct Comparison {
     var noiseWarnings: [String] {
         guard let widest = scattered.map(\.percent).max() else { return [] }
         let names = scattered.prefix(3).map(\.name).joined(separator: ", ") + (scattered.count > 3 ? ", …" : "")
-        let band = widest < 1000 ? String(format: "±%.0f %%", widest.rounded(.up)) : "more than ±999 %"
+        let band = widest < 1000 ? String(format: "±%.1f %%", widest) : "more than ±999 %"
         return ["\(scattered.count) benchmark(s) scatter so much that a change within \(band) "
                 + "passes as noise (\(names)); rerun them on a quieter machine or with more --samples"]
     }

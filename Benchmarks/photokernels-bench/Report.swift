@@ -210,8 +210,11 @@ struct BenchmarkReport: Codable, Sendable {
             guard let unit = BenchmarkRecord.nanoseconds(per: b.timeUnit) else {
                 throw refuse(.timeUnit, "'\(b.timeUnit)' is not a time unit (ns, us, ms or s)")
             }
-            guard b.realTime.isFinite, b.realTime >= 0, (b.realTime * unit).isFinite else {
+            guard b.realTime.isFinite, b.realTime >= 0 else {
                 throw refuse(.realTime, "\(b.realTime) is not a finite time of 0 or more")
+            }
+            guard (b.realTime * unit).isFinite else {
+                throw refuse(.realTime, "\(b.realTime) \(b.timeUnit) overflows when counted in nanoseconds")
             }
         }
         return report
@@ -242,7 +245,7 @@ struct BenchmarkReport: Codable, Sendable {
         if let mhz = c.mhzPerCPU { cpu += " @ \(mhz) MHz" }
         if let features = c.cpuFeatures, !features.isEmpty { cpu += " (\(features.joined(separator: " ")))" }
         return [
-            "date: \(c.date); host: \(c.hostName ?? "?"); \(c.os ?? "")",
+            (["date: \(c.date)", "host: \(c.hostName ?? "?")"] + (c.os.map { [$0] } ?? [])).joined(separator: "; "),
             "cpu: \(cpu)",
             "build: \(c.libraryBuildType ?? "?"), swift \(c.swiftVersion ?? "?"), target_cpu: \(c.targetCPU ?? "?"), "
                 + "threads: \(c.threads.map(String.init) ?? "?"), pages: \(c.pages ?? "?"), commit: \(c.gitCommit ?? "unknown")",

@@ -169,7 +169,8 @@ public struct Recipe: Sendable, Hashable {
     ///   - folder: the recipe file's folder, against which relative paths in it (a
     ///     LUT's) resolve; `nil` resolves them against the current directory.
     /// - Throws: `RecipeError` for malformed JSON, a wrong type (naming the field),
-    ///   an unknown key, an unknown `formatIdentifier`, a newer major `formatVersion`,
+    ///   an unknown key, an unknown `formatIdentifier`, a `formatVersion` that is not
+    ///   `"major.minor"` or has a newer major,
     ///   a value that is not finite as a `Float`, or a LUT file that cannot be read or
     ///   whose SHA-256 is not the recorded one.
     public static func decode(from data: Data, relativeTo folder: URL? = nil) throws(RecipeError) -> Recipe {
@@ -266,10 +267,14 @@ extension Recipe: Codable {
         let identifier = try c.decode(String.self, forKey: AnyKey("formatIdentifier"))
         guard identifier == Recipe.formatIdentifier else { throw RecipeError.unknownFormat(identifier: identifier) }
         let version = try c.decode(String.self, forKey: AnyKey("formatVersion"))
-        let major = version.split(separator: ".", maxSplits: 1).first.flatMap { Int($0) }
-        guard let major, major <= 1 else {
-            throw RecipeError.unsupportedVersion(found: version, supported: Recipe.formatVersion)
+        // "major.minor", each part ASCII digits; every 1.x is read.
+        let parts = version.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
+              let major = Int(parts[0]), major >= 1 else {
+            throw RecipeError.invalidValue(field: "formatVersion", value: version,
+                                           reason: "must be \"major.minor\" with major 1 or later, such as \"\(Recipe.formatVersion)\"")
         }
+        guard major == 1 else { throw RecipeError.unsupportedVersion(found: version, supported: Recipe.formatVersion) }
         for key in c.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !Recipe.formatKeys.contains(key.stringValue) {
             guard let family = KernelFamilies.named(key.stringValue) else {
                 let known = KernelFamilies.all.map(\.key) + Recipe.formatKeys.sorted()

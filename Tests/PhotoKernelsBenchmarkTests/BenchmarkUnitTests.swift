@@ -332,6 +332,14 @@ struct ComparisonTests {
         try BenchmarkReport.decode(Data(#"{"context": {"date": "x"}, "benchmarks": [\#(benchmarks)]}"#.utf8))
     }
 
+    @Test("the context line names the date, the host and the system, without a dangling separator where a report has no system")
+    func contextLineSeparators() throws {
+        let bare = try decoded(#"{"name": "a", "real_time": 1, "time_unit": "ms"}"#)
+        #expect(bare.contextLines().first == "date: x; host: ?")
+        let full = try BenchmarkReport.decode(Data(#"{"context": {"date": "d", "host_name": "h", "os": "Linux"}, "benchmarks": []}"#.utf8))
+        #expect(full.contextLines().first == "date: d; host: h; Linux")
+    }
+
     @Test("a benchmark failed in the contender is FAILED, exit 1, whatever else regressed; failed only in the baseline, compared as new")
     func failures() throws {
         let before = try decoded(#"{"name": "a", "real_time": 1, "time_unit": "ms"}, {"name": "b", "real_time": 1, "time_unit": "ms"}, {"name": "c", "real_time": 0, "time_unit": "ns", "error_occurred": true}"#)
@@ -391,6 +399,12 @@ struct ComparisonTests {
                 #expect(message.hasPrefix("benchmarks[1].\(field): ") && message.contains("benchmark 'a'"), "\(message)")
             }
         }
+        // Finite, but beyond Double's range once counted in nanoseconds: said so.
+        do {
+            _ = try decoded(#"{"name": "a", "real_time": 1e308, "time_unit": "s"}"#)
+        } catch {
+            #expect(describeDecodingError(error).contains("1e+308 s overflows when counted in nanoseconds"), "\(describeDecodingError(error))")
+        }
         let exempt = try decoded(#"{"name": "f", "real_time": 0, "time_unit": "ns", "error_occurred": true}, {"name": "s_stddev", "run_name": "s", "run_type": "aggregate", "aggregate_name": "stddev", "real_time": 0, "time_unit": "ns"}, {"name": "t", "real_time": 1e300, "time_unit": "ns"}, {"name": "skipped", "real_time": 0, "time_unit": "ns", "iterations": 0}, {"name": "old_stddev", "real_time": 0, "time_unit": "ns"}"#)
         #expect(exempt.benchmarks.count == 5)
     }
@@ -404,8 +418,11 @@ struct ComparisonTests {
         let c = Comparison(baseline: steady, baselineLabel: "x", contender: noisy, contenderLabel: "y", threshold: 5)
         // a: p90/min − 1 = 95 %, so its +20 % passes as noise; b stays within 3 %.
         #expect(c.rows.first { $0.name == "a" }?.verdict == .withinNoise)
-        #expect(c.noiseWarnings == ["1 benchmark(s) scatter so much that a change within ±95 % passes as noise (a); rerun them on a quieter machine or with more --samples"],
+        #expect(c.noiseWarnings == ["1 benchmark(s) scatter so much that a change within ±95.0 % passes as noise (a); rerun them on a quieter machine or with more --samples"],
                 "\(c.noiseWarnings)")
+        // The table states the same band, to the same digit.
+        let table = try c.rendered(.text)
+        #expect(table.contains("±95.0"), "\(table)")
         let json = try c.rendered(.json)
         #expect(json.contains("passes as noise (a)"), "\(json)")
         // A threshold of its own above the spread: the user accepts that band.

@@ -126,6 +126,8 @@ struct RecipeTests {
          RecipeError.unknownFormat(identifier: "com.example.other")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "2.0"}"#,
          RecipeError.unsupportedVersion(found: "2.0", supported: "1.1")),
+        (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "10.3"}"#,
+         RecipeError.unsupportedVersion(found: "10.3", supported: "1.1")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "hue": "ninety"}"#,
          RecipeError.malformed(field: "hue", reason: "expected a number")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"intensity": 1}}"#,
@@ -135,6 +137,19 @@ struct RecipeTests {
     ])
     func rejects(json: String, error: RecipeError) {
         #expect(throws: error) { try Recipe.decode(from: Data(json.utf8)) }
+    }
+
+    @Test("a formatVersion that is not \"major.minor\" with major 1 or later is an invalid value, not a newer version",
+          arguments: ["1", "1.x", "1.2.3", "0.9", "-1.0", "abc", "", " 1.0", "1.", ".1", "１.0"])
+    func rejectsMalformedVersions(_ version: String) {
+        let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "\#(version)"}"#
+        #expect(throws: RecipeError.invalidValue(field: "formatVersion", value: version,
+                                                 reason: #"must be "major.minor" with major 1 or later, such as "1.1""#)) {
+            try Recipe.decode(from: Data(json.utf8))
+        }
+        #expect(throws: Never.self) {
+            try Recipe.decode(from: Data(#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.25"}"#.utf8))
+        }
     }
 
     @Test("non-finite numbers, unknown effects and bad colours are rejected")
