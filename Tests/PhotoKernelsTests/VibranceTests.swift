@@ -44,7 +44,7 @@ struct VibranceTests {
         }
     }
 
-    @Test("the four-pixel schedule equals the scalar reference to the bit, widths 1…33, special values included; alpha kept to the bit",
+    @Test("the schedule equals the scalar reference to the bit, widths 1…33 and across its 64-pixel chunks, special values included; alpha kept to the bit",
           arguments: [-2.5, -1, -0.3, 0.6, 3])
     func scheduleMatchesReference(_ amount: Double) {
         let specials: [Float] = [
@@ -53,7 +53,7 @@ struct VibranceTests {
         ]
         let alphas: [UInt32] = [0x7FC1_2345, 0x7F80_0001, 0xFFA0_0042, 0x8000_0000, 0x3F80_0000, 0x3E80_0000]
         var rng = SeededGenerator(seed: 41)
-        for width in 1...33 {
+        for width in Array(1...33) + [63, 64, 65, 127, 130] {
             // Row 0: ordinary colours, equal channels and equal zeros of either sign;
             // row 1: a special value in one channel or in all three.
             for row in 0..<2 {
