@@ -1,9 +1,9 @@
 /// Rec. 709 / sRGB luma (SPEC §1).
 ///
-/// `Y = 0.2126 R + 0.7152 G + 0.0722 B`, the weights of the W3C Filter Effects
-/// `saturate` and `hue-rotate` matrices. The complements used by those matrices are
-/// computed as `1 − w` exactly; the W3C draft's printed 0.7873 is a rounding slip for
-/// `1 − 0.2126 = 0.7874`.
+/// `Y = 0.2126 R + 0.7152 G + 0.0722 B` (SPEC §1), the W3C Filter Effects draft's
+/// `luminanceToAlpha` weights; its `saturate` and `hueRotate` matrices print them to
+/// three decimals (0.213, 0.715, 0.072). Every matrix here uses these four-decimal
+/// weights, with the complements computed as `1 − w` exactly (docs/adjustments.md).
 public enum Luma {
     /// `(wR, wG, wB)` in double precision, the source of every matrix.
     public static let weightsDouble = SIMD3<Double>(0.2126, 0.7152, 0.0722)

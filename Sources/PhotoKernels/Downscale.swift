@@ -55,17 +55,17 @@ public enum DownscaleError: Error, Sendable, Equatable, CustomStringConvertible 
 /// Rec. 709 luma. Integer samples decode and encode by SPEC §0; float samples are taken
 /// as they are.
 ///
-/// **Precision.** Accumulation is in `Float`: each output sums about `⌈W/W'⌉ + 1`
-/// terms across and `⌈H/H'⌉ + 1` down. For preview ratios the premultiplied means lie
-/// within about 1·10⁻⁷ of the exact ones, so an integer sample is the correctly
-/// rounded mean except within 2⁻¹⁸ of a rounding tie, and a constant image stays
-/// constant (exactly, in integer formats). The error grows with the number of terms:
-/// for reductions by hundreds expect up to about 10⁻⁵.
+/// **Precision.** Weights and sums are in `Double`, the straight colour divided in
+/// `Double`, and the mean rounded to `Float` once: within about 10⁻¹³ of the exact
+/// mean however many terms each output sums (`⌈W/W'⌉ + 1` across, `⌈H/H'⌉ + 1`
+/// down), so an integer sample is the correctly rounded mean except within SPEC §8's
+/// τ = 2⁻²⁰ of a tie, and a constant image stays constant (exactly, in integer
+/// formats). Sums in `Float` erred by up to about 10⁻⁵ for reductions by hundreds.
 ///
-/// **Cost.** `O(W·H)` time: one multiply-add per input pixel across, then one per
-/// reduced pixel and input row down. Memory: the weights (`W + W'` entries) and, per
-/// thread, three rows of `W'` pixels (plus one input row of `W` pixels for formats
-/// without a direct path). 8-bit, 16-bit and 32-bit float four-channel formats (every
+/// **Cost.** `O(W·H)` time: one multiply-add in `Double` per input pixel across, then
+/// one per reduced pixel and input row down. Memory: the weights (`W + W'` entries)
+/// and, per thread, three rows of `W'` pixels (plus one input row of `W` pixels for
+/// formats without a direct path). 8-bit, 16-bit and 32-bit float four-channel formats (every
 /// channel order) are read directly; the others through a row decoder.
 public enum Downscale {
     /// Downscales `source` into `destination` by area; see the type's documentation.
@@ -163,7 +163,7 @@ final class Footprints: @unchecked Sendable {
     let first: UnsafeMutablePointer<Int>
     let count: UnsafeMutablePointer<Int>
     let offset: UnsafeMutablePointer<Int>
-    let weights: UnsafeMutablePointer<Float>
+    let weights: UnsafeMutablePointer<Double>
     let targetCount: Int
 
     /// Footprints from `source` input pixels to `target ≤ source` output pixels; the
@@ -186,7 +186,7 @@ final class Footprints: @unchecked Sendable {
             offset[X] = k
             for x in x0...x1 {
                 let covered = min((x + 1) * m, upper) - max(x * m, lower)
-                weights[k] = Float(Double(covered) / Double(n) * scale)
+                weights[k] = Double(covered) / Double(n) * scale
                 k += 1
             }
         }
@@ -218,7 +218,7 @@ struct SourceReader {
     let lanes: (red: Int, green: Int, blue: Int, alpha: Int?)
     /// For a straight source, `1/maxval` in the colour lanes and 0 in alpha's, and 1 in
     /// alpha's lane only: a pixel `v` premultiplies as `v · (a·scale + one)`.
-    let premultiply: (scale: SIMD4<Float>, one: SIMD4<Float>)
+    let premultiply: (scale: SIMD4<Double>, one: SIMD4<Double>)
 
     init(_ format: PixelFormat) {
         self.format = format
@@ -240,8 +240,8 @@ struct SourceReader {
             let (r, g, b) = order.colorIndices
             lanes = (r, g, b, order.alphaIndex)
         }
-        let unit = Float(scale)
-        let alpha = SIMD4<Int32>(0, 1, 2, 3) .== SIMD4(repeating: Int32(straightAlphaLane ?? -1))
+        let unit = scale
+        let alpha = SIMD4<Int64>(0, 1, 2, 3) .== SIMD4(repeating: Int64(straightAlphaLane ?? -1))
         premultiply = (SIMD4(repeating: unit).replacing(with: 0, where: alpha), SIMD4(repeating: 0).replacing(with: 1, where: alpha))
     }
 }
@@ -260,12 +260,14 @@ struct DownscaleJob: @unchecked Sendable {
     func run(rows range: Range<Int>) {
         guard !range.isEmpty else { return }
         let tw = destination.width
-        let reduced = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: tw)
-        let sum = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: tw)
+        let reduced = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: tw)
+        let sum = UnsafeMutablePointer<SIMD4<Double>>.allocate(capacity: tw)
+        let means = UnsafeMutablePointer<SIMD4<Float>>.allocate(capacity: tw)
         let decoded: UnsafeMutablePointer<SIMD4<Float>>? = reader.path == .decoded ? .allocate(capacity: source.width) : nil
         defer {
             reduced.deallocate()
             sum.deallocate()
+            means.deallocate()
             decoded?.deallocate()
         }
         var cached = -1
@@ -278,20 +280,20 @@ struct DownscaleJob: @unchecked Sendable {
                     reduceRow(y, into: reduced, decoded: decoded)
                     cached = y
                 }
-                let w = SIMD4<Float>(repeating: rows.weights[k0 + j])
+                let w = SIMD4<Double>(repeating: rows.weights[k0 + j])
                 if j == 0 {
                     for X in 0..<tw { sum[X] = reduced[X] * w }
                 } else {
                     for X in 0..<tw { sum[X] = reduced[X] * w + sum[X] }
                 }
             }
-            Self.straighten(sum, count: tw, lanes: reader.lanes)
-            encoder.encode(UnsafePointer(sum), count: tw, into: destination.address(x: 0, y: Y))
+            Self.straighten(sum, into: means, count: tw, lanes: reader.lanes)
+            encoder.encode(UnsafePointer(means), count: tw, into: destination.address(x: 0, y: Y))
         }
     }
 
     /// Row `y` of the source reduced across to the target width, premultiplied.
-    private func reduceRow(_ y: Int, into out: UnsafeMutablePointer<SIMD4<Float>>, decoded: UnsafeMutablePointer<SIMD4<Float>>?) {
+    private func reduceRow(_ y: Int, into out: UnsafeMutablePointer<SIMD4<Double>>, decoded: UnsafeMutablePointer<SIMD4<Float>>?) {
         let p = UnsafeRawPointer(source.address(x: 0, y: y))
         switch (reader.path, reader.straightAlphaLane) {
         case (.direct8, nil): Self.reduce(p, out, columns, UInt8.self, alphaLane: nil)
@@ -314,19 +316,19 @@ struct DownscaleJob: @unchecked Sendable {
     /// order; with `alphaLane` (3 or 0), colour lanes are first multiplied by that lane
     /// over maxval (the weights carry the other `1/maxval`).
     @inline(__always)
-    private static func reduce<S: FourLaneSample>(_ p: UnsafeRawPointer, _ out: UnsafeMutablePointer<SIMD4<Float>>,
+    private static func reduce<S: FourLaneSample>(_ p: UnsafeRawPointer, _ out: UnsafeMutablePointer<SIMD4<Double>>,
                                                   _ f: Footprints, _: S.Type, alphaLane: Int?,
-                                                  premultiply: (scale: SIMD4<Float>, one: SIMD4<Float>) = (.zero, .zero)) {
+                                                  premultiply: (scale: SIMD4<Double>, one: SIMD4<Double>) = (.zero, .zero)) {
         // v · (a·(u, u, u, 0) + (0, 0, 0, 1)) with u = 1/maxval for alpha in lane 3 (the
         // mirror for lane 0), whole-vector operations. Alpha is loaded again as a scalar,
         // and the two constant vectors come from the reader: given a lane of the vector or
         // constants with zeros in them, the compiler splits the load into scalars.
         let (scale, one) = (premultiply.scale, premultiply.one)
-        @inline(__always) func pixel(_ x: Int) -> SIMD4<Float> {
-            let v = S.load(p, x)
+        @inline(__always) func pixel(_ x: Int) -> SIMD4<Double> {
+            let v = SIMD4<Double>(S.load(p, x))
             switch alphaLane {
-            case 3?: return v * (SIMD4(repeating: S.sample(p, 4 &* x &+ 3)) * scale + one)
-            case _?: return v * (SIMD4(repeating: S.sample(p, 4 &* x)) * scale + one)
+            case 3?: return v * (SIMD4(repeating: Double(S.sample(p, 4 &* x &+ 3))) * scale + one)
+            case _?: return v * (SIMD4(repeating: Double(S.sample(p, 4 &* x))) * scale + one)
             case nil: return v
             }
         }
@@ -334,7 +336,7 @@ struct DownscaleJob: @unchecked Sendable {
         for X in 0..<f.targetCount {
             let x0 = f.first[X], k0 = f.offset[X], n = f.count[X]
             // Two sums, even and odd terms: half the chain of dependent multiply-adds.
-            var even = SIMD4<Float>(repeating: 0), odd = SIMD4<Float>(repeating: 0)
+            var even = SIMD4<Double>(repeating: 0), odd = SIMD4<Double>(repeating: 0)
             var j = 0
             while j &+ 1 < n {
                 even = pixel(x0 &+ j) * SIMD4(repeating: weights[k0 &+ j]) + even
@@ -346,18 +348,19 @@ struct DownscaleJob: @unchecked Sendable {
         }
     }
 
-    /// Premultiplied RGBA (in the reader's lanes) to straight RGBA in place: colour over
-    /// alpha, all zero where alpha is 0; alpha 1 for an opaque source.
-    private static func straighten(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
-                                   lanes: (red: Int, green: Int, blue: Int, alpha: Int?)) {
+    /// Premultiplied RGBA sums (in the reader's lanes) to straight RGBA means in
+    /// `Float`: colour over alpha (divided in `Double`, rounded once), all zero where
+    /// alpha is 0; alpha 1 for an opaque source.
+    private static func straighten(_ p: UnsafePointer<SIMD4<Double>>, into out: UnsafeMutablePointer<SIMD4<Float>>,
+                                   count: Int, lanes: (red: Int, green: Int, blue: Int, alpha: Int?)) {
         for i in 0..<count {
             let v = p[i]
             guard let al = lanes.alpha else {
-                p[i] = SIMD4(v[lanes.red], v[lanes.green], v[lanes.blue], 1)
+                out[i] = SIMD4(Float(v[lanes.red]), Float(v[lanes.green]), Float(v[lanes.blue]), 1)
                 continue
             }
             let a = v[al]
-            p[i] = a == 0 ? .zero : SIMD4(v[lanes.red] / a, v[lanes.green] / a, v[lanes.blue] / a, a)
+            out[i] = a == 0 ? .zero : SIMD4(Float(v[lanes.red] / a), Float(v[lanes.green] / a), Float(v[lanes.blue] / a), Float(a))
         }
     }
 }

@@ -228,7 +228,10 @@ final class ToneTables: @unchecked Sendable {
     let line: ToneLine?
     /// The largest magnitude among the values the fused matrix block reads (the
     /// coordinates where there is a line, else the entries); +∞ if one is NaN. It
-    /// bounds its results (`FusedBlock.largestResult`).
+    /// bounds its results (`FusedBlock.largestResult`). For the 2D premultiplied tables,
+    /// over the valid pixels only (colour at most alpha): a colour above alpha, whose
+    /// straight value reaches 255, would otherwise refuse at +9 EV a block that the
+    /// straight block beside it keeps.
     let largestBlockInput: Float
     /// The largest magnitude among the entries themselves, which the LUT block reads;
     /// +∞ if one is NaN.
@@ -251,7 +254,7 @@ final class ToneTables: @unchecked Sendable {
     /// A = 255, the opaque pixels, follows the line as the 1D table does.
     convenience init(premultiplied tones: [any ToneStage]) {
         let line = ToneLine(tones, maxval: 255, eightBit: true)
-        self.init(tones, count: 65_536, maxval: 255, line: line) { index in
+        self.init(tones, count: 65_536, maxval: 255, line: line, bounding: { ($0 & 0xFF) <= $0 >> 8 }) { index in
             let a = index >> 8, c = index & 0xFF
             if a == 255, let line, c >= line.from { return (line.value(c), c) }
             return (a == 0 ? 0 : Float(c) / Float(a), nil)
@@ -262,7 +265,7 @@ final class ToneTables: @unchecked Sendable {
     /// itself where it is the line's value at sample `value(i).lineSample` (already
     /// toned); one table for all three channels when every tone stage treats them alike.
     private init(_ tones: [any ToneStage], count: Int, maxval: Int, line: ToneLine?,
-                 value: (Int) -> (x: Float, lineSample: Int?)) {
+                 bounding counts: (Int) -> Bool = { _ in true }, value: (Int) -> (x: Float, lineSample: Int?)) {
         let uniform = tones.allSatisfy(\.isChannelUniform)
         let channels = uniform ? 1 : 3
         let tables = line == nil ? 1 : 2
@@ -289,7 +292,14 @@ final class ToneTables: @unchecked Sendable {
         self.count = count
         self.line = line
         func largest(_ values: UnsafeMutablePointer<Float>) -> Float {
-            UnsafeBufferPointer(start: values, count: count * channels).reduce(0) { $1.isNaN ? .infinity : max($0, $1.magnitude) }
+            var largest: Float = 0
+            for c in 0..<channels {
+                for i in 0..<count where counts(i) {
+                    let x = values[c * count + i]
+                    largest = x.isNaN ? .infinity : max(largest, x.magnitude)
+                }
+            }
+            return largest
         }
         largestEntry = largest(storage)
         largestBlockInput = line == nil ? largestEntry : largest(coordinates)

@@ -301,13 +301,14 @@ struct FusedBlock: @unchecked Sendable {
         self.positions = positions
         self.premultiplied = premultiplied
         inverseMaxval = BlockFloats(repeating: Float(1 / Double(maxval)))
-        // Samples are at most maxval (any byte, for the packs, which must hold for every
-        // input); table entries and coordinates are whatever the tables hold.
-        let largestEntry = tables?.largestBlockInput ?? 0
-        isWellConditioned = Self.largestResult(matrix, input: max(Float(maxval), largestEntry), gain: largestGain)
+        // The block reads samples (at most maxval) or, with tables, their entries or
+        // coordinates (which include the samples on a line); the packs must hold for
+        // every byte.
+        let largestInput = tables?.largestBlockInput ?? Float(maxval)
+        isWellConditioned = Self.largestResult(matrix, input: largestInput, gain: largestGain)
             <= Self.largestWellConditionedResult
         packsBySaturation = maxval == 255 && !premultiplied
-            && Self.largestResult(matrix, input: max(255, largestEntry), gain: largestGain) <= 0x1p30
+            && Self.largestResult(matrix, input: max(255, tables?.largestBlockInput ?? 255), gain: largestGain) <= 0x1p30
     }
 
     /// A bound on |x| for every result `x` of `scaled` (before rounding), and on the

@@ -270,11 +270,12 @@ extension Recipe: Codable {
         // "major.minor", each part ASCII digits; every 1.x is read.
         let parts = version.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
-              let major = Int(parts[0]), major >= 1 else {
+              Int(parts[0]).map({ $0 >= 1 }) ?? true else {
             throw RecipeError.invalidValue(field: "formatVersion", value: version,
                                            reason: "must be \"major.minor\" with major 1 or later, such as \"\(Recipe.formatVersion)\"")
         }
-        guard major == 1 else { throw RecipeError.unsupportedVersion(found: version, supported: Recipe.formatVersion) }
+        // A major too long for an `Int` is newer still.
+        guard Int(parts[0]) == 1 else { throw RecipeError.unsupportedVersion(found: version, supported: Recipe.formatVersion) }
         for key in c.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !Recipe.formatKeys.contains(key.stringValue) {
             guard let family = KernelFamilies.named(key.stringValue) else {
                 let known = KernelFamilies.all.map(\.key) + Recipe.formatKeys.sorted()

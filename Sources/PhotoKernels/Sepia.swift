@@ -45,8 +45,8 @@ extension ColorMatrix {
 /// `ColorMatrixKernel`: `.scalar` its per-channel reference
 /// `R' = m00·R + m01·G + m02·B`, `.simd4` its vector schedule, so the two agree to
 /// the bit. (Blending per channel in `Float`, `(1 − a)·R + a·(0.393 R + …)`, is the
-/// same formula rounded differently: it put up to 0.13 % of 16-bit samples 1 LSB
-/// away from the matrix, beyond SPEC §8's 0.1 %.)
+/// same formula rounded differently: it puts up to 0.13 % of 16-bit samples 1 LSB
+/// away from the matrix, so the two would agree only within SPEC §8's tie window.)
 ///
 /// Complexity: O(n) per row of n pixels (a 3×3 product per pixel); no allocation.
 public struct Sepia: AffineStage {

@@ -52,8 +52,8 @@ import Foundation
 /// `u = clamp((d − r0)·w, 0, 1)` with `w = 1/(r1 − r0)` rounded once per row. Both
 /// schedules multiply by the one `w` rather than divide by `r1 − r0`: the same formula,
 /// rounded the same way in both, so they agree to the bit. (Dividing in the reference
-/// only put its gains an ulp away from the SIMD4 schedule's, and up to 0.097 % of
-/// 16-bit samples 1 LSB apart, at the edge of SPEC §8's 0.1 %.)
+/// would put its gains an ulp from the SIMD4 schedule's, and up to 0.097 % of 16-bit
+/// samples 1 LSB apart: agreement only within SPEC §8's tie window.)
 ///
 /// `.simd4` first splits the row into spans of constant gain (wholly
 /// inside `r0` or beyond `r1`, found from the row's `dy` and checked at their ends)

@@ -81,9 +81,9 @@ struct DownscaleTests {
         return abs(scaled - tie) <= window * m && (sample == Int(tie - 0.5) || sample == Int(tie + 0.5))
     }
 
-    /// SPEC §10's contract for integer outputs: the correctly rounded mean, except within
-    /// 2⁻¹⁸ of a tie (the `Float` accumulation of a few tens of terms).
-    static let tieWindow = 0x1p-18
+    /// SPEC §8 for integer outputs: the correctly rounded mean, except within τ = 2⁻²⁰
+    /// of a tie.
+    static let tieWindow = 0x1p-20
 
     // MARK: Hand-computed footprints
 
@@ -269,6 +269,33 @@ struct DownscaleTests {
                     #expect(Self.rounds(u, target[c], maxval: m, window: Self.tieWindow), "\(format) straight source, pixel \(i) channel \(c): \(u) vs \(target[c] * Double(m))")
                     #expect(Self.rounds(v, target[c], maxval: m, window: Self.tieWindow), "\(format) premultiplied source, pixel \(i) channel \(c): \(v) vs \(target[c] * Double(m))")
                 }
+            }
+        }
+    }
+
+    @Test("a reduction by hundreds (1200×500 → 3×2, 16-bit): every sample the correctly rounded mean except within SPEC §8's τ of a tie")
+    func reductionByHundreds() throws {
+        let (w, h, tw, th) = (1200, 500, 3, 2)
+        var rng = SeededGenerator(seed: 24)
+        let (source, s) = try Self.buffer(w, h, .rgba16)
+        defer { withExtendedLifetime(s) {} }
+        for y in 0..<h {
+            let row = (s.bytes + y * source.bytesPerRow).assumingMemoryBound(to: UInt16.self)
+            for x in 0..<w {
+                for c in 0..<3 { row[4 * x + c] = UInt16.random(in: 0...65535, using: &rng) }
+                row[4 * x + 3] = 65535
+            }
+        }
+        let exact = Self.exactMeans(try Self.straightPixels(source), width: tw, height: th)
+        let (destination, d) = try Self.buffer(tw, th, .rgba16)
+        defer { withExtendedLifetime(d) {} }
+        try Downscale.area(from: source, to: destination)
+        for i in 0..<(tw * th) {
+            for c in 0..<3 {
+                let offset = (i / tw) * destination.bytesPerRow + (i % tw) * 8 + 2 * c
+                let sample = Int(d.bytes.load(fromByteOffset: offset, as: UInt16.self))
+                #expect(Self.rounds(sample, exact[i][c], maxval: 65535, window: Self.tieWindow),
+                        "pixel \(i) channel \(c): \(sample) vs \(exact[i][c] * 65535)")
             }
         }
     }

@@ -313,18 +313,22 @@ extension FamilyLawsTests {
         return cases
     }()
 
-    @Test("every preset and look, with exposures to ±8 EV and a strong vignette, keeps the fused blocks: 8 and 16 bits, straight and premultiplied")
+    @Test("every preset and look, with exposures from −10 to +8 EV (+10 at 8 bits) and strong sliders, keeps the fused blocks: 8, 12 and 16 bits, straight and premultiplied")
     func catalogKeepsTheFusedBlocks() throws {
         var recipes: [(String, Recipe)] = Preset.allCases.map { ("preset \($0)", Recipe(preset: $0)) }
         recipes += PhotoEffect.allCases.map { ("look \($0)", Recipe(effect: .look($0, intensity: 1))) }
         recipes.append(("sepia + vignette 1.5", Recipe(adjustments: Adjustments(saturation: 2, contrast: 1.5), effect: .sepia(intensity: 1),
                                                       vignette: .vignette(intensity: 1.5, radius: 1))))
+        recipes.append(("strong sliders + vignette −1", Recipe(adjustments: Adjustments(saturation: 2, contrast: 1.5, brightness: 0.5),
+                                                               vignette: .vignette(intensity: -1, radius: 0.5))))
         for (name, base) in recipes {
-            for ev in [-8.0, -2.5, 0, 2.5, 8] {
+            // Below about −8.3 EV a 16-bit exposure has no line, and the block reads table
+            // entries; +10 EV at 8 bits and premultiplied.
+            for ev in [-10.0, -8.5, -2.5, 0, 2.5, 8, 10] {
                 var recipe = base
                 recipe.exposure = ev
                 let plan = try EditPlan(recipe).prepared(width: 64, height: 48, threads: 1)
-                for (maxval, eightBit) in [(255, true), (65535, false)] {
+                for (maxval, eightBit) in [(255, true), (4095, false), (65535, false)] where eightBit || ev < 10 {
                     let tables = plan.toneTables(maxval: maxval, eightBit: eightBit)
                     guard case .matrix? = plan.fusedRows(maxval: maxval, eightBit: eightBit, tables: tables, positions: .rgba) else {
                         Issue.record("\(name), exposure \(ev), maxval \(maxval): no fused block")

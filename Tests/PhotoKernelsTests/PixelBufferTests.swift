@@ -352,7 +352,11 @@ struct PixelBufferTests {
                 ? UInt8.random(in: 0...254, using: &premultipliedRNG) : 255
             return (0..<3).map { _ in UInt8.random(in: 0...a, using: &premultipliedRNG) } + [a]
         }
-        for recipe in [Self.recipe, KernelCatalog.sampleRecipe, exposedVivid] {
+        // Strong sliders at +10 EV: the premultiplied block must be kept where the straight
+        // block beside it is, or opaque and translucent groups would round apart by tile.
+        let bright = Recipe(exposure: 10, adjustments: Adjustments(saturation: 2, contrast: 1.5, brightness: 0.5),
+                            vignette: .vignette(intensity: -1, radius: 0.5))
+        for recipe in [Self.recipe, KernelCatalog.sampleRecipe, exposedVivid, bright] {
             for format in [PixelFormat.rgba8, .rgba16, .bgra8Premultiplied] {
                 let bytesPerPixel = format.bytesPerPixel
                 var rng = SeededGenerator(seed: 4)

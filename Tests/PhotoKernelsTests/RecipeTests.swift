@@ -128,6 +128,8 @@ struct RecipeTests {
          RecipeError.unsupportedVersion(found: "2.0", supported: "1.1")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "10.3"}"#,
          RecipeError.unsupportedVersion(found: "10.3", supported: "1.1")),
+        (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "99999999999999999999.0"}"#,
+         RecipeError.unsupportedVersion(found: "99999999999999999999.0", supported: "1.1")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "hue": "ninety"}"#,
          RecipeError.malformed(field: "hue", reason: "expected a number")),
         (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "effect": {"intensity": 1}}"#,
