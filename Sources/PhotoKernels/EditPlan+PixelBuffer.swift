@@ -19,7 +19,7 @@ extension PreparedEditPlan {
     ///   - origin: the buffer's place in the prepared image.
     ///   - variant: `.simd4` (fused) or `.scalar` (the reference).
     /// - Throws: `EditPlanError.regionOutside` when the tile does not fit the image.
-    /// - Complexity: O(pixels × stages); no allocation, except once per plan for
+    /// - Complexity: O(pixels × stages); no pixel memory allocated, except once per plan for
     ///   premultiplied 8-bit pixels with tone stages: the 2D tone tables (256 KiB a
     ///   channel) at the first translucent pixel.
     public func run(_ buffer: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),

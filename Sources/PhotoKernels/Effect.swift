@@ -76,11 +76,12 @@ public enum Effect: Sendable, Hashable {
 }
 
 extension Effect: Codable {
-    private enum CodingKeys: String, CodingKey { case name, intensity, color }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case name, intensity, color }
 
     /// Reads `{"name", "intensity"?, "color"?}`; throws `DecodingError` for an unknown
     /// name or a colour that is not three numbers.
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let name = try c.decode(String.self, forKey: .name)
         let intensity = try c.decodeIfPresent(Double.self, forKey: .intensity)

@@ -863,7 +863,9 @@ struct FusedFloatBlock: Sendable {
     let keep: SIMDMask<SIMD8<Int32>>, keepPixel: SIMDMask<SIMD4<Int32>>
 
     /// The block for `tones` followed by `matrix` (identity for none), or `nil` when the
-    /// tones have no common affine segment.
+    /// tones have no common affine segment, or its line `G·M`, `t + o·M·1` is not finite
+    /// as `Float` (beyond about +307 EV, where `G·x + o` would be ∞ − ∞ on every pixel
+    /// the reference takes to +∞).
     init?(tones: [any ToneStage], matrix: ColorMatrixKernel?) {
         guard !tones.isEmpty, let segment = AffineToneSegment.composed(tones), segment.lowerBound.isFinite else { return nil }
         let k = matrix ?? ColorMatrixKernel(.identity, name: "identity")
@@ -889,6 +891,8 @@ struct FusedFloatBlock: Sendable {
         span = SIMD8(repeating: Float(1e30).bitPattern &- max(least, 0).bitPattern)
         colour = SIMD8(UInt32.max, UInt32.max, UInt32.max, 0, UInt32.max, UInt32.max, UInt32.max, 0)
         (keep, keepPixel) = (AlphaMasks().pair, AlphaMasks().pixel)
+        let constants = [fDiagonal, fOnNext, fOnPrevious, ft, fPrevious, rowGain]
+        guard constants.allSatisfy({ v in (0..<8).allSatisfy { v[$0].isFinite } }) else { return nil }
     }
 
     /// Runs `count` pixels in place; `gains` holds one gain per pixel, or `nil`. A first

@@ -235,10 +235,11 @@ public struct LookupTable: RecipeOperation {
 
     // MARK: Codable
 
-    private enum CodingKeys: String, CodingKey { case path, sha256, intensity, interpolation }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case path, sha256, intensity, interpolation }
 
     /// Reads the reference and the file it names (see the type's comment).
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let path = try c.decode(String.self, forKey: .path)
         let digest = try c.decodeIfPresent(String.self, forKey: .sha256)

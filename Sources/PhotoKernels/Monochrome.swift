@@ -142,13 +142,14 @@ public struct Monochrome: PixelKernel, Hashable {
 }
 
 extension Monochrome: Codable {
-    private enum CodingKeys: String, CodingKey { case color, intensity }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case color, intensity }
 
     /// Decodes `{"color": [r, g, b], "intensity": i}`; missing fields take the defaults.
     ///
     /// - Throws: `DecodingError` for a colour that is not three finite numbers or a
     ///   non-finite intensity.
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         var color = Monochrome.defaultColor
         if let list = try c.decodeIfPresent([Double].self, forKey: .color) {

@@ -611,8 +611,11 @@ extension Orientation: RecipeOperation {
     /// the words a recipe's error shows ("tag 9 is not one of 1…8").
     public init(from decoder: Decoder) throws {
         let container = try decoder.singleValueContainer()
-        let tag = try container.decode(Int.self)
-        guard let orientation = Orientation(rawValue: tag) else {
+        // Read as a number first: a fraction read as an `Int` is reported by
+        // Foundation as JSON that is not valid, with no field.
+        let number = try container.decode(Double.self)
+        guard let orientation = Int(exactly: number).flatMap(Orientation.init(rawValue:)) else {
+            let tag = Int(exactly: number).map(String.init) ?? "\(number)"
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "tag \(tag) is not one of 1…8")
         }
         self = orientation

@@ -192,7 +192,9 @@ public enum PixelBufferError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidSize(let w, let h): "pixel buffer size \(w)×\(h) is invalid (each side at least 1)"
         case .bytesPerRowTooSmall(let b, let n): "bytes per row \(b) is less than width × bytes per pixel = \(n)"
         case .sizeOverflow(let w, let h, let b): "a \(w)×\(h) buffer with \(b) bytes per row overflows the address space"
-        case .misaligned(let what, let v, let a): "\(what) \(v) is not a multiple of \(a)"
+        case .misaligned(let what, let v, let a):
+            // An address reads as one in hexadecimal, as a debugger shows it.
+            "\(what) \(what.hasSuffix("address") ? "0x" + String(UInt(bitPattern: v), radix: 16) : "\(v)") is not a multiple of \(a)"
         case .alphaModeMismatch(let o, let a): "channel order \(o) does not go with alpha mode \(a)"
         case .unsupportedSampleType(let s): "sample type \(s) is not available on this platform"
         case .overlappingBuffers: "the source and destination buffers overlap (only the same memory with the same pixel size is allowed)"

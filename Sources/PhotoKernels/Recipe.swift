@@ -247,12 +247,25 @@ private extension DecodingError.Context {
 }
 
 /// A coding key for any string: the recipe's keys are the registry's.
-private struct AnyKey: CodingKey {
+struct AnyKey: CodingKey {
     var stringValue: String
     var intValue: Int? { nil }
     init(_ string: String) { stringValue = string }
     init?(stringValue: String) { self.stringValue = stringValue }
     init?(intValue: Int) { nil }
+}
+
+/// Throws `DecodingError.dataCorrupted` at the first key of `decoder`'s object that
+/// `Keys` does not name, with the closest known key: a misspelt key inside an
+/// operation's object would otherwise be dropped and its default taken silently.
+func rejectUnknownKeys<Keys: CodingKey & CaseIterable>(_ decoder: Decoder, _: Keys.Type) throws {
+    let c = try decoder.container(keyedBy: AnyKey.self)
+    let known = Keys.allCases.map(\.stringValue)
+    for key in c.allKeys.sorted(by: { $0.stringValue < $1.stringValue }) where !known.contains(key.stringValue) {
+        let hint = KernelFamilies.closestKey(to: key.stringValue, among: known).map { "; did you mean \"\($0)\"?" } ?? ""
+        throw DecodingError.dataCorruptedError(forKey: key, in: c,
+            debugDescription: "unknown key\(hint) (known keys: \(known.joined(separator: ", ")))")
+    }
 }
 
 extension Recipe: Codable {

@@ -684,8 +684,19 @@ public enum ToneCurveError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 }
 
+extension ToneCurve: CustomStringConvertible {
+    /// The curves that are given, by their points: `ToneCurve(master: (0.0, 0.0)
+    /// (0.3, 0.2) (1.0, 1.0))`; with no curve, `ToneCurve()`. (Not the schedule's tables.)
+    public var description: String {
+        let curves = [("master", master), ("red", red), ("green", green), ("blue", blue)].compactMap { name, points in
+            points.map { "\(name): " + $0.points.map { "(\($0.x), \($0.y))" }.joined(separator: " ") }
+        }
+        return "ToneCurve(" + curves.joined(separator: "; ") + ")"
+    }
+}
+
 extension ToneCurve: Codable {
-    private enum CodingKeys: String, CodingKey { case master, red, green, blue }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case master, red, green, blue }
 
     /// Decodes `{"master": [[x, y], …], "red": …, "green": …, "blue": …}`; each key is
     /// optional (null counts as missing) but at least one must be present.
@@ -694,6 +705,7 @@ extension ToneCurve: Codable {
     ///   error is the `ToneCurveError` naming the curve and point; `DecodingError` for
     ///   a wrong type.
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func curve(_ key: CodingKeys, _ channel: Channel) throws -> Points? {
             guard let list = try c.decodeIfPresent([[Double]].self, forKey: key) else { return nil }

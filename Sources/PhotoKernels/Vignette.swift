@@ -790,10 +790,11 @@ public struct Vignette: PositionalStage, Codable, Hashable {
 }
 
 extension Vignette {
-    private enum CodingKeys: String, CodingKey { case form, intensity, radius, center, falloff }
+    private enum CodingKeys: String, CodingKey, CaseIterable { case form, intensity, radius, center, falloff }
 
     /// Decodes either form; see the type's documentation for the JSON shape.
     public init(from decoder: Decoder) throws {
+        try rejectUnknownKeys(decoder, CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         func number(_ key: CodingKeys) throws -> Double? {
             guard let x = try c.decodeIfPresent(Double.self, forKey: key) else { return nil }

@@ -184,7 +184,8 @@ struct AppsGuideTests {
             plan = try EditPlan(recipe).prepared(width: original.width, height: original.height, threads: 1)
         }
 
-        /// Once per frame: original → display through the prepared plan; allocates nothing.
+        /// Once per frame: original → display through the prepared plan; no pixel memory
+        /// is allocated.
         func renderFrame() throws {
             try plan.run(from: original, to: display)
         }

@@ -297,7 +297,10 @@ extension FamilyLawsTests {
     /// saturation: there the reference's own `Y + s·(C − Y)` is off by `s` times `Y`'s
     /// rounding, 15 LSB on a grey at 10⁶; only greys staying grey is asked of it.)
     static let extremeCases: [Case] = {
-        var cases = [-1000.0, -64, 64, 100, 127, 128, 1000].map { Case(name: "exposure \($0)", operations: [Exposure(ev: $0)]) }
+        // Exposure's gain overflows `Float` from 128 EV, its line's gain 2^(ev/2.4) from
+        // about 307 EV and `Double` from 2457.6 EV.
+        var cases = [-1000.0, -64, 64, 100, 127, 128, 400, 1000, 3000, 1e6].map { Case(name: "exposure \($0)", operations: [Exposure(ev: $0)]) }
+        cases.append(Case(name: "exposure 3000 + vivid", operations: [Exposure(ev: 3000)] + Recipe(preset: .vivid).operationsInOrder))
         cases += [1e38, -1e38, 1e20, 1e6].map { Case(name: "contrast \($0)", operations: [Contrast($0)]) }
         cases += [3e38, -3e38].map { Case(name: "brightness \($0)", operations: [Brightness($0)]) }
         cases.append(Case(name: "hue 1e30", operations: [HueRotation(degrees: 1e30)]))

@@ -200,6 +200,42 @@ struct PixelBufferTests {
         }
     }
 
+    @Test("the 2D premultiplied tone tables, which evaluate each fraction c/A once, hold every entry's own evaluation to the bit: entries and coordinates, uniform and per-channel tones, with and without a line")
+    func premultipliedTablesShareFractions() throws {
+        let curve = try ToneCurve(masterPoints: [SIMD2(0, 0), SIMD2(0.3, 0.2), SIMD2(1, 1)])
+        let perChannel = ToneCurve(red: try ToneCurve.Points([SIMD2(0, 0.05), SIMD2(0.5, 0.55), SIMD2(1, 1)]),
+                                   blue: try ToneCurve.Points([SIMD2(0, 0), SIMD2(0.6, 0.4), SIMD2(1, 0.9)]))
+        let cases: [(String, [any ToneStage])] = [
+            ("exposure 0.3", [Exposure(ev: 0.3)]), ("exposure −2.5", [Exposure(ev: -2.5)]), ("curve", [curve]),
+            ("exposure + per-channel curve", [Exposure(ev: 1), perChannel]),
+        ]
+        for (name, tones) in cases {
+            let tables = ToneTables(premultiplied: tones)
+            let line = ToneLine(tones, maxval: 255, eightBit: true)
+            for channel in 0..<3 {
+                let entries = [tables.red, tables.green, tables.blue][channel]
+                let coordinates = tables.coordinates.map { [$0.red, $0.green, $0.blue][channel] }
+                var wrong = 0
+                for i in 0..<65_536 {
+                    let a = i >> 8, c = i & 0xFF
+                    var x: Float, sample: Int?
+                    if a == 255, let line, c >= line.from {
+                        (x, sample) = (line.value(c), c)
+                    } else {
+                        x = a == 0 ? 0 : Float(c) / Float(a)
+                        for t in tones { x = t.map(x, channel: channel) }
+                    }
+                    if entries[i].bitPattern != x.bitPattern { wrong += 1 }
+                    if let coordinates, let segment = line?.segment {
+                        let u = sample.map(Float.init) ?? Float((Double(x) - segment.offset) * 255 / segment.gain)
+                        if coordinates[i].bitPattern != u.bitPattern { wrong += 1 }
+                    }
+                }
+                #expect(wrong == 0, "\(name), channel \(channel): \(wrong) entries differ")
+            }
+        }
+    }
+
     @Test("premultiplied 8-bit: every (colour ≤ alpha) pair survives a conversion exactly; A = 0 stays all zero")
     func premultipliedRoundTrip() throws {
         // Every pair (c, a) with c ≤ a, as pixel (c, c/2, c, a) in BGRA, converted to RGBA
@@ -420,8 +456,13 @@ struct PixelBufferTests {
         #expect(throws: PixelBufferError.misaligned(what: "bytes per row", value: 34, alignment: 4)) {
             try Self.buffer(storage, width: 2, height: 2, bytesPerRow: 34, .rgbaFloat)
         }
-        #expect(throws: PixelBufferError.self) {
-            try PixelBuffer(baseAddress: storage.bytes + 2, width: 2, height: 2, bytesPerRow: 32, format: .rgbaFloat)
+        do {
+            _ = try PixelBuffer(baseAddress: storage.bytes + 2, width: 2, height: 2, bytesPerRow: 32, format: .rgbaFloat)
+            Issue.record("a misaligned base address was accepted")
+        } catch {
+            // The address as a debugger shows it.
+            let address = "0x" + String(UInt(bitPattern: storage.bytes + 2), radix: 16)
+            #expect(error.description == "the base address \(address) is not a multiple of 4", "\(error)")
         }
         #expect(throws: PixelBufferError.alphaModeMismatch(order: "rgbx", alpha: "straight")) {
             try PixelFormat(.rgbx, alpha: .straight, sample: .uint8)

@@ -154,6 +154,37 @@ struct RecipeTests {
         }
     }
 
+    @Test("a misspelt key inside an operation's object is an error naming it and the closest key, not a default taken silently",
+          arguments: [
+            (#""effect": {"name": "sepia", "intensty": 0.2}"#, "effect.intensty", "intensity"),
+            (#""vignette": {"form": "vignette", "intensity": 0.8, "radiuss": 0.3}"#, "vignette.radiuss", "radius"),
+            (#""vignette": {"form": "effect", "centre": [10, 10], "radius": 50}"#, "vignette.centre", "center"),
+            (#""effect": {"name": "monochrome", "colour": [1, 0, 0]}"#, "effect.colour", "color"),
+            (#""curve": {"master": [[0, 0], [1, 1]], "gren": [[0, 0.2], [1, 1]]}"#, "curve.gren", "green"),
+          ])
+    func rejectsMisspeltNestedKeys(_ body: String, _ field: String, _ closest: String) {
+        let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "# + body + "}"
+        do {
+            _ = try Recipe.decode(from: Data(json.utf8))
+            Issue.record("\(body) was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("recipe: \(field): unknown key; did you mean \"\(closest)\"?"), "\(error)")
+        }
+    }
+
+    @Test("an orientation that is not a whole number 1…8 names the field")
+    func rejectsFractionalOrientation() {
+        for (value, tag) in [("2.5", "2.5"), ("9", "9"), ("0", "0")] {
+            let json = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "orientation": "# + value + "}"
+            do {
+                _ = try Recipe.decode(from: Data(json.utf8))
+                Issue.record("orientation \(value) was accepted")
+            } catch {
+                #expect(error.description == "recipe: orientation: tag \(tag) is not one of 1…8", "\(error)")
+            }
+        }
+    }
+
     @Test("non-finite numbers, unknown effects and bad colours are rejected")
     func rejectsBadValues() {
         let cases = [

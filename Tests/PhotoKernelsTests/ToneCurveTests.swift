@@ -428,4 +428,12 @@ struct ToneCurveTests {
         #expect(Set([a, b, c]).count == 2)
         #expect(a.name == "toneCurve" && a[.master] == a.master && c[.red] == c.red && c[.green] == nil)
     }
+
+    @Test("a curve prints as its points, not its schedule's tables")
+    func description() throws {
+        let curve = ToneCurve(master: try ToneCurve.Points([SIMD2(0, 0), SIMD2(0.3, 0.2), SIMD2(1, 1)]),
+                              blue: try ToneCurve.Points([SIMD2(0, 0.1), SIMD2(1, 0.9)]))
+        #expect("\(curve)" == "ToneCurve(master: (0.0, 0.0) (0.3, 0.2) (1.0, 1.0); blue: (0.0, 0.1) (1.0, 0.9))")
+        #expect("\(ToneCurve())" == "ToneCurve()")
+    }
 }
