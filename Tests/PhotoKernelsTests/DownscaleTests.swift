@@ -21,6 +21,20 @@ struct DownscaleTests {
         return (try PixelBuffer(baseAddress: storage.bytes, width: width, height: height, bytesPerRow: rowBytes, format: format), storage)
     }
 
+    /// A straight RGBA16 buffer of random samples; alpha `alpha(x)` where that is given.
+    static func random16(_ width: Int, _ height: Int, seed: UInt64, alpha: (Int) -> UInt16?) throws -> (PixelBuffer, Storage) {
+        var rng = SeededGenerator(seed: seed)
+        let (buffer, storage) = try buffer(width, height, .rgba16)
+        for y in 0..<height {
+            let row = (storage.bytes + y * buffer.bytesPerRow).assumingMemoryBound(to: UInt16.self)
+            for x in 0..<width {
+                for c in 0..<4 { row[4 * x + c] = UInt16.random(in: 0...65535, using: &rng) }
+                if let a = alpha(x) { row[4 * x + 3] = a }
+            }
+        }
+        return (buffer, storage)
+    }
+
     /// A straight RGBA Float buffer over `image`'s pixels, for the lifetime of `body`.
     static func withBuffer<R>(_ image: inout FloatImage, _ body: (PixelBuffer) throws -> R) throws -> R {
         let (w, h) = (image.width, image.height)
@@ -186,16 +200,8 @@ struct DownscaleTests {
     func everySourceFormat() throws {
         let (w, h, tw, th) = (23, 11, 7, 4)
         // A straight 16-bit original, alpha anywhere in 0…65535 (0 and 65535 included).
-        var rng = SeededGenerator(seed: 21)
-        let (original, o) = try Self.buffer(w, h, .rgba16)
+        let (original, o) = try Self.random16(w, h, seed: 21) { x in x % 5 == 0 ? 0 : x % 5 == 1 ? 65535 : nil }
         defer { withExtendedLifetime(o) {} }
-        for y in 0..<h {
-            let row = (o.bytes + y * original.bytesPerRow).assumingMemoryBound(to: UInt16.self)
-            for x in 0..<w {
-                for c in 0..<4 { row[4 * x + c] = UInt16.random(in: 0...65535, using: &rng) }
-                if x % 5 == 0 { row[4 * x + 3] = 0 } else if x % 5 == 1 { row[4 * x + 3] = 65535 }
-            }
-        }
         var worst: Double = 0
         for format in Self.formats {
             let (source, s) = try Self.buffer(w, h, format)
@@ -276,16 +282,8 @@ struct DownscaleTests {
     @Test("a reduction by hundreds (1200×500 → 3×2, 16-bit): every sample the correctly rounded mean except within SPEC §8's τ of a tie")
     func reductionByHundreds() throws {
         let (w, h, tw, th) = (1200, 500, 3, 2)
-        var rng = SeededGenerator(seed: 24)
-        let (source, s) = try Self.buffer(w, h, .rgba16)
+        let (source, s) = try Self.random16(w, h, seed: 24) { _ in 65535 }
         defer { withExtendedLifetime(s) {} }
-        for y in 0..<h {
-            let row = (s.bytes + y * source.bytesPerRow).assumingMemoryBound(to: UInt16.self)
-            for x in 0..<w {
-                for c in 0..<3 { row[4 * x + c] = UInt16.random(in: 0...65535, using: &rng) }
-                row[4 * x + 3] = 65535
-            }
-        }
         let exact = Self.exactMeans(try Self.straightPixels(source), width: tw, height: th)
         let (destination, d) = try Self.buffer(tw, th, .rgba16)
         defer { withExtendedLifetime(d) {} }
