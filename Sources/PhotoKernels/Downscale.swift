@@ -78,7 +78,7 @@ public enum Downscale {
     ///     (at least 64 K source pixels per thread). The result never depends on it.
     /// - Throws: `DownscaleError.targetLargerThanSource`, `.overlappingBuffers`, or
     ///   `.sizeOverflow` for sizes whose products `W·W'`, `H·H'` (or the scratch,
-    ///   `16·(W + W')` bytes) do not fit an `Int`.
+    ///   `32·(W + W')` bytes) do not fit an `Int`.
     /// - Complexity: O(W·H + W'·H'); allocates O(W + W') per thread.
     public static func area(from source: PixelBuffer, to destination: PixelBuffer, threads: Int? = nil) throws(DownscaleError) {
         try area(from: source, to: destination, threads: threads, minimumBandPixels: 65_536)

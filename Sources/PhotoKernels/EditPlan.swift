@@ -256,7 +256,7 @@ final class ToneTables: @unchecked Sendable {
     /// Entries whose straight colours are equal share one evaluation: `c/A` is the
     /// correctly rounded quotient, so `Float(k·c)/Float(k·A)` has the bits of
     /// `Float(c)/Float(A)`, and each fraction in lowest terms is evaluated once and
-    /// copied to its multiples (39 640 evaluations instead of 65 536; A = 0 is one).
+    /// copied to its multiples (39 641 evaluations instead of 65 536, A = 0 one of them).
     convenience init(premultiplied tones: [any ToneStage]) {
         let line = ToneLine(tones, maxval: 255, eightBit: true)
         // source[i]: the entry evaluated for entry i, in lowest terms (itself, or an
@@ -592,7 +592,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
 
     /// The 2D tone tables of 8-bit premultiplied pixels (`ToneTables(premultiplied:)`):
     /// the plan's own once built, else built now when `building`, else `nil`. They cost
-    /// 39 640 tone evaluations per channel (about 1.8 ms for exposure on one core of a
+    /// 39 641 tone evaluations per channel (about 1.8 ms for exposure on one core of a
     /// Zen 4), so a run builds them at its first translucent pixel, not for an opaque
     /// image, and keeps them for the plan's later runs.
     func premultipliedToneTables(building: Bool) -> ToneTables? {

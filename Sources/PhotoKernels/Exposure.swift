@@ -82,7 +82,7 @@ public enum SRGBTransfer {
 ///   formula as written, each power being `exp2(p·log2 x)` with the polynomial
 ///   `VectorMath.log2`/`VectorMath.exp2` (no libm call per lane). Either way it stays
 ///   within 1e-5 of `.scalar` on inputs in [−1, 2] for ev in −4…4 (SPEC §8; measured
-///   ≤ 2.4e-6).
+///   ≤ 2.4e-6). From +128 EV, where `2^ev` is ∞ in `Float`, it runs the reference.
 ///
 /// For integer input, `makeLookupTable(maxval:)` tabulates the scalar result for
 /// every sample value, so an integer pipeline can be exact and cheap.
@@ -177,6 +177,10 @@ public struct Exposure: ToneStage, Hashable {
                 base[i].y = Exposure.reference(base[i].y, scale: scale)
                 base[i].z = Exposure.reference(base[i].z, scale: scale)
             }
+        case .simd4 where !constants.scale.isFinite:
+            // From +128 EV `2^ev` is ∞ in `Float`: the reference gives +∞ (NaN for 0),
+            // where the fused power segments, finite to about +307 EV, would not.
+            apply(row, at: location, variant: .scalar)
         case .simd4:
             let scale = SIMD4<Float>(repeating: constants.scale)
             let gain = SIMD4<Float>(repeating: constants.encodedGain)

@@ -863,11 +863,14 @@ struct FusedFloatBlock: Sendable {
     let keep: SIMDMask<SIMD8<Int32>>, keepPixel: SIMDMask<SIMD4<Int32>>
 
     /// The block for `tones` followed by `matrix` (identity for none), or `nil` when the
-    /// tones have no common affine segment, or its line `G·M`, `t + o·M·1` is not finite
-    /// as `Float` (beyond about +307 EV, where `G·x + o` would be ∞ − ∞ on every pixel
-    /// the reference takes to +∞).
+    /// tones have no common affine segment, when their own `Float` evaluation of white
+    /// is not finite (from +128 EV, where `2^ev` is ∞ in `Float` and the reference gives
+    /// +∞ while the line, finite to about +307 EV, would not), or when the line `G·M`,
+    /// `t + o·M·1` is not finite as `Float` (where `G·x + o` would be ∞ − ∞).
     init?(tones: [any ToneStage], matrix: ColorMatrixKernel?) {
         guard !tones.isEmpty, let segment = AffineToneSegment.composed(tones), segment.lowerBound.isFinite else { return nil }
+        // Composed only where every stage is the same on all channels: one will do.
+        guard tones.reduce(Float(1), { x, t in t.map(x, channel: 0) }).isFinite else { return nil }
         let k = matrix ?? ColorMatrixKernel(.identity, name: "identity")
         self.tones = tones
         hasMatrix = matrix != nil

@@ -344,6 +344,25 @@ extension FamilyLawsTests {
         }
     }
 
+    @Test("exposures whose gain overflows Float (from 128 EV): Float pixels get the reference's infinities and NaNs, not the finite values of exposure's line",
+          arguments: [127.0, 128, 200, 300, 310, 3000])
+    func floatPathAtOverflowingExposures(_ ev: Double) throws {
+        let pixels: [SIMD4<Float>] = [SIMD4(1, 1, 1, 1), SIMD4(0.5, 0.2, 0.9, 1), SIMD4(0, 0, 0, 1), SIMD4(0.05, 0.5, 0.04, 0.5)]
+        for operations in [[Exposure(ev: ev)], [Exposure(ev: ev)] + Recipe(preset: .vivid).operationsInOrder] as [[any RecipeOperation]] {
+            let plan = try EditPlan(stages: Case(name: "", operations: operations).stages).prepared(width: 4, height: 1, threads: 1)
+            var fused = try FloatImage(width: 4, height: 1, pixels: pixels), reference = fused
+            try plan.run(&fused, variant: .simd4)
+            try plan.run(&reference, variant: .scalar)
+            for i in 0..<4 {
+                for c in 0..<4 {
+                    let (a, b) = (fused[pixel: i][c], reference[pixel: i][c])
+                    #expect(a == b || (a.isNaN && b.isNaN) || (b.isFinite && abs(a - b) <= 1e-5 * max(1, abs(b))),
+                            "exposure \(ev), \(operations.count) operations, pixel \(i) channel \(c): \(a) against \(b)")
+                }
+            }
+        }
+    }
+
     @Test("far outside SPEC §8's domain the fused paths stay within 1 LSB of the scalar reference: 8-bit RGBA and RGB, 16-bit, straight and premultiplied BGRA buffers",
           arguments: extremeCases)
     func extremeParameters(_ c: Case) throws {
