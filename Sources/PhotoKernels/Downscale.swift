@@ -60,7 +60,7 @@ public enum DownscaleError: Error, Sendable, Equatable, CustomStringConvertible 
 /// mean however many terms each output sums (`⌈W/W'⌉ + 1` across, `⌈H/H'⌉ + 1`
 /// down), so an integer sample is the correctly rounded mean except within SPEC §8's
 /// τ = 2⁻²⁰ of a tie, and a constant image stays constant (exactly, in integer
-/// formats). Sums in `Float` erred by up to about 10⁻⁵ for reductions by hundreds.
+/// formats). (Sums in `Float` would err by up to about 10⁻⁵ for reductions by hundreds.)
 ///
 /// **Cost.** `O(W·H)` time: one multiply-add in `Double` per input pixel across, then
 /// one per reduced pixel and input row down. Memory: the weights (`W + W'` entries)

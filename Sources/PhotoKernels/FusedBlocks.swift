@@ -236,8 +236,8 @@ struct FusedBlock: @unchecked Sendable {
     /// row path instead: near `Float`'s range the block's arithmetic overflows where the
     /// reference's, on the [0, 1] scale, does not (a huge contrast or saturation), and
     /// with a line, a sample off it is the difference of two large terms (at +64 EV the
-    /// coordinate of a black sample is −14 and the line's offset 1.5·10⁹: black came
-    /// out as 128).
+    /// coordinate of a black sample is −14 and the line's offset 1.5·10⁹, whose `Float`
+    /// rounding alone is 64 sample units).
     let isWellConditioned: Bool
 
     /// The bound of `isWellConditioned`, in units of the samples: 2²⁴, up to which a
