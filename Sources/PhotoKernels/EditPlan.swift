@@ -259,8 +259,21 @@ final class ToneTables: @unchecked Sendable {
     /// copied to its multiples (39 641 evaluations instead of 65 536, A = 0 one of them).
     convenience init(premultiplied tones: [any ToneStage]) {
         let line = ToneLine(tones, maxval: 255, eightBit: true)
-        // source[i]: the entry evaluated for entry i, in lowest terms (itself, or an
-        // earlier one); the line's entries of row 255 are their own.
+        // The line's entries of row 255 are their own.
+        var source = Self.lowestTerms
+        if let line { for c in line.from..<256 { source[255 << 8 | c] = Int32(255 << 8 | c) } }
+        self.init(tones, count: 65_536, maxval: 255, line: line, bounding: { ($0 & 0xFF) <= $0 >> 8 },
+                  source: source) { index in
+            let a = index >> 8, c = index & 0xFF
+            if a == 255, let line, c >= line.from { return (line.value(c), c) }
+            return (a == 0 ? 0 : Float(c) / Float(a), nil)
+        }
+    }
+
+    /// For each entry `A·256 + c` of a 2D premultiplied table, the entry of the same
+    /// fraction `c/A` in lowest terms (itself, or one in an earlier row); A = 0 is
+    /// entry 0. Built once for every plan.
+    private static let lowestTerms: [Int32] = {
         var source = [Int32](repeating: -1, count: 65_536)
         for c in 0..<256 { source[c] = 0 }
         for a in 1..<256 {
@@ -275,14 +288,8 @@ final class ToneTables: @unchecked Sendable {
                 }
             }
         }
-        if let line { for c in line.from..<256 { source[255 << 8 | c] = Int32(255 << 8 | c) } }
-        self.init(tones, count: 65_536, maxval: 255, line: line, bounding: { ($0 & 0xFF) <= $0 >> 8 },
-                  source: source) { index in
-            let a = index >> 8, c = index & 0xFF
-            if a == 255, let line, c >= line.from { return (line.value(c), c) }
-            return (a == 0 ? 0 : Float(c) / Float(a), nil)
-        }
-    }
+        return source
+    }()
 
     /// Entry `i` of channel `c` is the tones of `value(i).x` on channel `c`, or that value
     /// itself where it is the line's value at sample `value(i).lineSample` (already

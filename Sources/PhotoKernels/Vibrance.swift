@@ -108,8 +108,8 @@ public struct Vibrance: PixelKernel, NumberOperation {
     /// The schedule, in two passes over each 64 pixels: their factors `s` and lumas `Y`
     /// four pixels a step, as structure of arrays (one `SIMD4<Float>` lane per pixel),
     /// stored in two small buffers; then each pixel's three channels on one
-    /// `SIMD4<Float>` from its own two entries, alpha kept by memory (loaded first,
-    /// stored back over the new pixel). The same operations in the same order as the
+    /// `SIMD4<Float>` from its own two entries, alpha kept by memory
+    /// (`replaceColour(ofPixelAt:_:)`). The same operations in the same order as the
     /// reference, so the two agree to the bit (a NaN's payload aside; `BlockFactors`).
     ///
     /// The first pass asks for each line 4 KiB ahead (`Prefetch`): it is the one that
@@ -124,10 +124,8 @@ public struct Vibrance: PixelKernel, NumberOperation {
         let factors = BlockFactors(amount: v)
         // 64 pixels at a time: their factors and lumas into two small buffers, four
         // pixels a step, then each pixel from its own entries.
-        var storage = (SIMD16<Float>(), SIMD16<Float>(), SIMD16<Float>(), SIMD16<Float>(),
-                       SIMD16<Float>(), SIMD16<Float>(), SIMD16<Float>(), SIMD16<Float>())
-        withUnsafeMutableBytes(of: &storage) { raw in
-            let s = raw.baseAddress!.assumingMemoryBound(to: Float.self), y = s + 64
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 128) { buffers in
+            let s = buffers.baseAddress!, y = s + 64
             var done = 0
             while done < count {
                 let q = p + done, n = min(64, count &- done)
@@ -143,11 +141,8 @@ public struct Vibrance: PixelKernel, NumberOperation {
                                     into: s + k, y + k)
                 }
                 for i in 0..<n {
-                    let pixel = UnsafeMutableRawPointer(q + i)
-                    let alpha = pixel.load(fromByteOffset: 12, as: UInt32.self)
-                    let c = q[i], yi = SIMD4<Float>(repeating: y[i]), si = SIMD4<Float>(repeating: s[i])
-                    q[i] = yi + si * (c - yi)
-                    pixel.storeBytes(of: alpha, toByteOffset: 12, as: UInt32.self)
+                    let yi = SIMD4<Float>(repeating: y[i]), si = SIMD4<Float>(repeating: s[i])
+                    replaceColour(ofPixelAt: UnsafeMutableRawPointer(q + i)) { c in yi + si * (c - yi) }
                 }
                 done &+= n
             }
