@@ -127,19 +127,20 @@ public enum Orientation: Int, Sendable, Hashable, CaseIterable, Codable, CustomS
     ///
     /// - Parameters:
     ///   - x, y: a pixel of the oriented image, `0 ≤ x < orientedSize.width`,
-    ///     `0 ≤ y < orientedSize.height` (not checked: the arithmetic is exact).
+    ///     `0 ≤ y < orientedSize.height` (not checked: inside the image the arithmetic is
+    ///     exact; outside it wraps like `&-` rather than trap).
     ///   - sourceWidth, sourceHeight: the stored raster's size `W × H`.
     /// - Complexity: O(1).
     public func sourcePixel(x: Int, y: Int, sourceWidth w: Int, sourceHeight h: Int) -> (x: Int, y: Int) {
         switch self {
         case .up: (x, y)
-        case .upMirrored: (w - 1 - x, y)
-        case .down: (w - 1 - x, h - 1 - y)
-        case .downMirrored: (x, h - 1 - y)
+        case .upMirrored: (w &- 1 &- x, y)
+        case .down: (w &- 1 &- x, h &- 1 &- y)
+        case .downMirrored: (x, h &- 1 &- y)
         case .leftMirrored: (y, x)
-        case .right: (y, h - 1 - x)
-        case .rightMirrored: (w - 1 - y, h - 1 - x)
-        case .left: (w - 1 - y, x)
+        case .right: (y, h &- 1 &- x)
+        case .rightMirrored: (w &- 1 &- y, h &- 1 &- x)
+        case .left: (w &- 1 &- y, x)
         }
     }
 

@@ -264,6 +264,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     ///
     /// An `EditPlan` resolves the geometry once per image size instead
     /// (`preparedGains(imageWidth:imageHeight:)`); this entry point resolves it per call.
+    /// No location traps: columns beyond ±2^62, which no image has, take the
+    /// reference's gains with the columns wrapping like `&+`.
     ///
     /// - Complexity: O(row.count) plus O(1) to resolve the geometry; no heap allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
@@ -273,7 +275,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     }
 
     /// Resolves the geometry for one image size: the positional constants of an
-    /// `EditPlan`.
+    /// `EditPlan`. Its methods take any row and columns without trapping, as `apply`
+    /// does.
+    ///
+    /// - Complexity: O(1).
     public func preparedGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains {
         PreparedVignette(self, imageWidth: imageWidth, imageHeight: imageHeight)
     }
@@ -283,7 +288,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// the division as a multiplication by `w = 1/(r1 − r0)`, `g = 1 − i·t`.
     static func referenceGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, dy: Float, _ g: Resolved) {
         for i in 0..<count {
-            let dx = (Float(x0 + i) + 0.5) - g.cx
+            let dx = (Float(x0 &+ i) + 0.5) - g.cx
             let d = (dx * dx + dy * dy).squareRoot()
             let t: Float
             if g.r1 <= g.r0 {
@@ -314,6 +319,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// depend on the row alone, not on the piece).
     static func scheduledGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, imageWidth: Int,
                                dy: Float, _ g: Resolved, spans: (a: Int, b: Int, c: Int, e: Int)? = nil) {
+        guard isOrdinary(x0: x0, count: count) else { return referenceGains(out, x0: x0, count: count, dy: dy, g) }
         let spans = spans ?? constantSpans(count: imageWidth, dy: dy, g)
         let end = x0 &+ count
         // Pixel m − x mirrors pixel x about the centre when m = 2·cx − 1 is an integer:
@@ -397,6 +403,14 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         }
     }
 
+    /// Whether columns `x0 ..< x0 + count` lie within ±2^62, where the schedules' index
+    /// arithmetic cannot overflow. No image has other columns; a caller who asks for
+    /// them gets the reference's gains, the columns wrapping like `&+`, rather than a
+    /// trap.
+    static func isOrdinary(x0: Int, count: Int) -> Bool {
+        x0.magnitude < 1 << 62 && (0..<(1 << 62)).contains(count)
+    }
+
     /// Pixels per chunk of the band: their gains fill 1 KiB, which
     /// `withUnsafeTemporaryAllocation` places on the stack without a size check, and
     /// which stays in L1 between the two passes. A multiple of 8.
@@ -425,7 +439,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// every gain depends on `dy²` alone.
         func rowWithSameGains(as y: Int) -> Int {
             let twice = 2 * resolved.cy
-            guard twice.rounded() == twice, abs(twice) < 0x1p22, abs(y) < 1 << 22 else { return y }
+            guard twice.rounded() == twice, abs(twice) < 0x1p22, y.magnitude < 1 << 22 else { return y }
             return Int(twice) - 1 - y
         }
 
@@ -438,6 +452,9 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// `scale(variant: .simd4)` does (`scaleBySpans`), the band by its gains.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, by gains: UnsafePointer<Float>) {
             let keep = AlphaMasks()
+            guard Vignette.isOrdinary(x0: x0, count: count) else {
+                return Vignette.scaleRow(p, count: count, by: UnsafeRawPointer(gains), keep)
+            }
             scaleBySpans(p, count: count, x0: x0, dy: (Float(y) + 0.5) - resolved.cy, keep) { l, u in
                 Vignette.scaleRow(p + (l &- x0), count: u &- l, by: UnsafeRawPointer(gains + (l &- x0)), keep)
             }
@@ -472,7 +489,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// at a time; `.scalar` a chunk of reference gains at a time.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
             let dy = (Float(y) + 0.5) - resolved.cy
-            if variant == .simd4, x0 &+ count <= 1 << 24 {
+            if variant == .simd4, Vignette.isOrdinary(x0: x0, count: count), x0 + count <= 1 << 24 {
                 let keep = AlphaMasks(), g = resolved
                 scaleBySpans(p, count: count, x0: x0, dy: dy, keep) { l, u in
                     // A chunk of gains, then its pixels: the gains stay in L1.

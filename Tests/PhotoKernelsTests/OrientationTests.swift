@@ -164,6 +164,22 @@ struct OrientationTests {
         }
     }
 
+    @Test("sourcePixel outside the image wraps rather than trap, at the ends of Int")
+    func sourcePixelWraps() {
+        #expect(Orientation.down.sourcePixel(x: 0, y: 0, sourceWidth: Int.min, sourceHeight: Int.min) == (Int.max, Int.max))
+        #expect(Orientation.upMirrored.sourcePixel(x: Int.min, y: Int.min, sourceWidth: 10, sourceHeight: 10)
+                == (Int.min + 9, Int.min))
+        #expect(Orientation.right.sourcePixel(x: 1, y: 1, sourceWidth: Int.min, sourceHeight: Int.min) == (1, Int.max - 1))
+        #expect(Orientation.left.sourcePixel(x: Int.max, y: Int.min, sourceWidth: Int.max, sourceHeight: 3)
+                == (-2, Int.max))
+        for o in Orientation.allCases {
+            for v in [Int.min, -1, Int.max] {
+                let s = o.sourcePixel(x: v, y: v, sourceWidth: v, sourceHeight: v)
+                #expect([s.x, s.y].allSatisfy { [v, v &- 1 &- v].contains($0) }, "\(o) \(v)")
+            }
+        }
+    }
+
     @Test("rowSource says exactly which stored rows each oriented row uses")
     func rowSources() {
         let (w, h) = (5, 3)
