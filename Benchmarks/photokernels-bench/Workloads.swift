@@ -243,9 +243,11 @@ enum WorkloadPlan {
         ["adjustments", "recipe", "lut3d-33-tetrahedral", "curve", "recipe-curve"].compactMap(KernelCatalog.entry(named:))
     }
 
-    /// The catalog entries run on app pixel buffers: `recipe`, the full edit.
+    /// The catalog entries run on app pixel buffers: `recipe`, the full edit (the fused
+    /// blocks), and `vibrance`, a per-pixel stage no block takes (the row path: each
+    /// piece decoded to straight `Float`, the stage, encoded back).
     static var appBufferEntries: [CatalogEntry] {
-        ["recipe"].compactMap(KernelCatalog.entry(named:))
+        ["recipe", "vibrance"].compactMap(KernelCatalog.entry(named:))
     }
 
     /// Every workload for `size`, unfiltered, in run order (the preview rows are apart:

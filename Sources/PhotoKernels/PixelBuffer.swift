@@ -5,6 +5,10 @@
 // fused schedules as integer rasters; the codecs here turn one row piece into straight
 // RGBA `Float` and back for the stages that need it.
 
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+import _Builtin_intrinsics.intel
+#endif
+
 /// The order of the channels in one pixel, in memory order (lowest address first).
 ///
 /// The X variants carry a padding byte (or word) where alpha would be; it is read as
@@ -252,10 +256,12 @@ public struct PixelBuffer: @unchecked Sendable {
         self.format = format
     }
 
-    /// The bytes from the first pixel to the end of the last pixel.
-    var span: Range<Int> {
-        let start = Int(bitPattern: baseAddress)
-        return start..<(start + (height - 1) * bytesPerRow + width * format.bytesPerPixel)
+    /// The bytes from the first pixel to the end of the last pixel, as unsigned
+    /// addresses (`init` checked that the end does not wrap; a signed one could overflow
+    /// near the top of the address space).
+    var span: Range<UInt> {
+        let start = UInt(bitPattern: baseAddress)
+        return start..<(start + UInt((height - 1) * bytesPerRow + width * format.bytesPerPixel))
     }
 
     /// The first byte of pixel `x` of row `y`.
@@ -270,6 +276,18 @@ public struct PixelBuffer: @unchecked Sendable {
 protocol BufferSample {
     static func load(_ p: UnsafeRawPointer, _ i: Int) -> Float
     static func store(_ x: Float, _ p: UnsafeMutableRawPointer, _ i: Int)
+    /// The sample as stored, as a `Float`: an integer's own value (exact), a float's.
+    static func loadStored(_ p: UnsafeRawPointer, _ i: Int) -> Float
+}
+
+extension BufferSample where Self: FixedWidthInteger & UnsignedInteger {
+    @inline(__always) static func loadStored(_ p: UnsafeRawPointer, _ i: Int) -> Float {
+        Float(p.load(fromByteOffset: MemoryLayout<Self>.stride &* i, as: Self.self))
+    }
+}
+
+extension BufferSample where Self: BinaryFloatingPoint {
+    @inline(__always) static func loadStored(_ p: UnsafeRawPointer, _ i: Int) -> Float { load(p, i) }
 }
 
 extension UInt8: BufferSample {
@@ -312,8 +330,10 @@ extension Float16: BufferSample {
 
 /// Decodes and encodes row pieces of one pixel format to and from straight RGBA
 /// `Float` (SPEC §10): integers by SPEC §0, floats as they are; premultiplied colour
-/// divided by alpha (0 where alpha is 0) on the way in, and on the way out clamped to
-/// [0, 1] and multiplied by alpha, rounded once.
+/// divided by alpha (0 where alpha is 0) on the way in — for integer samples the
+/// quotient of the two stored integers, `c / A`, rounded once, which is `(c/m)/(A/m)`
+/// without the two intermediate roundings — and on the way out clamped to [0, 1] and
+/// multiplied by alpha, rounded once.
 struct RowCodec: Sendable {
     let format: PixelFormat
 
@@ -347,84 +367,189 @@ struct RowCodec: Sendable {
         }
     }
 
-    /// The shifts of R, G, B and A (0 without alpha) within a four-byte pixel read as one
-    /// little-endian 32-bit word.
-    private var byteShifts: SIMD4<UInt32> {
-        let (r, g, b) = format.channelOrder.colorIndices
-        return SIMD4(UInt32(8 &* r), UInt32(8 &* g), UInt32(8 &* b), UInt32(8 &* (format.channelOrder.alphaIndex ?? 0)))
-    }
-
-    /// Four 8-bit channels, one pixel per `SIMD4<Float>`: the generic loop's operations
-    /// (`v / 255`, colour / alpha) on four lanes at once, so the results are the same.
-    /// Each pixel is read as one 32-bit word and its bytes shifted out of the format's
-    /// places (an X order's padding decodes as alpha 1).
+    /// Four 8-bit channels in, one pixel per `SIMD4<Float>`: each pixel's four bytes
+    /// widened to 32-bit lanes and put in R G B A order by one shuffle, then SPEC §0
+    /// (`v / 255`, as `SampleCoding.tripledReciprocal`'s one multiply) or, premultiplied,
+    /// SPEC §10's `c / a`: the colour bytes divided by the alpha byte, the quotient of
+    /// the two integers rounded once, and alpha `A / 255`. An X order's padding decodes
+    /// as alpha 1. The generic loop computes the same values (`decode(_:_:_:_:)`).
     private func decodeFourBytes(_ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
-        let shifts = byteShifts
-        // Without alpha, the fourth lane reads 0xFF, alpha 1.
-        let opaque = SIMD4<UInt32>(0, 0, 0, format.channelOrder.alphaIndex == nil ? 0xFF : 0)
-        Self.decodeWords(p, count, out, shifts: shifts, opaque: opaque, alphaLane: AlphaMasks().pixel,
-                         premultiplied: format.alphaMode == .premultiplied)
+        let opaque = SIMD4<Int32>(0, 0, 0, format.channelOrder.alphaIndex == nil ? 0xFF : 0)
+        let premultiplied = format.alphaMode == .premultiplied
+        func run<P: FourBytePlaces>(_: P.Type) {
+            if premultiplied {
+                Self.decodePremultipliedWords(p, count, out, P.self, alphaLane: AlphaMasks().pixel)
+            } else {
+                Self.decodeWords(p, count, out, P.self, opaque: opaque)
+            }
+        }
+        switch format.channelOrder.colorIndices {
+        case (0, 1, 2): run(PlacesRGBA.self)
+        case (2, 1, 0): run(PlacesBGRA.self)
+        case (1, 2, 3): run(PlacesARGB.self)
+        default: run(PlacesABGR.self)
+        }
     }
 
-    /// `decodeFourBytes`' loop. A premultiplied pixel's colour is divided by its alpha
-    /// (the divisor's fourth lane 1, by a mask held as a value, see `AlphaMasks`), and
-    /// an A = 0 pixel is all zero, by a select rather than a branch.
+    /// `decodeFourBytes`' loop for straight or no alpha.
     @inline(never)
-    private static func decodeWords(_ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>,
-                                    shifts: SIMD4<UInt32>, opaque: SIMD4<UInt32>, alphaLane: SIMDMask<SIMD4<Int32>>,
-                                    premultiplied: Bool) {
-        let m = SIMD4<Float>(repeating: 255), one = SIMD4<Float>(repeating: 1), zero = SIMD4<Float>(repeating: 0)
+    private static func decodeWords<P: FourBytePlaces>(_ p: UnsafeRawPointer, _ count: Int,
+                                                       _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
+                                                       opaque: SIMD4<Int32>) {
+        let k = SIMD4<Float>(repeating: SampleCoding.tripledReciprocal)
         for i in 0..<count {
-            let word = SIMD4<UInt32>(repeating: UInt32(littleEndian: p.loadUnaligned(fromByteOffset: 4 &* i, as: UInt32.self)))
-            let v = (word &>> shifts) & 0xFF | opaque
-            var c = SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: v)) / m
-            if premultiplied {
-                let a = SIMD4<Float>(repeating: c.w)
-                c = (c / a.replacing(with: one, where: alphaLane)).replacing(with: zero, where: a .== zero)
+            let v = P.rgba(SIMD4<Int32>(truncatingIfNeeded: p.loadUnaligned(fromByteOffset: 4 &* i, as: SIMD4<UInt8>.self)))
+            let w = v | opaque
+            (out + i).initialize(to: SIMD4<Float>(w &+ w &+ w) * k)
+        }
+    }
+
+    /// `decodeFourBytes`' loop for premultiplied alpha: four opaque pixels (A = 255) are
+    /// their own straight colours, `v / 255` by one multiply as above; any other pixel
+    /// takes one division, by `(A, A, A, 255)`, and an A = 0 pixel is all zero by a
+    /// select. The divisor's fourth lane comes from a mask held as a value (see
+    /// `AlphaMasks`). The branch, on groups of four, follows the image: the opaque runs
+    /// of a photo skip the divider, which bounds the loop otherwise. (Per pixel, the
+    /// optimiser rebuilt an opaque pixel's vector lane by lane with its alpha a
+    /// constant.)
+    @inline(never)
+    private static func decodePremultipliedWords<P: FourBytePlaces>(
+        _ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
+        alphaLane: SIMDMask<SIMD4<Int32>>) {
+        let m = SIMD4<Float>(repeating: 255), zero = SIMD4<Float>()
+        let k = SIMD4<Float>(repeating: SampleCoding.tripledReciprocal)
+        let opaque = SIMD4<UInt32>(repeating: (UInt32(0xFF) << UInt32(8 &* P.fourth)).littleEndian)
+        @inline(__always) func pixel(_ i: Int) -> SIMD4<Int32> {
+            P.rgba(SIMD4<Int32>(truncatingIfNeeded: p.loadUnaligned(fromByteOffset: 4 &* i, as: SIMD4<UInt8>.self)))
+        }
+        @inline(__always) func divided(_ i: Int) {
+            let c = SIMD4<Float>(pixel(i)), a = SIMD4<Float>(repeating: c.w)
+            (out + i).initialize(to: (c / a.replacing(with: m, where: alphaLane)).replacing(with: zero, where: a .== zero))
+        }
+        var i = 0
+        while i &+ 4 <= count {
+            if all(p.loadUnaligned(fromByteOffset: 4 &* i, as: SIMD4<UInt32>.self) & opaque .== opaque) {
+                for j in i..<(i &+ 4) {
+                    let v = pixel(j)
+                    (out + j).initialize(to: SIMD4<Float>(v &+ v &+ v) * k)
+                }
+            } else {
+                for j in i..<(i &+ 4) { divided(j) }
             }
-            (out + i).initialize(to: c)
+            i &+= 4
+        }
+        while i < count {
+            divided(i)
+            i &+= 1
         }
     }
 
     /// Four 8-bit channels out: premultiplied colour clamped and multiplied by alpha,
     /// then SPEC §0's encoding on four lanes (clamp, · 255, round half to even by 2²³),
-    /// each pixel written as one 32-bit word whose bytes are shifted into the format's
-    /// places (an X order keeps the destination's padding byte).
+    /// the four results put in the format's order by one shuffle and narrowed to bytes,
+    /// each pixel written as one 32-bit word (an X order keeps the destination's
+    /// padding byte).
     ///
     /// The alpha lane is kept by a mask held as a value (see `AlphaMasks`), in a loop of
     /// its own: with the alpha factor written as a literal 1 inside the codec's method,
     /// the optimiser split the clamps into a branch per lane, about 36 cycles a pixel.
     private func encodeFourBytes(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer) {
-        let shifts = byteShifts
         // Without alpha, the padding byte's bits, kept from the destination.
         let padding: UInt32 = format.channelOrder.alphaIndex == nil
             ? 0xFF << UInt32(8 &* (format.channelOrder.fourthIndex ?? 3)) : 0
-        Self.encodeWords(source, count, p, shifts: shifts, padding: padding, alphaLane: AlphaMasks().pixel,
-                         premultiplied: format.alphaMode == .premultiplied)
+        let premultiplied = format.alphaMode == .premultiplied
+        func run<P: FourBytePlaces>(_: P.Type) {
+            if premultiplied {
+                Self.encodePremultipliedWords(source, count, p, P.self, alphaLane: AlphaMasks().pixel)
+            } else {
+                Self.encodeWords(source, count, p, P.self, padding: padding)
+            }
+        }
+        switch format.channelOrder.colorIndices {
+        case (0, 1, 2): run(PlacesRGBA.self)
+        case (2, 1, 0): run(PlacesBGRA.self)
+        case (1, 2, 3): run(PlacesARGB.self)
+        default: run(PlacesABGR.self)
+        }
     }
 
-    /// `encodeFourBytes`' loop: `shifts` places R, G, B and A in the word (A's ignored
-    /// where `padding`, the destination's bits to keep, is not 0).
-    @inline(never)
-    private static func encodeWords(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer,
-                                    shifts: SIMD4<UInt32>, padding: UInt32, alphaLane: SIMDMask<SIMD4<Int32>>,
-                                    premultiplied: Bool) {
+    /// SPEC §0's encoding of four lanes to four bytes in the format's order, as the
+    /// bits of a 32-bit word in memory.
+    @inline(__always)
+    private static func word<P: FourBytePlaces>(_ c: SIMD4<Float>, _: P.Type) -> UInt32 {
         let zero = SIMD4<Float>(repeating: 0), one = SIMD4<Float>(repeating: 1), m = SIMD4<Float>(repeating: 255)
-        let alphaShift = padding == 0 ? shifts.w : 0, alphaBits: UInt32 = padding == 0 ? 0xFF : 0
-        for i in 0..<count {
-            var c = source[i]
-            if premultiplied {
-                var k = zero.replacing(with: c, where: c .> zero)
-                k = k.replacing(with: one, where: k .> one)
-                c = (k * SIMD4(repeating: c.w)).replacing(with: c, where: alphaLane)
-            }
-            var e = zero.replacing(with: c, where: c .> zero)
-            e = e.replacing(with: one, where: e .> one)
-            let v = unsafeBitCast(e * m + 8_388_608, to: SIMD4<UInt32>.self) & 0xFF
-            let word = v.x &<< shifts.x | v.y &<< shifts.y | v.z &<< shifts.z | (v.w & alphaBits) &<< alphaShift
+        var e = zero.replacing(with: c, where: c .> zero)
+        e = e.replacing(with: one, where: e .> one)
+        // The integer sits in the low byte of each lane's pattern (2²³ + k, k ≤ 255).
+        let v = P.memory(unsafeBitCast(e * m + 8_388_608, to: SIMD4<UInt32>.self))
+        return unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: v), to: UInt32.self)
+    }
+
+    /// `word` of four pixels, in memory order.
+    ///
+    /// Where the build has the Clang module of Intel intrinsics: SSE2's conversion, which
+    /// rounds half to even like the `+ 2²³` above, of `minps(1, x)·255` (NaN kept, and
+    /// converted to Int32.min like −∞), then the saturating packs, which clamp below
+    /// (see `BytePacking`): five instructions a pixel where the selects, the masks and
+    /// the narrowing of one word took about twenty.
+    @inline(__always)
+    private static func words<P: FourBytePlaces>(_ x0: SIMD4<Float>, _ x1: SIMD4<Float>, _ x2: SIMD4<Float>,
+                                                 _ x3: SIMD4<Float>, _: P.Type) -> SIMD4<UInt32> {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+        let one = SIMD4<Float>(repeating: 1), m = SIMD4<Float>(repeating: 255)
+        @inline(__always) func lanes(_ x: SIMD4<Float>) -> __m128i { _mm_cvtps_epi32(_mm_min_ps(one, P.memory(x)) * m) }
+        return unsafeBitCast(_mm_packus_epi16(_mm_packs_epi32(lanes(x0), lanes(x1)), _mm_packs_epi32(lanes(x2), lanes(x3))),
+                             to: SIMD4<UInt32>.self)
+        #else
+        return SIMD4(word(x0, P.self), word(x1, P.self), word(x2, P.self), word(x3, P.self))
+        #endif
+    }
+
+    /// `encodeFourBytes`' loop for straight or no alpha, four pixels a step; `padding`
+    /// holds the destination's bits to keep, as a little-endian word's value (0 where
+    /// the format has alpha).
+    @inline(never)
+    private static func encodeWords<P: FourBytePlaces>(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
+                                                       _ p: UnsafeMutableRawPointer, _: P.Type, padding: UInt32) {
+        let padding = padding.littleEndian, kept = SIMD4<UInt32>(repeating: padding)
+        var i = 0
+        while i &+ 4 <= count {
+            var w = words(source[i], source[i &+ 1], source[i &+ 2], source[i &+ 3], P.self)
             let at = p + 4 &* i
-            let old = padding == 0 ? 0 : UInt32(littleEndian: at.loadUnaligned(as: UInt32.self))
-            at.storeBytes(of: (word | old & padding).littleEndian, as: UInt32.self)
+            if padding != 0 { w = w & ~kept | at.loadUnaligned(as: SIMD4<UInt32>.self) & kept }
+            at.storeBytes(of: w, as: SIMD4<UInt32>.self)
+            i &+= 4
+        }
+        while i < count {
+            let at = p + 4 &* i
+            let old = padding == 0 ? 0 : at.loadUnaligned(as: UInt32.self)
+            at.storeBytes(of: word(source[i], P.self) & ~padding | old & padding, as: UInt32.self)
+            i &+= 1
+        }
+    }
+
+    /// `encodeFourBytes`' loop for premultiplied alpha, four pixels a step.
+    @inline(never)
+    private static func encodePremultipliedWords<P: FourBytePlaces>(
+        _ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer, _: P.Type,
+        alphaLane: SIMDMask<SIMD4<Int32>>) {
+        let zero = SIMD4<Float>(repeating: 0), one = SIMD4<Float>(repeating: 1)
+        // clamp(C′, 0, 1)·a, alpha kept.
+        @inline(__always) func premultiplied(_ i: Int) -> SIMD4<Float> {
+            let c = source[i]
+            var k = zero.replacing(with: c, where: c .> zero)
+            k = k.replacing(with: one, where: k .> one)
+            return (k * SIMD4(repeating: c.w)).replacing(with: c, where: alphaLane)
+        }
+        var i = 0
+        while i &+ 4 <= count {
+            let w = words(premultiplied(i), premultiplied(i &+ 1), premultiplied(i &+ 2), premultiplied(i &+ 3), P.self)
+            (p + 4 &* i).storeBytes(of: w, as: SIMD4<UInt32>.self)
+            i &+= 4
+        }
+        while i < count {
+            (p + 4 &* i).storeBytes(of: word(premultiplied(i), P.self), as: UInt32.self)
+            i &+= 1
         }
     }
 
@@ -439,9 +564,14 @@ struct RowCodec: Sendable {
             let base = i &* n
             let a: Float = ai.map { S.load(p, base &+ $0) } ?? 1
             var c = SIMD4<Float>(S.load(p, base &+ ri), S.load(p, base &+ gi), S.load(p, base &+ bi), a)
-            if premultiplied {
-                // An A = 0 pixel has no colour; it is written back as all zero.
-                c = a == 0 ? SIMD4(0, 0, 0, 0) : SIMD4(c.x / a, c.y / a, c.z / a, a)
+            if premultiplied, let ai {
+                // c / a of the stored values: for integers the quotient of the two
+                // integers, rounded once. An A = 0 pixel has no colour; it is written
+                // back as all zero.
+                let stored = S.loadStored(p, base &+ ai)
+                c = a == 0 ? SIMD4(0, 0, 0, 0)
+                    : SIMD4(S.loadStored(p, base &+ ri) / stored, S.loadStored(p, base &+ gi) / stored,
+                            S.loadStored(p, base &+ bi) / stored, a)
             }
             (out + i).initialize(to: c)
         }
@@ -475,4 +605,44 @@ struct RowCodec: Sendable {
             if let ai { S.store(c.w, p, base &+ ai) }
         }
     }
+}
+
+/// Where R, G, B and the fourth sample (alpha or padding) sit in a four-byte pixel,
+/// known at compile time so that putting a pixel's lanes in R G B A order, or back in
+/// the format's, is one shuffle.
+protocol FourBytePlaces {
+    /// The byte index of the fourth sample (alpha or padding).
+    static var fourth: Int { get }
+    /// The lanes of a pixel in memory order, in R G B A order.
+    static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T>
+    /// The lanes of an R G B A pixel in memory order.
+    static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T>
+}
+
+/// RGBA and RGBX.
+enum PlacesRGBA: FourBytePlaces {
+    static var fourth: Int { 3 }
+    @inline(__always) static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T> { m }
+    @inline(__always) static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T> { c }
+}
+
+/// BGRA and BGRX.
+enum PlacesBGRA: FourBytePlaces {
+    static var fourth: Int { 3 }
+    @inline(__always) static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T> { SIMD4(m.z, m.y, m.x, m.w) }
+    @inline(__always) static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T> { SIMD4(c.z, c.y, c.x, c.w) }
+}
+
+/// ARGB and XRGB.
+enum PlacesARGB: FourBytePlaces {
+    static var fourth: Int { 0 }
+    @inline(__always) static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T> { SIMD4(m.y, m.z, m.w, m.x) }
+    @inline(__always) static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T> { SIMD4(c.w, c.x, c.y, c.z) }
+}
+
+/// ABGR and XBGR.
+enum PlacesABGR: FourBytePlaces {
+    static var fourth: Int { 0 }
+    @inline(__always) static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T> { SIMD4(m.w, m.z, m.y, m.x) }
+    @inline(__always) static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T> { SIMD4(c.w, c.z, c.y, c.x) }
 }

@@ -170,16 +170,19 @@ struct WorkloadTests {
 
 @Suite("App pixel buffers")
 struct AppBufferTests {
-    @Test("the rows are pipeline/bgra8-premultiplied, pipeline/rgba8-padded and preview/…/1000x800, with their rooflines")
+    @Test("the rows are pipeline/bgra8-premultiplied, pipeline/rgba8-padded and preview/…/1000x800, for the recipe and vibrance, with their rooflines")
     func names() throws {
         let all = try WorkloadPlan.make(sizes: [.mp12], filter: "^(pipeline/(bgra8-premultiplied|rgba8-padded)|preview)/")
-        let rows = ["pipeline/bgra8-premultiplied/recipe", "pipeline/rgba8-padded/recipe"].flatMap { stem in
-            KernelVariant.allCases.map { "\(stem)/\($0.rawValue)/12MP" }
-        } + KernelVariant.allCases.map { "preview/bgra8-premultiplied/recipe/\($0.rawValue)/1000x800" }
+        let entries = ["recipe", "vibrance"]
+        let rows = entries.flatMap { entry in
+            ["pipeline/bgra8-premultiplied/\(entry)", "pipeline/rgba8-padded/\(entry)"].flatMap { stem in
+                KernelVariant.allCases.map { "\(stem)/\($0.rawValue)/12MP" }
+            } + KernelVariant.allCases.map { "preview/bgra8-premultiplied/\(entry)/\($0.rawValue)/1000x800" }
+        }
         #expect(all.map(\.name).sorted() == (rows + ["copy/samples-rgba8/12MP", "copy/samples-rgba8/1000x800"]).sorted())
         // The preview comes once with 12 MP and 48 MP, and not with a size smaller than itself.
         let both = try WorkloadPlan.make(sizes: [.mp12, .mp48], filter: "^preview/")
-        #expect(both.count == 1 + KernelVariant.allCases.count && both.allSatisfy { $0.size == .preview })
+        #expect(both.count == 1 + entries.count * KernelVariant.allCases.count && both.allSatisfy { $0.size == .preview })
         #expect(throws: ToolError.self) { try WorkloadPlan.make(sizes: [ImageSize(width: 512, height: 384)], filter: "^preview/") }
         let preview = try #require(all.first { $0.name == "preview/bgra8-premultiplied/recipe/simd4/1000x800" })
         #expect(preview.group == "preview" && preview.kernelName == "recipe" && preview.variant == .simd4)

@@ -236,6 +236,71 @@ struct PixelBufferTests {
         }
     }
 
+    @Test("the four-byte row codecs, every order and alpha mode, widths 1…33: decoding is SPEC §0 per byte or SPEC §10's c / A (the quotient of the stored integers, rounded once, as the generic loop computes it); encoding is SampleCoding.encode per lane, NaN, ±∞, ±0 and ties included; an X order keeps its padding byte")
+    func fourByteCodecs() throws {
+        var rng = SeededGenerator(seed: 33)
+        // The memory places of R, G, B and the fourth byte.
+        let orders: [(ChannelOrder, [Int])] = [(.rgba, [0, 1, 2, 3]), (.bgra, [2, 1, 0, 3]), (.argb, [1, 2, 3, 0]),
+                                               (.abgr, [3, 2, 1, 0]), (.rgbx, [0, 1, 2, 3]), (.bgrx, [2, 1, 0, 3]),
+                                               (.xrgb, [1, 2, 3, 0]), (.xbgr, [3, 2, 1, 0])]
+        let special: [Float] = [.nan, .infinity, -.infinity, -0.0, 0, 1, -1, 2, 0.5 / 255, 1.5 / 255, 2.5 / 255,
+                                127.5 / 255, 254.5 / 255, Float(1).nextDown, Float(1).nextUp, .leastNonzeroMagnitude]
+        let greyAlpha = RowCodec(format: try PixelFormat(.grayAlpha, alpha: .premultiplied, sample: .uint8))
+        for (order, places) in orders {
+            for mode in order.alphaIndex == nil ? [AlphaMode.none] : [.straight, .premultiplied] {
+                let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: .uint8))
+                for width in 1...33 {
+                    var bytes = (0..<(4 * width)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                    for i in stride(from: 0, to: width, by: 3) { bytes[4 * i + places[3]] = [0, 255, 1][i % 3] }
+                    // Opaque runs (groups of four opaque pixels take a path of their own),
+                    // broken by a translucent pixel here and there.
+                    if width % 2 == 0 { for i in 0..<width where i % 7 != 5 { bytes[4 * i + places[3]] = 255 } }
+                    var decoded = [SIMD4<Float>](repeating: SIMD4(repeating: -7), count: width)
+                    decoded.withUnsafeMutableBufferPointer { codec.decode(bytes, count: width, into: $0.baseAddress!) }
+                    for i in 0..<width {
+                        let v = places.map { Float(bytes[4 * i + $0]) }
+                        let expected: SIMD4<Float>
+                        switch mode {
+                        case .none: expected = SIMD4(v[0] / 255, v[1] / 255, v[2] / 255, 1)
+                        case .straight: expected = SIMD4(v[0] / 255, v[1] / 255, v[2] / 255, v[3] / 255)
+                        case .premultiplied:
+                            expected = v[3] == 0 ? SIMD4() : SIMD4(v[0] / v[3], v[1] / v[3], v[2] / v[3], v[3] / 255)
+                            // The generic loop (grey and alpha) gives red's value.
+                            var grey = SIMD4<Float>()
+                            greyAlpha.decode([bytes[4 * i + places[0]], bytes[4 * i + places[3]]], count: 1, into: &grey)
+                            #expect(grey.x.bitPattern == expected.x.bitPattern, "\(order) \(mode) pixel \(i): generic loop")
+                        }
+                        for k in 0..<4 {
+                            #expect(decoded[i][k].bitPattern == expected[k].bitPattern,
+                                    "\(order) \(mode) width \(width) pixel \(i) lane \(k): \(decoded[i][k]), expected \(expected[k])")
+                        }
+                    }
+                    // Encoding: special values and values near every tie, then SPEC §0 per lane.
+                    let source = (0..<width).map { _ in
+                        SIMD4<Float>((0..<4).map { _ -> Float in
+                            Bool.random(using: &rng) ? special.randomElement(using: &rng)!
+                                : (Float(Int.random(in: -2...257, using: &rng)) + [0, 0.5, 0.25][Int.random(in: 0...2, using: &rng)]) / 255
+                        })
+                    }
+                    var out = [UInt8](repeating: 0xA5, count: 4 * width)
+                    out.withUnsafeMutableBytes { codec.encode(source, count: width, into: $0.baseAddress!) }
+                    for i in 0..<width {
+                        var x = source[i]
+                        if mode == .premultiplied {
+                            func clamp(_ c: Float) -> Float { c > 0 ? min(c, 1) : 0 }
+                            x = SIMD4(clamp(x.x) * x.w, clamp(x.y) * x.w, clamp(x.z) * x.w, x.w)
+                        }
+                        for k in 0..<4 {
+                            let expected = k == 3 && mode == .none ? 0xA5 : UInt8(SampleCoding.encode(x[k], maxval: 255))
+                            #expect(out[4 * i + places[k]] == expected,
+                                    "\(order) \(mode) width \(width) pixel \(i) lane \(k): \(source[i])")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
     @Test("premultiplied 8-bit: every (colour ≤ alpha) pair survives a conversion exactly; A = 0 stays all zero")
     func premultipliedRoundTrip() throws {
         // Every pair (c, a) with c ≤ a, as pixel (c, c/2, c, a) in BGRA, converted to RGBA
@@ -471,6 +536,22 @@ struct PixelBufferTests {
         let b = try PixelBuffer(baseAddress: storage.bytes + 4, width: 4, height: 2, bytesPerRow: 16, format: .rgba8)
         let plan = try EditPlan(stages: Recipe(preset: .vivid).stages).prepared(width: 4, height: 2)
         #expect(throws: EditPlanError.buffer(.overlappingBuffers)) { try plan.run(from: a, to: b) }
+    }
+
+    @Test("buffers at the top of the address space: overlap is found in unsigned addresses, not by an overflow; nothing is touched")
+    func topOfAddressSpace() throws {
+        let top = try #require(UnsafeMutableRawPointer(bitPattern: UInt(Int.max) - 15))
+        let high = try #require(UnsafeMutableRawPointer(bitPattern: UInt.max - 63))
+        let plan = try EditPlan(Recipe(preset: .vivid)).prepared(width: 4, height: 2, threads: 1)
+        for base in [top, high] {
+            let source = try PixelBuffer(baseAddress: base, width: 4, height: 2, bytesPerRow: 16, format: .rgba8)
+            let destination = try PixelBuffer(baseAddress: base + 4, width: 4, height: 2, bytesPerRow: 16, format: .rgba8)
+            #expect(throws: EditPlanError.buffer(.overlappingBuffers)) { try plan.run(from: source, to: destination) }
+        }
+        // Rows that would wrap past the last address.
+        #expect(throws: PixelBufferError.self) {
+            try PixelBuffer(baseAddress: high, width: 4, height: 5, bytesPerRow: 16, format: .rgba8)
+        }
     }
 
     @Test("preparing for a width no image can have is EditPlanError.outOfMemory, not a trap; thread counts are capped")
