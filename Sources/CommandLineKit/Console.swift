@@ -12,9 +12,27 @@ public enum Console {
         try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
     }
 
-    /// Writes `text` to standard error; a failure is ignored (there is nowhere left to
-    /// report it).
+    /// Writes `text` to standard error, its control characters escaped
+    /// (``printable(_:)``); a failure is ignored (there is nowhere left to report it).
     public static func err(_ text: String) {
-        try? FileHandle.standardError.write(contentsOf: Data(text.utf8))
+        try? FileHandle.standardError.write(contentsOf: Data(printable(text).utf8))
+    }
+
+    /// `text` with every control character but newline and tab — C0, DEL and C1 —
+    /// written as a Swift escape (`\u{1b}`): messages quote file names and text read
+    /// from files, which must not move a terminal's cursor, clear its screen or set
+    /// its title. O(n).
+    public static func printable(_ text: String) -> String {
+        func isControl(_ v: UInt32) -> Bool { (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F...0x9F).contains(v) }
+        guard text.unicodeScalars.contains(where: { isControl($0.value) }) else { return text }
+        var out = ""
+        for scalar in text.unicodeScalars {
+            if isControl(scalar.value) {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
     }
 }

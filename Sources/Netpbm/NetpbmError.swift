@@ -291,7 +291,7 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
         case .pamTupleTypeTooLong(let length, let limit, let offset):
             return "Netpbm PAM header: TUPLTYPE is \(length) bytes long, more than \(limit) (byte offset \(offset))"
         case .depthTooSmallForTupleType(let depth, let tupleType, let required, let offset):
-            return "Netpbm PAM header: tuple type \(tupleType.rawValue) needs DEPTH \(required) or more but DEPTH is \(depth) (byte offset \(offset))"
+            return "Netpbm PAM header: tuple type \(tupleType.printable) needs DEPTH \(required) or more but DEPTH is \(depth) (byte offset \(offset))"
         case .exceedsPixelLimit(let width, let height, let limit, let offset):
             // Overflow-checked: a hand-made error value must not trap while being printed.
             let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
@@ -321,7 +321,7 @@ public enum NetpbmError: Error, Sendable, Equatable, CustomStringConvertible {
         case .sampleOutOfRange(let value, let maxval, let index):
             return "Netpbm image: sample \(value) at index \(index) is larger than maxval \(maxval)"
         case .imageDepthTooSmallForTupleType(let depth, let tupleType, let required):
-            return "Netpbm image: tuple type \(tupleType.rawValue) needs depth \(required) or more but the depth is \(depth)"
+            return "Netpbm image: tuple type \(tupleType.printable) needs depth \(required) or more but the depth is \(depth)"
         case .invalidTupleType(let string):
             return "Netpbm image: tuple type \"\(Self.escaped(Array(string.utf8.prefix(64))))\" cannot be written: it must be printable ASCII without leading or trailing spaces, at most 255 bytes"
         case .depthMismatch(let format, let depth, let required):

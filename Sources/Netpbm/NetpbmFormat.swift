@@ -157,6 +157,11 @@ public enum TupleType: Sendable, Hashable {
         }
     }
 
+    /// The tuple type as messages print it: printable ASCII as it is, every other byte
+    /// of its UTF-8 (and `"` and `\`) written `\xNN`, so that a file's header cannot
+    /// put control characters on a terminal.
+    public var printable: String { NetpbmError.escaped(Array(rawValue.utf8)) }
+
     /// `true` for the three standard `_ALPHA` types (alpha is the last plane).
     /// `.other` types report `false`: their meaning is not known here.
     public var hasAlpha: Bool {

@@ -67,6 +67,9 @@ public final class NetpbmStreamReader {
     /// The 1-based index of the current image (the one whose header was read last, or is
     /// being read); 0 before the first call to ``nextImage()``.
     public private(set) var frame = 0
+    /// The byte offset of the current image's header (its magic number); 0 before the
+    /// first call to ``nextImage()``.
+    public private(set) var headerOffset = 0
 
     private var window: InputWindow
     private var decoder: RasterDecoder?
@@ -201,6 +204,7 @@ public final class NetpbmStreamReader {
                     return nil
                 }
             }
+            headerOffset = window.offset
             let next = try NetpbmHeader.parse(&window, limits: limits, usedBytes: 0)
             header = next
             decoder = RasterDecoder(header: next, rasterStart: window.offset)

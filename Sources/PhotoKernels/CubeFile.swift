@@ -101,7 +101,7 @@ public struct CubeFileError: Error, Sendable, Equatable, CustomStringConvertible
         let what: String
         switch reason {
         case .lineTooLong(let limit): what = "the line is longer than \(limit) bytes"
-        case .unknownKeyword(let word): what = "unknown keyword \"\(Self.printable(word))\""
+        case .unknownKeyword(let word): what = "unknown keyword \"\(quotedText(word))\""
         case .duplicateKeyword(let word, let first): what = "\(word) appears again (first on line \(first))"
         case .conflictingKeywords(let word, let other, let otherLine):
             what = "\(word) conflicts with \(other) on line \(otherLine)"
@@ -113,8 +113,8 @@ public struct CubeFileError: Error, Sendable, Equatable, CustomStringConvertible
             what = "the table needs \(entries) entries, more than the limit \(limit) (CubeLimits.maxEntries)"
         case .wrongValueCount(let word, let expected, let found):
             what = "\(word ?? "a table entry") needs \(expected) value\(expected == 1 ? "" : "s"), found \(found)"
-        case .invalidNumber(let text): what = "\"\(Self.printable(text))\" is not a decimal number"
-        case .nonFiniteValue(let text): what = "\"\(Self.printable(text))\" is not a finite Float value"
+        case .invalidNumber(let text): what = "\"\(quotedText(text))\" is not a decimal number"
+        case .nonFiniteValue(let text): what = "\"\(quotedText(text))\" is not a finite Float value"
         case .invalidTitle: what = "TITLE needs one double-quoted string"
         case .invalidDomain(let channel, let min, let max):
             what = "the domain of \(["R", "G", "B"][channel]) is \(min)…\(max); min must be below max"
@@ -124,21 +124,6 @@ public struct CubeFileError: Error, Sendable, Equatable, CustomStringConvertible
         case .readFailed(let path, let reason): return "cannot read \(path): \(reason)"
         }
         return "line \(line): \(what)"
-    }
-
-    /// `text` as it may go to a terminal: control characters, `"` and `\` escaped as
-    /// in a Swift string literal, so a hostile file cannot send escape sequences.
-    static func printable(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"", "\\": out += "\\" + String(scalar)
-            case _ where scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value):
-                out += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
     }
 }
 

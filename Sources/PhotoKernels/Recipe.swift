@@ -13,19 +13,20 @@ public enum RecipeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A key no family knows, with the closest known key, if any.
     case unknownKey(String, closest: String?)
 
-    /// One English sentence naming the field and the problem.
+    /// One English sentence naming the field and the problem. What comes from the
+    /// file (keys, identifiers, values) has its control characters escaped.
     public var description: String {
         switch self {
         case .unknownFormat(let id):
-            "recipe: formatIdentifier \"\(id)\" is not \"\(Recipe.formatIdentifier)\""
+            "recipe: formatIdentifier \"\(quotedText(id))\" is not \"\(Recipe.formatIdentifier)\""
         case .unsupportedVersion(let found, let supported):
-            "recipe: formatVersion \(found) is newer than this library reads (\(supported))"
+            "recipe: formatVersion \(printableText(found)) is newer than this library reads (\(supported))"
         case .invalidValue(let field, let value, let reason):
-            "recipe: \(field) = \(value) is invalid: \(reason)"
+            "recipe: \(printableText(field)) = \(printableText(value)) is invalid: \(printableText(reason))"
         case .malformed(let field, let reason):
-            "recipe: \(field.isEmpty ? "document" : field): \(reason)"
+            "recipe: \(field.isEmpty ? "document" : printableText(field)): \(printableText(reason))"
         case .unknownKey(let key, let closest):
-            "recipe: unknown key \"\(key)\"" + (closest.map { "; did you mean \"\($0)\"?" } ?? "")
+            "recipe: unknown key \"\(quotedText(key))\"" + (closest.map { "; did you mean \"\($0)\"?" } ?? "")
                 + " (known keys: \(KernelFamilies.all.map(\.key).joined(separator: ", ")))"
         }
     }

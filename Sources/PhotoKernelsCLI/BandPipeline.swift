@@ -275,7 +275,7 @@ final class BandPipeline: @unchecked Sendable {
             let oriented = settings.plan.orientation != .up
             let job: Job
             do throws(CLIError) {
-                job = try makeJob(header, index: index)
+                job = try makeJob(header, index: index, offset: reader.headerOffset)
             } catch {
                 return toCompute.send(.failed(error))
             }
@@ -325,8 +325,8 @@ final class BandPipeline: @unchecked Sendable {
     }
 
     /// The frame's rules and prepared plan (cached by size).
-    private func makeJob(_ header: NetpbmHeader, index: Int) throws(CLIError) -> Job {
-        var frame = try settings.rules.frame(for: header, frame: index, source: source)
+    private func makeJob(_ header: NetpbmHeader, index: Int, offset: Int) throws(CLIError) -> Job {
+        var frame = try settings.rules.frame(for: header, frame: index, offset: offset, source: source)
         let orientation = settings.plan.orientation
         let upright = orientation.orientedSize(width: header.width, height: header.height)
         if orientation.swapsAxes {

@@ -118,8 +118,9 @@ extension SampleLayout {
     /// alpha, 3 RGB, 4 RGBA).
     ///
     /// - Throws: exit 65 if the depth does not match (e.g. extra planes after RGB),
-    ///   naming `source` and, in a stream of several images, the frame.
-    init(of header: NetpbmHeader, frame: Int, source: String) throws(CLIError) {
+    ///   naming `source`, the frame and the byte offset of its header (`offset`), the
+    ///   tuple type escaped.
+    init(of header: NetpbmHeader, frame: Int, offset: Int, source: String) throws(CLIError) {
         let layout: SampleLayout?
         switch TupleType(rawValue: header.tupleType.rawValue) {
         case .blackAndWhite, .grayscale: layout = .gray
@@ -129,9 +130,10 @@ extension SampleLayout {
         case .other: layout = SampleLayout(channelCount: header.depth)
         }
         guard let layout, layout.channelCount == header.depth else {
-            let type = header.tupleType.rawValue.isEmpty ? "no tuple type" : "tuple type \(header.tupleType.rawValue)"
+            let type = header.tupleType.rawValue.isEmpty ? "no tuple type" : "tuple type \"\(header.tupleType.printable)\""
             throw .data("\(source): frame \(frame): a PAM with \(type) and depth \(header.depth) is not supported "
-                        + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are)")
+                        + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are) "
+                        + "(byte offset \(offset))")
         }
         self = layout
     }

@@ -42,9 +42,9 @@ struct OutputRules: Sendable {
     /// The rules for the image whose header is `header`.
     ///
     /// - Throws: exit 65 for a PAM whose planes the tool cannot interpret, naming
-    ///   `source` and the frame.
-    func frame(for header: NetpbmHeader, frame index: Int, source: String) throws(CLIError) -> Frame {
-        let inputLayout = try SampleLayout(of: header, frame: index, source: source)
+    ///   `source`, the frame and the byte offset of its header (`offset`).
+    func frame(for header: NetpbmHeader, frame index: Int, offset: Int, source: String) throws(CLIError) -> Frame {
+        let inputLayout = try SampleLayout(of: header, frame: index, offset: offset, source: source)
         let isBitmap = header.tupleType == .blackAndWhite || header.tupleType == .blackAndWhiteAlpha
         let outputMaxval = maxval ?? (isBitmap ? 255 : header.maxval)
 

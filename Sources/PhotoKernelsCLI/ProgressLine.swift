@@ -63,11 +63,12 @@ final class ProgressLine: @unchecked Sendable {
         drawIfDue()
     }
 
-    /// Prints `text` (whole lines) on standard error, above the progress line.
+    /// Prints `text` (whole lines) on standard error, above the progress line, its
+    /// control characters escaped (`Console.printable`).
     func print(_ text: String) {
         lock.lock()
         defer { lock.unlock() }
-        put((visible ? "\r\u{1B}[K" : "") + text)
+        put((visible ? "\r\u{1B}[K" : "") + Console.printable(text))
         visible = false
     }
 
@@ -90,7 +91,7 @@ final class ProgressLine: @unchecked Sendable {
             line = "\(filesDone)/\(files) files, \(Self.decimal(Double(pixelsDone) / 1e6)) MP, \(Self.decimal(rate)) MP/s"
         } else {
             let percent = framePixels > 0 ? min(100, frameDone * 100 / framePixels) : 0
-            line = "\(name): " + (frame > 1 ? "frame \(frame), " : "") + "\(percent)%, \(Self.decimal(rate)) MP/s"
+            line = "\(Console.printable(name)): " + (frame > 1 ? "frame \(frame), " : "") + "\(percent)%, \(Self.decimal(rate)) MP/s"
         }
         put("\r" + line + "\u{1B}[K")
         visible = true

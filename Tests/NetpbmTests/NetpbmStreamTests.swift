@@ -329,12 +329,20 @@ struct NetpbmStreamTests {
 
     // MARK: Several images
 
-    @Test("Multi-image streams: headers in order, whitespace between, nil at the end and after")
+    @Test("Multi-image streams: headers in order, each at its byte offset, whitespace between, nil at the end and after")
     func multiImage() throws {
         var bytes: [UInt8] = []
+        var starts: [Int] = []
         for (index, image) in Self.images.enumerated() {
+            starts.append(bytes.count)
             bytes += try NetpbmWriter.encode(image)
             bytes += ascii(index % 2 == 0 ? "" : " \n\t\r\u{0B}\u{0C}")
+        }
+        let offsets = NetpbmStreamReader(bytes: bytes)
+        #expect(offsets.headerOffset == 0)
+        for start in starts {
+            _ = try offsets.nextImage()
+            #expect(offsets.headerOffset == start)
         }
         for readSize in [3, 4096] {
             let reader = NetpbmStreamReader(bytes: bytes, readSize: readSize)

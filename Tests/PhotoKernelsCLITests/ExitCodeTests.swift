@@ -90,6 +90,15 @@ struct ExitCodeTests {
         #expect(try sandbox.contents() == ["bad.ppm"])
     }
 
+    @Test("control characters in a file name reach standard error escaped, not as terminal commands")
+    func escapedFileName() throws {
+        let sandbox = try Sandbox()
+        let result = try Tool.run(["apply", "no\u{1B}[2Jsuch\r.ppm", "-o", "out.ppm"], in: sandbox)
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stderr.contains("no\\u{1b}[2Jsuch\\u{d}.ppm"), "\(result.stderr.debugDescription)")
+        #expect(!result.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D })
+    }
+
     @Test("65: invalid recipe", arguments: [
         #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "saturation": "high"}"#,
         #"{"formatIdentifier": "com.example.other", "formatVersion": "1.0"}"#,

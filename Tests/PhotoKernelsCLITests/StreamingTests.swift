@@ -171,32 +171,51 @@ struct StreamingTests {
         }
         let grey = OutputRules(target: .likeInput, maxval: nil, recipeKeepsGrey: true)
         let colour = OutputRules(target: .likeInput, maxval: nil, recipeKeepsGrey: false)
-        let p5 = try grey.frame(for: header(.rawPGM), frame: 1, source: "x")
+        let p5 = try grey.frame(for: header(.rawPGM), frame: 1, offset: 0, source: "x")
         #expect(p5.output.format == .rawPGM && p5.outputLayout == .gray && p5.inputLayout == .gray)
-        let p6 = try colour.frame(for: header(.rawPGM), frame: 1, source: "x")
+        let p6 = try colour.frame(for: header(.rawPGM), frame: 1, offset: 0, source: "x")
         #expect(p6.output.format == .rawPPM && p6.outputLayout == .rgb)
-        let plain = try colour.frame(for: header(.plainPGM), frame: 1, source: "x")
+        let plain = try colour.frame(for: header(.plainPGM), frame: 1, offset: 0, source: "x")
         #expect(plain.output.format == .plainPPM)
         // A bitmap becomes an 8-bit greymap.
-        let bitmap = try grey.frame(for: header(.rawPBM, maxval: 1), frame: 1, source: "x")
+        let bitmap = try grey.frame(for: header(.rawPBM, maxval: 1), frame: 1, offset: 0, source: "x")
         #expect(bitmap.output.format == .rawPGM && bitmap.output.maxval == 255)
         // Grey + alpha in PAM keeps both; in colour it gains RGB and keeps alpha.
         let ga = header(.pam, depth: 2, maxval: 1023, .grayscaleAlpha)
-        #expect(try grey.frame(for: ga, frame: 1, source: "x").output.tupleType == .grayscaleAlpha)
-        let rgba = try colour.frame(for: ga, frame: 1, source: "x")
+        #expect(try grey.frame(for: ga, frame: 1, offset: 0, source: "x").output.tupleType == .grayscaleAlpha)
+        let rgba = try colour.frame(for: ga, frame: 1, offset: 0, source: "x")
         #expect(rgba.output.tupleType == .rgbAlpha && rgba.output.depth == 4 && rgba.output.maxval == 1023)
         // PPM output cannot store alpha; PGM output stores luma; --maxval wins.
         let toPPM = OutputRules(target: .fixed(.ppm), maxval: 65535, recipeKeepsGrey: true)
-        let dropped = try toPPM.frame(for: header(.pam, depth: 4, .rgbAlpha), frame: 1, source: "x")
+        let dropped = try toPPM.frame(for: header(.pam, depth: 4, .rgbAlpha), frame: 1, offset: 0, source: "x")
         #expect(dropped.droppedAlpha && dropped.outputLayout == .rgb && dropped.output.maxval == 65535)
         let toPGM = OutputRules(target: .fixed(.pgm), maxval: nil, recipeKeepsGrey: false)
-        #expect(try toPGM.frame(for: header(.rawPPM), frame: 1, source: "x").outputLayout == .gray)
-        // A PAM the tool cannot interpret names the source and the frame.
+        #expect(try toPGM.frame(for: header(.rawPPM), frame: 1, offset: 0, source: "x").outputLayout == .gray)
+        // A PAM the tool cannot interpret names the source, the frame and its offset.
         let odd = header(.pam, depth: 5, .rgbAlpha)
-        #expect(throws: CLIError.data("x: frame 3: a PAM with tuple type RGB_ALPHA and depth 5 is not supported "
-                                      + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are)")) {
-            try grey.frame(for: odd, frame: 3, source: "x")
+        #expect(throws: CLIError.data("x: frame 3: a PAM with tuple type \"RGB_ALPHA\" and depth 5 is not supported "
+                                      + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are) "
+                                      + "(byte offset 1234)")) {
+            try grey.frame(for: odd, frame: 3, offset: 1234, source: "x")
         }
+    }
+
+    @Test("a PAM frame the tool cannot interpret: the message names the frame and its header's byte offset, the tuple type's control bytes escaped")
+    func uninterpretableFrame() throws {
+        let first = Array("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 3\nMAXVAL 255\nTUPLTYPE RGB\nENDHDR\n".utf8) + [1, 2, 3]
+        let second = Array("P7\nWIDTH 1\nHEIGHT 1\nDEPTH 5\nMAXVAL 255\nTUPLTYPE \u{1B}[2J\u{7}\rX\nENDHDR\n".utf8)
+            + [1, 2, 3, 4, 5]
+        let stream = first + Array("\n\n".utf8) + second
+        let settings = StreamSettings(plan: EditPlan(stages: Recipe(adjustments: .vivid).stages),
+                                      rules: OutputRules(target: .likeInput, maxval: nil, recipeKeepsGrey: true),
+                                      threads: 1, bandSamples: 8, slots: 3)
+        #expect(throws: CLIError.data("s.pam: frame 2: a PAM with tuple type \"\\x1B[2J\\x07\\x0DX\" and depth 5 is not supported "
+                                      + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are) "
+                                      + "(byte offset \(first.count + 2))")) {
+            _ = try BandPipeline.run(NetpbmStreamReader(bytes: stream), to: NetpbmStreamWriter(), settings: settings,
+                                     source: "s.pam")
+        }
+        #expect(TupleType(rawValue: "A\"B\\C\u{0}é").printable == "A\\x22B\\x5CC\\x00\\xC3\\xA9")
     }
 
     @Test("an input error arrives after every earlier frame; nothing of the failing frame is flushed")
@@ -353,7 +372,7 @@ struct StreamingTests {
                                   in: sandbox, environment: ["PHOTOKERNELS_BAND_SAMPLES": "5"])
         try #require(whole.status == 0 && banded.status == 0, "\(whole.stderr) \(banded.stderr)")
         let written = try sandbox.images(output)[0]
-        let outputLayout = try SampleLayout(of: NetpbmHeader(written), frame: 1, source: output)
+        let outputLayout = try SampleLayout(of: NetpbmHeader(written), frame: 1, offset: 0, source: output)
         #expect(written.samples == libraryPath(image, layout: layout, recipe: recipe, outputLayout: outputLayout))
         #expect(try sandbox.read(output) == sandbox.read("whole-" + output))
     }

@@ -172,6 +172,26 @@ struct RecipeTests {
         }
     }
 
+    @Test("what a recipe file puts in a message has its control characters escaped: keys, nested keys, the identifier, the version")
+    func escapesFileText() {
+        let head = #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.1", "#
+        let cases: [(String, String)] = [
+            (head + #""\u001b[2J": 1}"#, #"recipe: unknown key "\u{1b}[2J""#),
+            (head + #""effect": {"name": "sepia", "\u0007\r": 1}}"#, #"recipe: effect.\u{7}\u{d}: unknown key"#),
+            (#"{"formatIdentifier": "x\u001b]0;t\u0007\"", "formatVersion": "1.0"}"#, #"recipe: formatIdentifier "x\u{1b}]0;t\u{7}\"""#),
+            (#"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.\u009b"}"#, #"recipe: formatVersion = 1.\u{9b} is invalid"#),
+        ]
+        for (json, prefix) in cases {
+            do {
+                _ = try Recipe.decode(from: Data(json.utf8))
+                Issue.record("\(json) was accepted")
+            } catch {
+                #expect(error.description.hasPrefix(prefix), "\(error.description.debugDescription)")
+                #expect(!error.description.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+            }
+        }
+    }
+
     @Test("an orientation that is not a whole number 1…8 names the field")
     func rejectsFractionalOrientation() {
         for (value, tag) in [("2.5", "2.5"), ("9", "9"), ("0", "0")] {
