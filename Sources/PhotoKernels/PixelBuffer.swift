@@ -12,7 +12,8 @@ import _Builtin_intrinsics.intel
 /// The order of the channels in one pixel, in memory order (lowest address first).
 ///
 /// The X variants carry a padding byte (or word) where alpha would be; it is read as
-/// opacity 1 and never written, so it keeps whatever the buffer holds.
+/// opacity 1 and never changed: it keeps whatever the buffer holds (the encoders may
+/// store it back with its own value, as part of a whole pixel or group of pixels).
 public enum ChannelOrder: String, Sendable, CaseIterable {
     /// R G B A (PAM, PNG, CoreGraphics "premultiplied last" in big-endian order).
     case rgba

@@ -264,8 +264,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     ///
     /// An `EditPlan` resolves the geometry once per image size instead
     /// (`preparedGains(imageWidth:imageHeight:)`); this entry point resolves it per call.
-    /// No location traps: columns beyond ±2^62, which no image has, take the
-    /// reference's gains with the columns wrapping like `&+`.
+    /// No location traps: columns outside the image take the reference's gains, and
+    /// beyond ±2^62 the columns wrap like `&+`.
     ///
     /// - Complexity: O(row.count) plus O(1) to resolve the geometry; no heap allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
@@ -276,7 +276,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
 
     /// Resolves the geometry for one image size: the positional constants of an
     /// `EditPlan`. Its methods take any row and columns without trapping, as `apply`
-    /// does.
+    /// does, and give columns outside the image the reference's gains in both variants.
     ///
     /// - Complexity: O(1).
     public func preparedGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains {
@@ -319,7 +319,9 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// depend on the row alone, not on the piece).
     static func scheduledGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, imageWidth: Int,
                                dy: Float, _ g: Resolved, spans: (a: Int, b: Int, c: Int, e: Int)? = nil) {
-        guard isOrdinary(x0: x0, count: count) else { return referenceGains(out, x0: x0, count: count, dy: dy, g) }
+        guard isInside(x0: x0, count: count, imageWidth: imageWidth) else {
+            return referenceGains(out, x0: x0, count: count, dy: dy, g)
+        }
         let spans = spans ?? constantSpans(count: imageWidth, dy: dy, g)
         let end = x0 &+ count
         // Pixel m − x mirrors pixel x about the centre when m = 2·cx − 1 is an integer:
@@ -411,6 +413,13 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         x0.magnitude < 1 << 62 && (0..<(1 << 62)).contains(count)
     }
 
+    /// Whether columns `x0 ..< x0 + count` lie in a row `imageWidth` pixels wide, where
+    /// the schedules split the row into its spans. Columns outside it (which a plan never
+    /// asks for) take the reference's gains, as `.scalar` does.
+    static func isInside(x0: Int, count: Int, imageWidth: Int) -> Bool {
+        isOrdinary(x0: x0, count: count) && x0 >= 0 && x0 + count <= imageWidth
+    }
+
     /// Pixels per chunk of the band: their gains fill 1 KiB, which
     /// `withUnsafeTemporaryAllocation` places on the stack without a size check, and
     /// which stays in L1 between the two passes. A multiple of 8.
@@ -452,7 +461,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// `scale(variant: .simd4)` does (`scaleBySpans`), the band by its gains.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, by gains: UnsafePointer<Float>) {
             let keep = AlphaMasks()
-            guard Vignette.isOrdinary(x0: x0, count: count) else {
+            guard Vignette.isInside(x0: x0, count: count, imageWidth: imageWidth) else {
                 return Vignette.scaleRow(p, count: count, by: UnsafeRawPointer(gains), keep)
             }
             scaleBySpans(p, count: count, x0: x0, dy: (Float(y) + 0.5) - resolved.cy, keep) { l, u in
@@ -489,7 +498,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// at a time; `.scalar` a chunk of reference gains at a time.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, variant: KernelVariant) {
             let dy = (Float(y) + 0.5) - resolved.cy
-            if variant == .simd4, Vignette.isOrdinary(x0: x0, count: count), x0 + count <= 1 << 24 {
+            if variant == .simd4, Vignette.isInside(x0: x0, count: count, imageWidth: imageWidth), x0 + count <= 1 << 24 {
                 let keep = AlphaMasks(), g = resolved
                 scaleBySpans(p, count: count, x0: x0, dy: dy, keep) { l, u in
                     // A chunk of gains, then its pixels: the gains stay in L1.

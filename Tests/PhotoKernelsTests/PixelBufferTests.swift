@@ -251,7 +251,7 @@ struct PixelBufferTests {
                 let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: .uint8))
                 for width in 1...33 {
                     var bytes = (0..<(4 * width)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-                    for i in stride(from: 0, to: width, by: 3) { bytes[4 * i + places[3]] = [0, 255, 1][i % 3] }
+                    for i in stride(from: 0, to: width, by: 3) { bytes[4 * i + places[3]] = [0, 255, 1][(i / 3) % 3] }
                     // Opaque runs (groups of four opaque pixels take a path of their own),
                     // broken by a translucent pixel here and there.
                     if width % 2 == 0 { for i in 0..<width where i % 7 != 5 { bytes[4 * i + places[3]] = 255 } }

@@ -310,38 +310,41 @@ struct VignetteTests {
         #expect(try JSONDecoder().decode(Vignette.self, from: data) == v)
     }
 
-    @Test("columns and rows at the ends of Int neither trap nor leave pixels unscaled: the reference's gains in both variants, columns wrapping; far from the centre of a small image, the Double reference's 1 or 1 − intensity")
+    @Test("columns outside the image, rows and columns at the ends of Int: no trap, no pixel left unscaled, the reference's gains in both variants (columns wrapping); far from the centre of a small image, the Double reference's 1 or 1 − intensity")
     func extremePositions() {
         let forms: [Vignette] = [.vignette(intensity: 0.8, radius: 1), .vignette(intensity: 1, radius: 2),
                                  .vignetteEffect(center: SIMD2(0, 0), radius: 1e30, intensity: 1, falloff: 0.99),
                                  .relativeVignetteEffect(intensity: 0.5, falloff: 0.3)]
-        let locations = [(x0: Int.max, width: 100), (x0: Int.max - 1, width: Int.max), (x0: Int.min, width: 100),
-                         (x0: Int.max - 7, width: 100), (x0: Int.min + 3, width: 7)]
+        let locations = [(x0: Int.max, width: 100, y: 4), (x0: Int.max - 1, width: Int.max, y: 4), (x0: Int.min, width: 100, y: 4),
+                         (x0: Int.max - 7, width: 100, y: 4), (x0: Int.min + 3, width: 7, y: 4),
+                         // Partly or wholly outside a 7-pixel row; rows far outside the image.
+                         (x0: -5, width: 7, y: 4), (x0: 3, width: 7, y: 4), (x0: 9, width: 7, y: 4),
+                         (x0: 0, width: 300, y: Int.min), (x0: 0, width: 300, y: Int.max), (x0: 0, width: 300, y: 1 << 62)]
         for v in forms {
-            for (x0, width) in locations {
+            for (x0, width, y) in locations {
                 for count in [1, 8, 64, 300] {
                     let gains = v.preparedGains(imageWidth: width, imageHeight: 9)
                     var reference = [Float](repeating: .nan, count: count)
-                    gains.rowGains(y: 4, x0: x0, count: count, variant: .scalar, into: &reference)
+                    gains.rowGains(y: y, x0: x0, count: count, variant: .scalar, into: &reference)
                     for variant in KernelVariant.allCases {
                         var row = [SIMD4<Float>](repeating: SIMD4(0.5, 0.25, 1, 0.75), count: count)
                         row.withUnsafeMutableBufferPointer {
-                            v.apply($0, at: RowLocation(y: 4, x0: x0, imageWidth: width, imageHeight: 9), variant: variant)
+                            v.apply($0, at: RowLocation(y: y, x0: x0, imageWidth: width, imageHeight: 9), variant: variant)
                         }
                         var held = [Float](repeating: .nan, count: count)
-                        gains.rowGains(y: 4, x0: x0, count: count, variant: variant, into: &held)
+                        gains.rowGains(y: y, x0: x0, count: count, variant: variant, into: &held)
                         var scaled = [SIMD4<Float>](repeating: SIMD4(0.5, 0.25, 1, 0.75), count: count)
-                        gains.scale(&scaled, count: count, y: 4, x0: x0, by: held)
+                        gains.scale(&scaled, count: count, y: y, x0: x0, by: held)
                         for i in 0..<count {
                             let g = reference[i]
                             let expected = SIMD4(g * 0.5, g * 0.25, g * 1, 0.75)
                             #expect(row[i] == expected && held[i] == g && scaled[i] == expected && g.isFinite,
-                                    "\(v) x0 \(x0) width \(width) count \(count) \(variant) pixel \(i): \(row[i]), gain \(held[i])")
+                                    "\(v) x0 \(x0) y \(y) width \(width) count \(count) \(variant) pixel \(i): \(row[i]), gain \(held[i])")
                             // In an image 100 pixels wide every column here lies at least
                             // 2^61 from the centre: beyond r1 (1 − intensity) or, for the
                             // 10^30 radius, inside r0 (1), as the Double reference says.
-                            if width <= 100 {
-                                let exact = v.geometry(width: width, height: 9).gain(x: x0 &+ i, y: 4)
+                            if width <= 100, x0.magnitude > 1 << 62 {
+                                let exact = v.geometry(width: width, height: 9).gain(x: x0 &+ i, y: y)
                                 #expect(exact == 1 ? g == 1 : exact == 1 - v.intensity && g == 1 - Float(v.intensity) * 1,
                                         "\(v) x0 \(x0) pixel \(i)")
                             }
