@@ -375,16 +375,40 @@ struct RowCodec: Sendable {
     /// the two integers rounded once, and alpha `A / 255`. An X order's padding decodes
     /// as alpha 1. The generic loop computes the same values (`decode(_:_:_:_:)`).
     private func decodeFourBytes(_ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
-        let opaque = SIMD4<Int32>(0, 0, 0, format.channelOrder.alphaIndex == nil ? 0xFF : 0)
-        let premultiplied = format.alphaMode == .premultiplied
+        runFourBytes(.decode(p, into: out), count: count)
+    }
+
+    /// One four-byte row codec's work.
+    private enum FourByteJob {
+        case decode(UnsafeRawPointer, into: UnsafeMutablePointer<SIMD4<Float>>)
+        case encode(UnsafePointer<SIMD4<Float>>, into: UnsafeMutableRawPointer)
+    }
+
+    /// Runs `job` on `count` pixels in the loop for the format's alpha mode, with the
+    /// format's places as a compile-time type (`FourBytePlaces`).
+    private func runFourBytes(_ job: FourByteJob, count: Int) {
+        let order = format.channelOrder, premultiplied = format.alphaMode == .premultiplied
         func run<P: FourBytePlaces>(_: P.Type) {
-            if premultiplied {
-                Self.decodePremultipliedWords(p, count, out, P.self, alphaLane: AlphaMasks().pixel)
-            } else {
-                Self.decodeWords(p, count, out, P.self, opaque: opaque)
+            switch job {
+            case .decode(let p, let out):
+                if premultiplied {
+                    Self.decodePremultipliedWords(p, count, out, P.self, alphaLane: AlphaMasks().pixel)
+                } else {
+                    // Without alpha, the fourth lane reads 0xFF, alpha 1.
+                    let opaque = SIMD4<Int32>(0, 0, 0, order.alphaIndex == nil ? 0xFF : 0)
+                    Self.decodeWords(p, count, out, P.self, opaque: opaque)
+                }
+            case .encode(let source, let p):
+                if premultiplied {
+                    Self.encodePremultipliedWords(source, count, p, P.self, alphaLane: AlphaMasks().pixel)
+                } else {
+                    // Without alpha, the padding byte's bits, kept from the destination.
+                    let padding: UInt32 = order.alphaIndex == nil ? 0xFF << UInt32(8 &* (order.fourthIndex ?? 3)) : 0
+                    Self.encodeWords(source, count, p, P.self, padding: padding)
+                }
             }
         }
-        switch format.channelOrder.colorIndices {
+        switch order.colorIndices {
         case (0, 1, 2): run(PlacesRGBA.self)
         case (2, 1, 0): run(PlacesBGRA.self)
         case (1, 2, 3): run(PlacesARGB.self)
@@ -455,23 +479,7 @@ struct RowCodec: Sendable {
     /// its own: with the alpha factor written as a literal 1 inside the codec's method,
     /// the optimiser split the clamps into a branch per lane, about 36 cycles a pixel.
     private func encodeFourBytes(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer) {
-        // Without alpha, the padding byte's bits, kept from the destination.
-        let padding: UInt32 = format.channelOrder.alphaIndex == nil
-            ? 0xFF << UInt32(8 &* (format.channelOrder.fourthIndex ?? 3)) : 0
-        let premultiplied = format.alphaMode == .premultiplied
-        func run<P: FourBytePlaces>(_: P.Type) {
-            if premultiplied {
-                Self.encodePremultipliedWords(source, count, p, P.self, alphaLane: AlphaMasks().pixel)
-            } else {
-                Self.encodeWords(source, count, p, P.self, padding: padding)
-            }
-        }
-        switch format.channelOrder.colorIndices {
-        case (0, 1, 2): run(PlacesRGBA.self)
-        case (2, 1, 0): run(PlacesBGRA.self)
-        case (1, 2, 3): run(PlacesARGB.self)
-        default: run(PlacesABGR.self)
-        }
+        runFourBytes(.encode(source, into: p), count: count)
     }
 
     /// SPEC §0's encoding of four lanes to four bytes in the format's order, as the
