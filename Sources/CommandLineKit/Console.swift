@@ -18,16 +18,21 @@ public enum Console {
         try? FileHandle.standardError.write(contentsOf: Data(printable(text).utf8))
     }
 
-    /// `text` with every control character but newline and tab — C0, DEL and C1 —
-    /// written as a Swift escape (`\u{1b}`): messages quote file names and text read
-    /// from files, which must not move a terminal's cursor, clear its screen or set
-    /// its title. O(n).
+    /// `text` with every control character but newline and tab — C0, DEL and C1 — and
+    /// every format character (Unicode's Cf: bidirectional overrides and isolates,
+    /// zero-width characters) written as a Swift escape (`\u{1b}`, `\u{202e}`):
+    /// messages quote file names and text read from files, which must not move a
+    /// terminal's cursor, clear its screen, set its title or reorder what a reader sees.
+    /// O(n).
     public static func printable(_ text: String) -> String {
-        func isControl(_ v: UInt32) -> Bool { (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F...0x9F).contains(v) }
-        guard text.unicodeScalars.contains(where: { isControl($0.value) }) else { return text }
+        func isControl(_ s: Unicode.Scalar) -> Bool {
+            let v = s.value
+            return (v < 0x20 && v != 0x0A && v != 0x09) || (0x7F...0x9F).contains(v) || s.properties.generalCategory == .format
+        }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
         var out = ""
         for scalar in text.unicodeScalars {
-            if isControl(scalar.value) {
+            if isControl(scalar) {
                 out += "\\u{" + String(scalar.value, radix: 16) + "}"
             } else {
                 out.unicodeScalars.append(scalar)

@@ -180,7 +180,9 @@ public enum PixelBufferError: Error, Sendable, Equatable, CustomStringConvertibl
     case bytesPerRowTooSmall(bytesPerRow: Int, needed: Int)
     /// `bytesPerRow × height` overflows.
     case sizeOverflow(width: Int, height: Int, bytesPerRow: Int)
-    /// A base address or row stride not aligned to the sample size.
+    /// A base address or row stride not aligned to the sample size. The description
+    /// gives a row stride's value, and of an address only how far it lies past a
+    /// multiple of `alignment`; `value` holds the address.
     case misaligned(what: String, value: Int, alignment: Int)
     /// An order with alpha without an alpha mode, or the reverse.
     case alphaModeMismatch(order: String, alpha: String)
@@ -197,9 +199,11 @@ public enum PixelBufferError: Error, Sendable, Equatable, CustomStringConvertibl
         case .invalidSize(let w, let h): "pixel buffer size \(w)×\(h) is invalid (each side at least 1)"
         case .bytesPerRowTooSmall(let b, let n): "bytes per row \(b) is less than width × bytes per pixel = \(n)"
         case .sizeOverflow(let w, let h, let b): "a \(w)×\(h) buffer with \(b) bytes per row overflows the address space"
-        case .misaligned(let what, let v, let a):
-            // An address reads as one in hexadecimal, as a debugger shows it.
-            "\(what) \(what.hasSuffix("address") ? "0x" + String(UInt(bitPattern: v), radix: 16) : "\(v)") is not a multiple of \(a)"
+        case .misaligned(let what, let v, let a) where what.hasSuffix("address"):
+            // Where it lies past a multiple, not the address itself: a message an app
+            // shows its users should not tell them the memory layout (`value` has it).
+            "\(what) is \(UInt(bitPattern: v) % UInt(max(a, 1))) bytes past a multiple of \(a)"
+        case .misaligned(let what, let v, let a): "\(what) \(v) is not a multiple of \(a)"
         case .alphaModeMismatch(let o, let a): "channel order \(o) does not go with alpha mode \(a)"
         case .unsupportedSampleType(let s): "sample type \(s) is not available on this platform"
         case .overlappingBuffers: "the source and destination buffers overlap (only the same memory with the same pixel size is allowed)"

@@ -133,7 +133,7 @@ extension SampleLayout {
             let type = header.tupleType.rawValue.isEmpty ? "no tuple type" : "tuple type \"\(header.tupleType.printable)\""
             throw .data("\(source): frame \(frame): a PAM with \(type) and depth \(header.depth) is not supported "
                         + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are) "
-                        + "(byte offset \(offset))")
+                        + "(its header at byte offset \(offset))")
         }
         self = layout
     }

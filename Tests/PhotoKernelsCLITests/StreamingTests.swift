@@ -195,7 +195,7 @@ struct StreamingTests {
         let odd = header(.pam, depth: 5, .rgbAlpha)
         #expect(throws: CLIError.data("x: frame 3: a PAM with tuple type \"RGB_ALPHA\" and depth 5 is not supported "
                                       + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are) "
-                                      + "(byte offset 1234)")) {
+                                      + "(its header at byte offset 1234)")) {
             try grey.frame(for: odd, frame: 3, offset: 1234, source: "x")
         }
     }
@@ -211,7 +211,7 @@ struct StreamingTests {
                                       threads: 1, bandSamples: 8, slots: 3)
         #expect(throws: CLIError.data("s.pam: frame 2: a PAM with tuple type \"\\x1B[2J\\x07\\x0DX\" and depth 5 is not supported "
                                       + "(GRAYSCALE, RGB, BLACKANDWHITE and their _ALPHA variants, without extra planes, are) "
-                                      + "(byte offset \(first.count + 2))")) {
+                                      + "(its header at byte offset \(first.count + 2))")) {
             _ = try BandPipeline.run(NetpbmStreamReader(bytes: stream), to: NetpbmStreamWriter(), settings: settings,
                                      source: "s.pam")
         }
