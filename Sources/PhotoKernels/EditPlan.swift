@@ -137,12 +137,15 @@ public struct EditPlan: Sendable {
     }
 
     /// `prepared(width:height:threads:)` with the least number of pixels worth a
-    /// thread of its own (tests lower it to split small images).
-    func prepared(width: Int, height: Int, threads: Int?, minimumBandPixels: Int) throws(EditPlanError) -> PreparedEditPlan {
+    /// thread of its own (tests lower it to split small images) and the cache of tone
+    /// tables shared with other plans (tests take `nil`, tables of the plan's own).
+    func prepared(width: Int, height: Int, threads: Int?, minimumBandPixels: Int,
+                  toneTableCache: SharedToneTables? = .shared) throws(EditPlanError) -> PreparedEditPlan {
         guard width >= 1, height >= 1, !width.multipliedReportingOverflow(by: height).overflow else {
             throw .invalidSize(width: width, height: height)
         }
-        return try PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels)
+        return try PreparedEditPlan(self, width: width, height: height, threads: threads, minimumBandPixels: minimumBandPixels,
+                                    toneTableCache: toneTableCache)
     }
 }
 
@@ -348,6 +351,71 @@ final class ToneTables: @unchecked Sendable {
     deinit { storage.deallocate() }
 }
 
+/// Tone tables that plans built, kept for later plans with equal tone stages: an app
+/// compiles a new plan for every slider change, and each rebuilt its tables though the
+/// tones had not moved (the 2D premultiplied ones about 1.8 ms, a 16-bit table about
+/// as much). `shared` keeps the four most recently used, keyed by the tone stages
+/// themselves (`Hashable`, as exposure and curves are; a plan with another tone stage
+/// keeps its own tables only) and the tables' kind. Equal stages build equal tables,
+/// to the bit, so no result depends on which plan built them. At most four tables'
+/// memory: a uniform 2D or 16-bit table holds 256 KiB, 512 KiB with its coordinates on
+/// a line, three times that per channel.
+final class SharedToneTables: Sendable {
+    /// `@unchecked`: `AnyHashable` is not `Sendable`, but what it holds here is a tone
+    /// stage, and every `PixelKernel` is.
+    struct Key: Hashable, @unchecked Sendable {
+        let tones: [AnyHashable]
+        /// The plans' cache key: −maxval for 8-bit tables, maxval for 16-bit, 0 for 2D.
+        let kind: Int
+    }
+
+    struct Entry: Sendable {
+        let key: Key
+        let tables: ToneTables
+    }
+
+    /// The cache every plan uses.
+    static let shared = SharedToneTables(capacity: 4)
+
+    let capacity: Int
+    /// Most recently used first.
+    private let recent = Mutex<[Entry]>([])
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// The key of `tones`' tables of `kind`, or `nil` if a stage is not `Hashable`.
+    static func key(_ tones: [any ToneStage], kind: Int) -> Key? {
+        var keys: [AnyHashable] = []
+        for t in tones {
+            guard let h = t as? AnyHashable else { return nil }
+            keys.append(h)
+        }
+        return Key(tones: keys, kind: kind)
+    }
+
+    /// The tables of equal stages another plan built, else `build()`'s when `building`
+    /// (kept for later plans), else `nil`. Two plans may build the same tables at once;
+    /// either's are right.
+    func tables(for tones: [any ToneStage], kind: Int, building: Bool, build: () -> ToneTables) -> ToneTables? {
+        guard let key = Self.key(tones, kind: kind) else { return building ? build() : nil }
+        let found: ToneTables? = recent.withLock { list in
+            guard let i = list.firstIndex(where: { $0.key == key }) else { return nil }
+            let entry = list.remove(at: i)
+            list.insert(entry, at: 0)
+            return entry.tables
+        }
+        if let found { return found }
+        guard building else { return nil }
+        let built = build()
+        recent.withLock { list in
+            if list.contains(where: { $0.key == key }) { return }
+            list.insert(Entry(key: key, tables: built), at: 0)
+            if list.count > capacity { list.removeLast(list.count - capacity) }
+        }
+        return built
+    }
+}
+
 /// The leading tones' affine segment on integer samples: from sample `from` to `last`
 /// the tones are `v·gain + offset` with `gain = G/m` and `offset = o` rounded to
 /// `Float` once, evaluated with two roundings (the tone tables' entries there).
@@ -497,6 +565,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
 
     /// The least number of pixels worth a thread of its own.
     let minimumBandPixels: Int
+    /// Where the plan finds tone tables other plans built, and keeps its own for them.
+    let toneTableCache: SharedToneTables?
 
     /// With an orientation: the stages alone, prepared for the upright size.
     let upright: PreparedEditPlan?
@@ -505,9 +575,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// (The address is kept as an integer: a pointer is not `Sendable` out of the lock.)
     private let uprightStorage = Mutex<(address: Int, bytes: Int, busy: Bool)>((0, 0, false))
 
-    init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int) throws(EditPlanError) {
+    init(_ plan: EditPlan, width: Int, height: Int, threads: Int?, minimumBandPixels: Int,
+         toneTableCache: SharedToneTables?) throws(EditPlanError) {
         self.plan = plan
         self.minimumBandPixels = max(1, minimumBandPixels)
+        self.toneTableCache = toneTableCache
         self.width = width
         self.height = height
         // No run of this image can use more threads than its pixels' bands (the same
@@ -526,7 +598,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         self.scratch = scratch
         upright = plan.orientation == .up ? nil
             : try PreparedEditPlan(EditPlan(stages: plan.stages), width: width, height: height, threads: threads,
-                                   minimumBandPixels: minimumBandPixels)
+                                   minimumBandPixels: minimumBandPixels, toneTableCache: toneTableCache)
         // Last, after everything that can throw (a class that fails to initialise does
         // not deinitialise).
         hasFloatBlock = plan.floatBlock != nil
@@ -585,30 +657,34 @@ public final class PreparedEditPlan: @unchecked Sendable {
         try body(claimed)
     }
 
-    /// The tone tables for `maxval`, built on first use.
+    /// The tone tables for `maxval`, built on first use (or taken from an earlier plan
+    /// with equal tone stages, `SharedToneTables`).
     func toneTables(maxval: Int, eightBit: Bool) -> ToneTables? {
         guard !plan.tones.isEmpty else { return nil }
         let key = eightBit ? -maxval : maxval
         return tables.withLock { cache in
             if let t = cache[key] { return t }
-            let t = ToneTables(plan.tones, maxval: maxval, eightBit: eightBit)
+            let tones = plan.tones, build = { ToneTables(tones, maxval: maxval, eightBit: eightBit) }
+            let t = toneTableCache?.tables(for: plan.tones, kind: key, building: true, build: build) ?? build()
             cache[key] = t
             return t
         }
     }
 
     /// The 2D tone tables of 8-bit premultiplied pixels (`ToneTables(premultiplied:)`):
-    /// the plan's own once built, else built now when `building`, else `nil`. They cost
+    /// the plan's own once built, or an earlier plan's for equal tone stages
+    /// (`SharedToneTables`), else built now when `building`, else `nil`. They cost
     /// 39 641 tone evaluations per channel (about 1.8 ms for exposure on one core of a
     /// Zen 4), so a run builds them at its first translucent pixel, not for an opaque
-    /// image, and keeps them for the plan's later runs.
+    /// image, and keeps them for the plan's later runs and for later plans.
     func premultipliedToneTables(building: Bool) -> ToneTables? {
         guard !plan.tones.isEmpty else { return nil }
         return tables.withLock { cache in
             // Key 0: no maxval is 0, and the 1D tables use ±maxval.
             if let t = cache[0] { return t }
-            guard building else { return nil }
-            let t = ToneTables(premultiplied: plan.tones)
+            let tones = plan.tones, build = { ToneTables(premultiplied: tones) }
+            let t = toneTableCache.map { $0.tables(for: plan.tones, kind: 0, building: building, build: build) }
+                ?? (building ? build() : nil)
             cache[0] = t
             return t
         }

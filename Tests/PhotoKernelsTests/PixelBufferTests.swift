@@ -352,7 +352,9 @@ struct PixelBufferTests {
             // that plan's second run, the block on every pixel from the start.
             let hasTones = stages.contains { if case .tone = $0 { true } else { false } }
             let matrixShape = !stages.contains { if case .pixel = $0 { true } else { false } }
-            let simd = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536)
+            // Tables of the plan's own: its first run builds them at the first translucent pixel.
+            let simd = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536,
+                                                             toneTableCache: nil)
             let scalar = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536)
             var firstRun: [UInt8] = []
             for (variant, run) in [(KernelVariant.scalar, 1), (.simd4, 1), (.simd4, 2)] {
@@ -394,6 +396,79 @@ struct PixelBufferTests {
         }
     }
 
+    @Test("plans with equal tone stages share their tables: a new plan per slider change finds the 2D tables an earlier plan built, not those of other tones; its pixels equal a fresh build's")
+    func sharedToneTables() throws {
+        let (w, h) = (37, 5)
+        var pixels: [UInt8] = []
+        for i in 0..<(w * h) {
+            let a = UInt8([255, 255, 128, 7, 0][i % 5])
+            pixels += (0..<3).map { UInt8((i * (37 + 11 * $0)) % (Int(a) + 1)) } + [a]
+        }
+        func run(_ recipe: Recipe) throws -> (PreparedEditPlan, [UInt8]) {
+            let plan = try EditPlan(recipe).prepared(width: w, height: h, threads: 1)
+            let storage = Storage(count: pixels.count)
+            storage.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+            try plan.run(try Self.buffer(storage, width: w, height: h, bytesPerRow: 4 * w, .bgra8Premultiplied))
+            return (plan, storage.array)
+        }
+        // Exposures no other test uses.
+        var first = Recipe(preset: .vivid)
+        first.exposure = 0.2917
+        let (a, _) = try run(first)
+        let built = try #require(a.premultipliedToneTables(building: false))
+        // Another slider moved: the new plan takes the same tables before its first run.
+        var second = first
+        second.adjustments.saturation = 1.35
+        let b = try EditPlan(second).prepared(width: w, height: h, threads: 1)
+        #expect(b.premultipliedToneTables(building: false) === built)
+        // Other tones: none kept.
+        var other = first
+        other.exposure = 0.2918
+        #expect(try EditPlan(other).prepared(width: w, height: h, threads: 1).premultipliedToneTables(building: false) == nil)
+        // The shared tables give the pixels a plan's own give.
+        let (_, shared) = try run(second)
+        let own = try EditPlan(second).prepared(width: w, height: h, threads: 1)
+        let storage = Storage(count: pixels.count)
+        storage.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+        let fresh = ToneTables(premultiplied: own.plan.tones)
+        #expect(fresh !== built)
+        try own.run(try Self.buffer(storage, width: w, height: h, bytesPerRow: 4 * w, .bgra8Premultiplied))
+        #expect(storage.array == shared)
+    }
+
+    @Test("the table cache keeps the most recently used tables of Hashable tone stages, by kind; other tone stages are built every time")
+    func toneTableCache() {
+        struct Unhashable: ToneStage {
+            var name: String { "unhashable" }
+            func map(_ x: Float, channel: Int) -> Float { x * 2 }
+            var isChannelUniform: Bool { true }
+            func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {}
+        }
+        let cache = SharedToneTables(capacity: 2)
+        var builds = 0
+        func tables(_ tones: [any ToneStage], kind: Int = 0, building: Bool = true) -> ToneTables? {
+            cache.tables(for: tones, kind: kind, building: building) {
+                builds += 1
+                return ToneTables(tones, maxval: 255, eightBit: true)
+            }
+        }
+        let e1: [any ToneStage] = [Exposure(ev: 1)], e2: [any ToneStage] = [Exposure(ev: 2)]
+        let e3: [any ToneStage] = [Exposure(ev: 3)]
+        let t1 = tables(e1)
+        #expect(tables(e1) === t1 && builds == 1)
+        #expect(tables([Exposure(ev: 1)], kind: -255) !== t1 && builds == 2)   // another kind
+        #expect(tables(e2, building: false) == nil && builds == 2)
+        _ = tables(e2)                                                          // e1 (kind 0) now least recent
+        _ = tables(e3)
+        #expect(tables(e1, building: false) == nil)
+        #expect(tables(e3, building: false) != nil && tables(e2, building: false) != nil)
+        let u: [any ToneStage] = [Unhashable()]
+        #expect(SharedToneTables.key(u, kind: 0) == nil)
+        let before = builds
+        _ = tables(u); _ = tables(u)
+        #expect(builds == before + 2 && tables(u, building: false) == nil)
+    }
+
     @Test("a plan whose stages the premultiplied block cannot run (a per-pixel stage after exposure) never builds the 2D tables; one it can builds them at the first translucent pixel, not for an opaque image")
     func premultipliedTablesOnlyWhereUsed() throws {
         let count = 40
@@ -405,7 +480,9 @@ struct PixelBufferTests {
         var perPixel = exposed
         perPixel[Vibrance.self] = Vibrance(amount: 0.4)
         for (name, recipe, builds) in [("exposure and vivid", exposed, true), ("exposure and vibrance", perPixel, false)] {
-            let plan = try EditPlan(recipe).prepared(width: count, height: 1, threads: 1)
+            // Tables of the plan's own, none from plans with equal tones.
+            let plan = try EditPlan(recipe).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536,
+                                                     toneTableCache: nil)
             let storage = Storage(count: 4 * count)
             storage.bytes.copyMemory(from: opaque, byteCount: opaque.count)
             try plan.run(try Self.buffer(storage, width: count, height: 1, bytesPerRow: 4 * count, .bgra8Premultiplied))
