@@ -355,9 +355,10 @@ struct Comparison {
                               csvNumber(r.contenderNanoseconds), csvNumber(r.changePercent),
                               csvNumber(r.noiseBandPercent)].joined(separator: ","))
             }
-            return lines.joined(separator: "\n") + "\n"
+            // Names read from files: escaped, as in `BenchmarkReport.rendered`.
+            return Console.printable(lines.joined(separator: "\n") + "\n")
         case .text, .markdown:
-            return text(markdown: format == .markdown)
+            return Console.printable(text(markdown: format == .markdown))
         }
     }
 

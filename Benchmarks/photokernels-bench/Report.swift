@@ -1,5 +1,6 @@
 // The report in four formats: text, Markdown, CSV and google-benchmark JSON.
 
+import CommandLineKit
 import Foundation
 
 /// One benchmark in google-benchmark's JSON layout plus our fields.
@@ -229,11 +230,14 @@ struct BenchmarkReport: Codable, Sendable {
     }
 
     /// The report in `format`.
+    /// The report as `format`. A report read from a file (`show`, `compare`) may carry
+    /// any text in its names: the text formats have their control and format
+    /// characters escaped (`Console.printable`), as JSON escapes its own.
     func rendered(_ format: OutputFormat, samplingNote: String? = nil) throws -> String {
         switch format {
         case .json: return String(decoding: try json(), as: UTF8.self)
-        case .csv: return csv()
-        case .text, .markdown: return tables(markdown: format == .markdown, samplingNote: samplingNote)
+        case .csv: return Console.printable(csv())
+        case .text, .markdown: return Console.printable(tables(markdown: format == .markdown, samplingNote: samplingNote))
         }
     }
 

@@ -11,4 +11,9 @@ signal(SIGPIPE, SIG_IGN)
 // Ctrl-C, `kill` or `timeout` remove the temporary files being written before the
 // process ends.
 TemporaryFiles.removeOnInterrupt()
-BenchmarkTool.main(Array(CommandLine.arguments.dropFirst())).exitProcess()
+switch ProcessArguments.read() {
+case .success(let arguments): BenchmarkTool.main(arguments).exitProcess()
+case .failure(let error):
+    Console.err("Error: \(error)\n")
+    ExitCode.usage.exitProcess()
+}

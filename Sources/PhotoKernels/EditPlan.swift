@@ -354,12 +354,13 @@ final class ToneTables: @unchecked Sendable {
 /// Tone tables that plans built, kept for later plans with equal tone stages: an app
 /// compiles a new plan for every slider change, and each rebuilt its tables though the
 /// tones had not moved (the 2D premultiplied ones about 1.8 ms, a 16-bit table about
-/// as much). `shared` keeps the four most recently used, keyed by the tone stages
-/// themselves (`Hashable`, as exposure and curves are; a plan with another tone stage
-/// keeps its own tables only) and the tables' kind. Equal stages build equal tables,
-/// to the bit, so no result depends on which plan built them. At most four tables'
-/// memory: a uniform 2D or 16-bit table holds 256 KiB, 512 KiB with its coordinates on
-/// a line, three times that per channel.
+/// as much; the 8-bit tables, 256 entries, are not kept). `shared` keeps the four most
+/// recently used, keyed by the tone stages themselves (the library's exposure and
+/// curves; a plan with another tone stage keeps its own tables only) and the tables'
+/// kind. Equal stages build equal tables, to the bit, so no result depends on which
+/// plan built them. At most four tables' memory, held for the process's life: a
+/// uniform 2D or 16-bit table holds 256 KiB, 512 KiB with its coordinates on a line,
+/// three times that per channel.
 final class SharedToneTables: Sendable {
     /// `@unchecked`: `AnyHashable` is not `Sendable`, but what it holds here is a tone
     /// stage, and every `PixelKernel` is.
@@ -383,12 +384,17 @@ final class SharedToneTables: Sendable {
 
     init(capacity: Int) { self.capacity = capacity }
 
-    /// The key of `tones`' tables of `kind`, or `nil` if a stage is not `Hashable`.
+    /// The key of `tones`' tables of `kind`, or `nil` unless every stage is the
+    /// library's own (`Exposure`, `ToneCurve`), whose equality implies equal maps: a
+    /// caller's `Hashable` stage may compare fewer things than its `map` reads.
     static func key(_ tones: [any ToneStage], kind: Int) -> Key? {
         var keys: [AnyHashable] = []
         for t in tones {
-            guard let h = t as? AnyHashable else { return nil }
-            keys.append(h)
+            switch t {
+            case let e as Exposure: keys.append(e)
+            case let c as ToneCurve: keys.append(c)
+            default: return nil
+            }
         }
         return Key(tones: keys, kind: kind)
     }
@@ -665,7 +671,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
         return tables.withLock { cache in
             if let t = cache[key] { return t }
             let tones = plan.tones, build = { ToneTables(tones, maxval: maxval, eightBit: eightBit) }
-            let t = toneTableCache?.tables(for: plan.tones, kind: key, building: true, build: build) ?? build()
+            // 8-bit tables cost 256 evaluations: not worth a place in the shared cache.
+            let shared = eightBit ? nil : toneTableCache
+            let t = shared?.tables(for: plan.tones, kind: key, building: true, build: build) ?? build()
             cache[key] = t
             return t
         }

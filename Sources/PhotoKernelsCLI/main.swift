@@ -9,4 +9,9 @@ signal(SIGPIPE, SIG_IGN)
 // Ctrl-C, `kill` or `timeout` remove the temporary files being written before the
 // process ends.
 TemporaryFiles.removeOnInterrupt()
-PhotoKernelsTool.run(Array(CommandLine.arguments.dropFirst())).exitProcess()
+switch ProcessArguments.read() {
+case .success(let arguments): PhotoKernelsTool.run(arguments).exitProcess()
+case .failure(let error):
+    Console.err("Error: \(error)\n")
+    ExitCode.usage.exitProcess()
+}

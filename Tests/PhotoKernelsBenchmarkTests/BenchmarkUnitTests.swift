@@ -343,6 +343,22 @@ struct ComparisonTests {
         #expect(full.contextLines().first == "date: d; host: h; Linux")
     }
 
+    @Test("names read from a report file reach the text formats with control and format characters escaped; JSON escapes its own")
+    func escapedNames() throws {
+        let report = try decoded(#"{"name": "evil\u001b]0;pwned\u0007\u202eXX", "real_time": 1, "time_unit": "ms"}"#)
+        let escaped = #"evil\u{1b}]0;pwned\u{7}\u{202e}XX"#
+        for format in [OutputFormat.text, .markdown, .csv] {
+            let shown = try report.rendered(format)
+            #expect(shown.contains(escaped) && !shown.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, "\(format)")
+            let compared = try Comparison(baseline: report, baselineLabel: "x", contender: report, contenderLabel: "y",
+                                          threshold: 5).rendered(format)
+            #expect(compared.contains(escaped) && !compared.unicodeScalars.contains { $0.value == 0x1B }, "compare \(format)")
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(try report.rendered(.json).utf8)) as? [String: Any]
+        let names = (json?["benchmarks"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+        #expect(names == ["evil\u{1B}]0;pwned\u{7}\u{202E}XX"])
+    }
+
     @Test("a benchmark failed in the contender is FAILED, exit 1, whatever else regressed; failed only in the baseline, compared as new")
     func failures() throws {
         let before = try decoded(#"{"name": "a", "real_time": 1, "time_unit": "ms"}, {"name": "b", "real_time": 1, "time_unit": "ms"}, {"name": "c", "real_time": 0, "time_unit": "ns", "error_occurred": true}"#)

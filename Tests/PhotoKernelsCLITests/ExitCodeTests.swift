@@ -99,6 +99,23 @@ struct ExitCodeTests {
         #expect(!result.stderr.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D })
     }
 
+    @Test("64: an argument that is not UTF-8 is refused, not read as another name (an output under a changed name)")
+    func nonUTF8Argument() throws {
+        let sandbox = try Sandbox()
+        let tool = try #require(Tool.url)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // The shell passes the raw byte 0xFF, which a Swift string cannot hold.
+        process.arguments = ["-c", #"exec "$0" apply - -o "$(printf 'o\377ut.ppm')" < /dev/null 2> err.txt"#, tool.path]
+        process.currentDirectoryURL = sandbox.work
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 64)
+        let message = try String(contentsOf: sandbox.work.appendingPathComponent("err.txt"), encoding: .utf8)
+        #expect(message.hasPrefix(#"Error: argument 4 ("o\xFFut.ppm") is not valid UTF-8"#), "\(message)")
+        #expect(try sandbox.contents() == ["err.txt"])
+    }
+
     @Test("65: invalid recipe", arguments: [
         #"{"formatIdentifier": "org.photokernels.recipe", "formatVersion": "1.0", "saturation": "high"}"#,
         #"{"formatIdentifier": "com.example.other", "formatVersion": "1.0"}"#,
