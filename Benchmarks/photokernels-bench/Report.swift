@@ -229,7 +229,6 @@ struct BenchmarkReport: Codable, Sendable {
         init?(stringValue: String) { return nil }
     }
 
-    /// The report in `format`.
     /// The report as `format`. A report read from a file (`show`, `compare`) may carry
     /// any text in its names: the text formats have their control and format
     /// characters escaped (`Console.printable`), as JSON escapes its own.

@@ -21,7 +21,8 @@ extension PreparedEditPlan {
     /// - Throws: `EditPlanError.regionOutside` when the tile does not fit the image.
     /// - Complexity: O(pixels × stages); no pixel memory allocated, except once per plan for
     ///   premultiplied 8-bit pixels with tone stages: the 2D tone tables (256 KiB a
-    ///   channel) at the first translucent pixel.
+    ///   channel) at the first translucent pixel, unless a plan with equal tone stages
+    ///   built them (`SharedToneTables`).
     public func run(_ buffer: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),
                     variant: KernelVariant = .simd4) throws(EditPlanError) {
         guard plan.orientation == .up else { throw .orientationNeedsDestination }

@@ -366,7 +366,8 @@ final class SharedToneTables: Sendable {
     /// stage, and every `PixelKernel` is.
     struct Key: Hashable, @unchecked Sendable {
         let tones: [AnyHashable]
-        /// The plans' cache key: −maxval for 8-bit tables, maxval for 16-bit, 0 for 2D.
+        /// The plans' cache key: maxval for 16-bit tables, 0 for 2D (8-bit tables,
+        /// −maxval, are not kept).
         let kind: Int
     }
 
@@ -403,7 +404,8 @@ final class SharedToneTables: Sendable {
     /// (kept for later plans), else `nil`. Two plans may build the same tables at once;
     /// either's are right.
     func tables(for tones: [any ToneStage], kind: Int, building: Bool, build: () -> ToneTables) -> ToneTables? {
-        guard let key = Self.key(tones, kind: kind) else { return building ? build() : nil }
+        // 8-bit tables (kind −maxval) cost 256 evaluations: not worth a place.
+        guard kind >= 0, let key = Self.key(tones, kind: kind) else { return building ? build() : nil }
         let found: ToneTables? = recent.withLock { list in
             guard let i = list.firstIndex(where: { $0.key == key }) else { return nil }
             let entry = list.remove(at: i)
@@ -671,9 +673,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         return tables.withLock { cache in
             if let t = cache[key] { return t }
             let tones = plan.tones, build = { ToneTables(tones, maxval: maxval, eightBit: eightBit) }
-            // 8-bit tables cost 256 evaluations: not worth a place in the shared cache.
-            let shared = eightBit ? nil : toneTableCache
-            let t = shared?.tables(for: plan.tones, kind: key, building: true, build: build) ?? build()
+            let t = toneTableCache?.tables(for: tones, kind: key, building: true, build: build) ?? build()
             cache[key] = t
             return t
         }
@@ -691,7 +691,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
             // Key 0: no maxval is 0, and the 1D tables use ±maxval.
             if let t = cache[0] { return t }
             let tones = plan.tones, build = { ToneTables(premultiplied: tones) }
-            let t = toneTableCache.map { $0.tables(for: plan.tones, kind: 0, building: building, build: build) }
+            let t = toneTableCache.map { $0.tables(for: tones, kind: 0, building: building, build: build) }
                 ?? (building ? build() : nil)
             cache[0] = t
             return t

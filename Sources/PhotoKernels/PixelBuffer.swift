@@ -475,9 +475,9 @@ struct RowCodec: Sendable {
 
     /// Four 8-bit channels out: premultiplied colour clamped and multiplied by alpha,
     /// then SPEC §0's encoding on four lanes (clamp, · 255, round half to even by 2²³),
-    /// the four results put in the format's order by one shuffle and narrowed to bytes,
-    /// each pixel written as one 32-bit word (an X order keeps the destination's
-    /// padding byte).
+    /// the results put in the format's order by one shuffle and narrowed to bytes, four
+    /// pixels written a step as 16 bytes (an X order keeps the destination's padding
+    /// byte).
     ///
     /// The alpha lane is kept by a mask held as a value (see `AlphaMasks`), in a loop of
     /// its own: with the alpha factor written as a literal 1 inside the codec's method,
