@@ -314,6 +314,7 @@ struct Comparison {
         check("build type", a.libraryBuildType, b.libraryBuildType)
         check("target_cpu", a.targetCPU, b.targetCPU)
         check("threads", a.threads.map(String.init), b.threads.map(String.init))
+        check("seed", a.seed.map(String.init), b.seed.map(String.init))
         // A report from before `pages` was recorded held its buffers on base pages.
         if a.pages != b.pages {
             warnings.append("the runs differ in pages: \(a.pages ?? "unrecorded") vs \(b.pages ?? "unrecorded")")

@@ -8,7 +8,7 @@ import Foundation
 /// `library_build_type`, `json_schema_version`) plus our own keys.
 ///
 /// Exists because a timing without its context cannot be compared: `compare` warns
-/// when two runs differ in build type, code generation, threads, pages or host.
+/// when two runs differ in build type, code generation, threads, pages, seed or host.
 /// Every field but `date` is optional when decoding, so plain google-benchmark
 /// files load too.
 struct RunContext: Codable, Sendable {
@@ -46,6 +46,8 @@ struct RunContext: Codable, Sendable {
     /// The pages the images and rasters were advised to, where the advice takes effect
     /// (`PageChoice.effective`): `huge` or `base`.
     var pages: String?
+    /// `--seed` of the synthetic photo.
+    var seed: UInt64?
     var commandLine: String?
     var photokernelsSchemaVersion: Int?
 
@@ -68,6 +70,7 @@ struct RunContext: Codable, Sendable {
         case gitCommit = "git_commit"
         case threads
         case pages
+        case seed
         case commandLine = "command_line"
         case photokernelsSchemaVersion = "photokernels_schema_version"
     }
@@ -75,8 +78,9 @@ struct RunContext: Codable, Sendable {
     /// The version of our additions to google-benchmark's layout.
     static let schemaVersion = 1
 
-    /// The context of this process, run with `threads` threads on `pages`.
-    static func current(threads: Int, pages: PageChoice) -> RunContext {
+    /// The context of this process, run with `threads` threads on `pages`, its photo
+    /// made from `seed`.
+    static func current(threads: Int, pages: PageChoice, seed: UInt64) -> RunContext {
         let cpuinfo = CPUInfo.read()
         return RunContext(
             date: ISO8601DateFormatter().string(from: Date()),
@@ -97,6 +101,7 @@ struct RunContext: Codable, Sendable {
             gitCommit: GitInfo.commit(from: FileManager.default.currentDirectoryPath),
             threads: threads,
             pages: pages.effective.rawValue,
+            seed: seed,
             commandLine: CommandLine.arguments.dropFirst().map(shellQuoted).joined(separator: " "),
             photokernelsSchemaVersion: schemaVersion)
     }

@@ -146,10 +146,58 @@ struct Options: Sendable {
     var allowDebugBuild = false
     /// `--quiet`: no progress lines on standard error.
     var quiet = false
+    /// The rows of a fresh run of `compare`, where the baseline's decide them
+    /// (`matching(_:)`): only these names (and the rooflines they need); nil for all.
+    var rows: Set<String>?
+    /// The options the command line gave, by name.
+    var given: Set<String> = []
 
     /// The sampling rule these options imply (see `SamplingPolicy`).
     var samplingPolicy: SamplingPolicy {
         quick ? .quick(minSamples: minSamples) : .standard(minSamples: minSamples)
+    }
+}
+
+extension Options {
+    /// The options of the fresh run that `compare <baseline>` times: these, with what
+    /// the command line leaves out taken from `baseline` — without `--filter`, its rows;
+    /// without `--sizes` or `--quick`, the sizes its rows name; without `--threads`,
+    /// `--pages` or `--seed`, those its context records. So `compare before` times what
+    /// `before` timed, the way it was timed. Also returns what was taken, as options,
+    /// for the note the tool prints.
+    func matching(_ baseline: BenchmarkReport) -> (options: Options, taken: [String]) {
+        var fresh = self, taken: [String] = []
+        let names = Comparison.summaries(baseline).order
+        if !given.contains("filter"), !names.isEmpty {
+            fresh.rows = Set(names)
+            taken.append("its \(names.count) row\(names.count == 1 ? "" : "s")")
+        }
+        if !given.contains("sizes"), !given.contains("quick") {
+            var sizes: [ImageSize] = []
+            for name in names {
+                guard let label = name.split(separator: "/").last, let size = ImageSize(parsing: String(label)),
+                      !sizes.contains(size) else { continue }
+                sizes.append(size)
+            }
+            if !sizes.isEmpty {
+                fresh.sizes = sizes
+                taken.append("--sizes " + sizes.map(\.label).joined(separator: ","))
+            }
+        }
+        let context = baseline.context
+        if !given.contains("threads"), let threads = context.threads, (1...1024).contains(threads) {
+            fresh.threads = threads
+            taken.append("--threads \(threads)")
+        }
+        if !given.contains("pages"), let pages = context.pages.flatMap(PageChoice.init(rawValue:)) {
+            fresh.pages = pages
+            taken.append("--pages \(pages.rawValue)")
+        }
+        if !given.contains("seed"), let seed = context.seed {
+            fresh.seed = seed
+            taken.append("--seed \(seed)")
+        }
+        return (fresh, taken)
     }
 }
 
@@ -207,8 +255,8 @@ enum OptionParser {
             arguments: [
                 HelpRow("<baseline>", "A baseline name (<baseline-dir>/<name>.json) or a path to a JSON file "
                         + "(anything containing '/' or ending in .json)."),
-                HelpRow("<other>", "A second baseline name or JSON file. Without it, compare runs the benchmarks "
-                        + "now, with the same options."),
+                HelpRow("<other>", "A second baseline name or JSON file. Without it, compare times the baseline's "
+                        + "rows now, at its sizes, threads, pages and seed, unless the options say otherwise."),
             ],
             options: specs,
             sections: [
@@ -233,7 +281,7 @@ enum OptionParser {
                     "swift run -c release --scratch-path .build/native \\",
                     "    -Xswiftc -target-cpu -Xswiftc native \(program)",
                     "\(program) --filter kernel/sepia/ --sizes 12MP --save-baseline before",
-                    "\(program) compare before --filter kernel/sepia/ --sizes 12MP",
+                    "\(program) compare before",
                     "\(program) compare before after --format markdown",
                 ]),
             ]
@@ -323,6 +371,7 @@ enum OptionParser {
             }
         }
         if options.quick && !sizesGiven { options.sizes = [.quick] }
+        options.given = Set(given)
 
         switch positionals.first {
         case nil, "run"?:

@@ -66,12 +66,17 @@ enum BenchmarkTool {
                 contender = try BaselineStore.load(otherReference, options: options)
                 contenderLabel = otherReference
             } else {
+                let (fresh, taken) = options.matching(baseline)
                 // Before any timing: a run that could share no timed benchmark with the baseline.
-                let planned = Set(try WorkloadPlan.make(sizes: options.sizes, filter: options.filter).map(\.name))
+                let planned = Set(try WorkloadPlan.make(sizes: fresh.sizes, filter: fresh.filter, rows: fresh.rows)
+                    .map(\.name))
                 guard Comparison.summaries(baseline).order.contains(where: planned.contains) else {
                     throw .usage(noCommonBenchmark(baselineReference, "a run with these options", baseline))
                 }
-                contender = try runBenchmarks(options)
+                if !taken.isEmpty && !options.quiet {
+                    Console.err("Timing the baseline's options now: \(taken.joined(separator: ", ")).\n")
+                }
+                contender = try runBenchmarks(fresh)
                 contenderLabel = "now"
             }
             let comparison = Comparison(baseline: baseline, baselineLabel: baselineReference,
@@ -168,10 +173,10 @@ enum BenchmarkTool {
             throw .usage("this is a debug build, whose timings mean nothing; run "
                          + "'swift run -c release \(OptionParser.program)', or pass --allow-debug-build")
         }
-        let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter)
+        let plan = try WorkloadPlan.make(sizes: options.sizes, filter: options.filter, rows: options.rows)
         try makeBaselineDirectory(options)
         let runner = Runner(options: options)
-        let context = RunContext.current(threads: runner.threads, pages: runner.pages)  // date and load average at the start
+        let context = RunContext.current(threads: runner.threads, pages: runner.pages, seed: options.seed)  // date and load average at the start
         let outcome = runner.run(plan)
         let report = BenchmarkReport(context: context, outcome: outcome, plan: plan)
         if let name = options.saveBaseline, !report.failures.isEmpty {

@@ -279,15 +279,16 @@ enum WorkloadPlan {
         appBufferEntries.flatMap { entry in variants.map { Workload(kind: .appBuffer(.preview, entry, $0), size: .preview) } }
     }
 
-    /// The workloads selected by `filter` over all `sizes`, plus the roofline copy
+    /// The workloads selected by `filter` (and, where `rows` is given, named in it) over
+    /// all `sizes`, plus the roofline copy
     /// of every buffer class a selected workload streams through (the rooflines always
     /// run: every other figure is expressed against them).
     ///
     /// The preview rows join when a size is at least as large as the preview (the photo
     /// it previews); at the preview size, with its own roofline copy.
     ///
-    /// - Throws: a usage error if the filter selects nothing.
-    static func make(sizes: [ImageSize], filter: String?) throws(ToolError) -> [Workload] {
+    /// - Throws: a usage error if the filter (or `rows`) selects nothing.
+    static func make(sizes: [ImageSize], filter: String?, rows: Set<String>? = nil) throws(ToolError) -> [Workload] {
         let regex: Regex<AnyRegexOutput>?
         do { regex = try filter.map { try Regex($0) } } catch {
             throw .usage("'--filter' is not a valid regular expression: \(error)")
@@ -302,7 +303,9 @@ enum WorkloadPlan {
         }
         var selected: [Workload] = []
         for (_, all) in candidates {
-            let matching = all.filter { workload in regex.map { workload.name.contains($0) } ?? true }
+            let matching = all.filter { workload in
+                (regex.map { workload.name.contains($0) } ?? true) && (rows?.contains(workload.name) ?? true)
+            }
             let names = Set(matching.map(\.name))
             let rooflines = Set(matching.compactMap { $0.roofline?.rawValue })
             selected += all.filter { workload in
@@ -311,6 +314,9 @@ enum WorkloadPlan {
             }
         }
         guard !selected.isEmpty else {
+            if filter == nil, rows != nil {
+                throw .usage("none of the baseline's rows is a benchmark of this build at its sizes; --list prints every name")
+            }
             throw .usage("'--filter \(filter ?? "")' matches no benchmark at these sizes; --list without --filter prints every name")
         }
         return selected

@@ -245,6 +245,17 @@ struct BenchmarkBinaryTests {
         let fresh = try bench(["compare", "base", "--baseline-dir", dir.path, "--quick", "--threshold", "100000"]
                               + filter + common)
         #expect(fresh.status == 0, "\(fresh.stdout)\n\(fresh.stderr)")
+        // With no options at all: the baseline's rows at its size, thread count, pages and
+        // seed, said on standard error; every row in both runs.
+        let silent = try bench(["compare", "base", "--baseline-dir", dir.path, "--threshold", "100000", "--format", "json",
+                                "--allow-debug-build"])
+        let silentDocument = try JSONSerialization.jsonObject(with: Data(silent.stdout.utf8)) as? [String: Any]
+        let silentRows = silentDocument?["rows"] as? [[String: Any]] ?? []
+        #expect(silent.status == 0 && silent.stderr.contains("Timing the baseline's options now: its ")
+                && silent.stderr.contains("--threads 1") && silent.stderr.contains("--seed 2024")
+                && !silentRows.isEmpty && silentRows.count == benchmarks.count
+                && silentRows.allSatisfy { ["unchanged", "within_noise", "improvement", "regression"].contains($0["verdict"] as? String) },
+                "\(silent.stdout)\n\(silent.stderr)")
         // Options that could share no benchmark with the baseline: refused before anything
         // is timed, naming the baseline's own options.
         let disjoint = try bench(["compare", "base", "--baseline-dir", dir.path, "--sizes", "24x16"] + filter + common)

@@ -330,6 +330,51 @@ struct ComparisonTests {
         #expect(!Comparison(baseline: before, baselineLabel: "x", contender: before, contenderLabel: "x", threshold: 5).hasRegression)
     }
 
+    @Test("compare's fresh run takes the baseline's rows, sizes, threads, pages and seed where the command line is silent")
+    func freshRunMatchesBaseline() throws {
+        let baseline = try BenchmarkReport.decode(Data(#"""
+            {"context": {"date": "x", "threads": 1, "pages": "base", "seed": 7},
+             "benchmarks": [{"name": "kernel/sepia/simd4/512x384", "real_time": 1, "time_unit": "ms"},
+                            {"name": "copy/float-rgba/512x384", "real_time": 1, "time_unit": "ms"},
+                            {"name": "kernel/sepia/simd4/12MP", "real_time": 1, "time_unit": "ms"},
+                            {"name": "not-timed/24x16", "real_time": 0, "time_unit": "ms"}]}
+            """#.utf8))
+        let silent = try OptionParser.parse(["compare", "before"]).matching(baseline)
+        #expect(silent.options.sizes == [ImageSize(width: 512, height: 384), .mp12])
+        #expect(silent.options.threads == 1 && silent.options.pages == .base && silent.options.seed == 7)
+        #expect(silent.options.rows == ["kernel/sepia/simd4/512x384", "copy/float-rgba/512x384", "kernel/sepia/simd4/12MP"])
+        #expect(silent.taken == ["its 3 rows", "--sizes 512x384,12MP", "--threads 1", "--pages base", "--seed 7"])
+        // The plan of that run: the baseline's rows and the rooflines they need, nothing else.
+        let planned = try WorkloadPlan.make(sizes: silent.options.sizes, filter: nil, rows: silent.options.rows).map(\.name)
+        #expect(Set(planned) == silent.options.rows!.union(["copy/float-rgba/12MP"]))
+
+        // What the command line says wins; --quick stands for the sizes.
+        let said = try OptionParser.parse(["compare", "before", "--filter", "sepia", "--quick", "--threads", "2",
+                                           "--pages", "huge", "--seed", "3"]).matching(baseline)
+        #expect(said.taken.isEmpty && said.options.rows == nil && said.options.threads == 2)
+        #expect(said.options.pages == .huge && said.options.seed == 3 && said.options.sizes == [.quick])
+
+        // A report without a context's threads, pages or seed (another tool's) leaves the defaults.
+        let bare = try BenchmarkReport.decode(Data(#"{"context": {"date": "x"}, "benchmarks": [{"name": "x/y", "real_time": 1, "time_unit": "ms"}]}"#.utf8))
+        let defaults = try OptionParser.parse(["compare", "before"]).matching(bare)
+        #expect(defaults.taken == ["its 1 row"] && defaults.options.threads == nil && defaults.options.seed == 2024)
+        #expect(defaults.options.sizes == [.mp12, .mp48])
+        #expect(throws: ToolError.self) {
+            try WorkloadPlan.make(sizes: defaults.options.sizes, filter: nil, rows: defaults.options.rows)
+        }
+    }
+
+    @Test("compare warns when the runs' seeds differ")
+    func seedWarning() throws {
+        func seeded(_ seed: Int) throws -> BenchmarkReport {
+            try BenchmarkReport.decode(Data(#"{"context": {"date": "x", "seed": \#(seed)}, "benchmarks": [{"name": "a", "real_time": 1, "time_unit": "ms"}]}"#.utf8))
+        }
+        let differ = Comparison(baseline: try seeded(7), baselineLabel: "x", contender: try seeded(8), contenderLabel: "y", threshold: 5)
+        #expect(differ.warnings == ["the runs differ in seed: 7 vs 8"])
+        let same = Comparison(baseline: try seeded(7), baselineLabel: "x", contender: try seeded(7), contenderLabel: "y", threshold: 5)
+        #expect(same.warnings.isEmpty)
+    }
+
     /// A report from JSON benchmark objects, as another tool might write them.
     func decoded(_ benchmarks: String) throws -> BenchmarkReport {
         try BenchmarkReport.decode(Data(#"{"context": {"date": "x"}, "benchmarks": [\#(benchmarks)]}"#.utf8))
