@@ -178,6 +178,17 @@ public enum OutputFile {
         }
     }
 
+    /// Whether `path` is written as a stream rather than as a file: a descriptor it
+    /// names or leads to (`/dev/stdout`, `/dev/fd/N`, a link to them:
+    /// `inPlaceDescriptor(for:)`), or an existing FIFO, terminal or device (`/dev/null`),
+    /// links followed. Such an output, like `-`, has no name to tell a format by.
+    /// At most a few `stat` calls.
+    public static func isStream(_ path: String) -> Bool {
+        if inPlaceDescriptor(for: path) != nil { return true }
+        var status = stat()
+        return stat(path, &status) == 0 && isWrittenInPlace(status)
+    }
+
     /// Whether an existing file of this status is opened and written in place rather
     /// than replaced: anything but a regular file or a directory (a FIFO, a terminal,
     /// a device).

@@ -163,6 +163,12 @@ struct PAMHeader {
                 }
 
             case .unknown:
+                // The start of a keyword where the input ends: the data stopped inside
+                // the header, which is what to say (not that "HEI" is unknown).
+                let word = UnsafeBufferPointer(rebasing: bytes[keywordStart..<keywordEnd])
+                if lineFeedAt == count, window.exhausted, keywordEnd == contentEnd, Keyword.isPrefixOfOne(word) {
+                    throw .unexpectedEnd(expected: .endOfHeader, offset: origin + count)
+                }
                 let shown = Array(UnsafeBufferPointer(rebasing: bytes[keywordStart..<min(keywordEnd, keywordStart + 32)]))
                 throw .pamUnknownKeyword(keyword: NetpbmError.escaped(shown), offset: origin + keywordStart)
             }
@@ -212,6 +218,14 @@ struct PAMHeader {
             else if equals("TUPLTYPE") { self = .tupleType }
             else if equals("ENDHDR") { self = .endOfHeader }
             else { self = .unknown }
+        }
+
+        /// Whether `word` is the beginning of a keyword, shorter than it.
+        static func isPrefixOfOne(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
+            let keywords: [StaticString] = ["WIDTH", "HEIGHT", "DEPTH", "MAXVAL", "TUPLTYPE", "ENDHDR"]
+            return keywords.contains { keyword in
+                keyword.withUTF8Buffer { $0.count > word.count && $0.starts(with: word) }
+            }
         }
 
         var name: String {

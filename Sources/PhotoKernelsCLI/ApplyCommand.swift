@@ -369,7 +369,7 @@ struct ApplyCommand {
     ///
     /// - Throws: as ``run(_:)`` for one input.
     static func process(_ file: FileJob, settings: StreamSettings, force: Bool,
-                        progress: ProgressLine?) throws(CLIError) -> StreamSummary {
+                        progress: ProgressLine?, pool: BandPipeline.BandPool? = nil) throws(CLIError) -> StreamSummary {
         try OutputFile.checkNotOverwriting(input: file.input, output: file.output, what: "output", force: force,
                                            remedy: forceRemedy)
         try OutputFile.checkDestination(file.output)
@@ -380,7 +380,8 @@ struct ApplyCommand {
         var summary = StreamSummary()
         try OutputFile.withDestination(file.output) { descriptor, name throws(CLIError) in
             let writer = NetpbmStreamWriter(fileDescriptor: descriptor, name: name)
-            summary = try BandPipeline.run(reader, to: writer, settings: fileSettings, source: source, progress: progress)
+            summary = try BandPipeline.run(reader, to: writer, settings: fileSettings, source: source, progress: progress,
+                                           pool: pool)
         }
         return summary
     }
@@ -422,12 +423,13 @@ struct Batch: Sendable {
         let files = request.files
         let state = BatchState(count: files.count)
         let work: @Sendable () -> Void = {
+            let pool = BandPipeline.BandPool()
             while let index = state.next() {
                 let file = files[index]
                 let clock = ContinuousClock(), start = clock.now
                 do throws(CLIError) {
                     let summary = try ApplyCommand.process(file, settings: settings, force: request.force,
-                                                           progress: progress)
+                                                           progress: progress, pool: pool)
                     if request.verbose { report(file, summary, elapsed: clock.now - start) }
                 } catch {
                     var error = error

@@ -195,15 +195,15 @@ final class BandPipeline: @unchecked Sendable {
     private var plans: [SIMD2<Int>: PreparedEditPlan] = [:]
 
     private init(reader: NetpbmStreamReader, writer: NetpbmStreamWriter, settings: StreamSettings, source: String,
-                 progress: ProgressLine?) throws(CLIError) {
+                 progress: ProgressLine?, pool: BandPool?) throws(CLIError) {
         self.reader = reader
         self.writer = writer
         self.settings = settings
         self.source = source
         self.progress = progress
-        let samples = max(4, settings.bandSamples)
-        var bands: [Band] = []
-        for _ in 0..<max(2, settings.slots) {
+        let samples = max(4, settings.bandSamples), count = max(2, settings.slots)
+        var bands = pool?.take(count: count, samples: samples) ?? []
+        while bands.count < count {
             guard let band = Band(samples: samples) else {
                 throw .outOfMemory(bytes: Band.totalBytes(samples: samples), purpose: "a band's buffers")
             }
@@ -211,6 +211,26 @@ final class BandPipeline: @unchecked Sendable {
         }
         self.bands = bands
         for band in bands { free.send(band) }
+    }
+
+    /// Band buffers kept from one input to the next (a batch worker's): the later inputs
+    /// take the pages the first one faulted in, rather than new buffers each.
+    final class BandPool: @unchecked Sendable {
+        private var bands: [Band] = []
+        private var samples = 0
+
+        /// The kept bands, if they hold `samples` samples each, at most `count` of them.
+        fileprivate func take(count: Int, samples: Int) -> [Band] {
+            guard samples == self.samples else { return [] }
+            defer { bands = [] }
+            return Array(bands.prefix(count))
+        }
+
+        /// Keeps `bands` (of `samples` samples each) for the next input.
+        fileprivate func keep(_ bands: [Band], samples: Int) {
+            self.bands = bands
+            self.samples = samples
+        }
     }
 
     /// Reads every image of `reader`, applies the plan, writes the results to `writer`
@@ -222,14 +242,16 @@ final class BandPipeline: @unchecked Sendable {
     ///   for a closed output pipe, 70 for an internal error. Frames before the failure
     ///   have been written and flushed.
     static func run(_ reader: NetpbmStreamReader, to writer: NetpbmStreamWriter, settings: StreamSettings,
-                    source: String, progress: ProgressLine? = nil) throws(CLIError) -> StreamSummary {
+                    source: String, progress: ProgressLine? = nil, pool: BandPool? = nil) throws(CLIError) -> StreamSummary {
         let pipeline = try BandPipeline(reader: reader, writer: writer, settings: settings, source: source,
-                                        progress: progress)
+                                        progress: progress, pool: pool)
         let readerDone = pipeline.start { $0.readLoop() }
         let writerDone = pipeline.start { $0.writeLoop() }
         pipeline.computeLoop()
         readerDone.wait()
         writerDone.wait()
+        // Every thread has finished with the bands.
+        pool?.keep(pipeline.bands, samples: max(4, settings.bandSamples))
         if let error = pipeline.failure.error { throw error }
         return pipeline.summary
     }

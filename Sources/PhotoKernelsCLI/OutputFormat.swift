@@ -1,3 +1,4 @@
+import CommandLineKit
 import Foundation
 import Netpbm
 import PhotoKernels
@@ -86,9 +87,11 @@ enum OutputTarget: Equatable, Sendable {
     case likeInput
 
     /// The target for `path`: `--format` if given, else the extension
-    /// (`.ppm`, `.pgm`, `.pam`, `.pnm`, any letter case); `-` means the input's kind.
+    /// (`.ppm`, `.pgm`, `.pam`, `.pnm`, any letter case); `-`, and a stream whose name
+    /// has none of them (`/dev/null`, `/dev/stdout`, a FIFO: `OutputFile.isStream`),
+    /// mean the input's kind.
     ///
-    /// - Returns: `nil` when the extension says nothing and there is no `--format`.
+    /// - Returns: `nil` when the name says nothing, it is no stream and there is no `--format`.
     init?(path: String, format: OutputFormat?) {
         if let format { self = .fixed(format); return }
         if path == "-" { self = .likeInput; return }
@@ -97,7 +100,9 @@ enum OutputTarget: Equatable, Sendable {
         case "pgm": self = .fixed(.pgm)
         case "pam": self = .fixed(.pam)
         case "pnm": self = .likeInput
-        default: return nil
+        default:
+            guard OutputFile.isStream(path) else { return nil }
+            self = .likeInput
         }
     }
 

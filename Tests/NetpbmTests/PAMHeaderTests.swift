@@ -47,6 +47,16 @@ struct PAMHeaderTests {
             let keyword = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init) ?? ""
             #expect(readError(bytes) == .pamUnknownKeyword(keyword: keyword, offset: offset(of: keyword, in: bytes)), "\(line)")
         }
+        // The beginning of a keyword where the input ends is the input ending inside the
+        // header; a word that begins no keyword stays unknown there too.
+        for cut in ["HEI", "E", "TUPLTYP", "ENDHD"] {
+            let bytes = ascii("P7\nWIDTH 64\n" + cut)
+            #expect(readError(bytes) == .unexpectedEnd(expected: .endOfHeader, offset: bytes.count), "\(cut)")
+        }
+        let cutUnknown = ascii("P7\nWIDTH 64\nHEX")
+        #expect(readError(cutUnknown) == .pamUnknownKeyword(keyword: "HEX", offset: 12))
+        let prefixThenLine = ascii("P7\nWIDTH 64\nHEI\nENDHDR\n")
+        #expect(readError(prefixThenLine) == .pamUnknownKeyword(keyword: "HEI", offset: 12))
         // Non-ASCII keywords are shown escaped.
         let binary = ascii("P7\n") + [0xC3, 0x28] + ascii(" 1\nENDHDR\n")
         #expect(readError(binary) == .pamUnknownKeyword(keyword: "\\xC3(", offset: 3))

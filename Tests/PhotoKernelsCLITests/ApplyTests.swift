@@ -311,6 +311,29 @@ struct ApplyTests {
     }
 }
 
+@Suite("apply: memory")
+struct ApplyMemoryTests {
+    @Test("a batch's peak memory does not grow with its files: each worker keeps its band buffers from one file to the next")
+    func batchMemoryIsFlat() throws {
+        let sandbox = try Sandbox()
+        // 1024 × 768: each file fills several bands, so freed band buffers would be
+        // reused from a fragmented heap (11 MiB more for 8 files than for 1, measured).
+        let (width, height) = (1024, 768)
+        var bytes = Array("P6\n\(width) \(height)\n255\n".utf8)
+        bytes += (0..<(width * height * 3)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+        let inputs = try (0..<8).map { try sandbox.write("in\($0).ppm", bytes).path }
+        let first = sandbox.url("one"), eight = sandbox.url("eight")
+        try FileManager.default.createDirectory(at: first, withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(at: eight, withIntermediateDirectories: false)
+        let single = try Tool.peakMemory(["apply", inputs[0], "-o", first.path, "--preset", "vivid", "--jobs", "1"])
+        let batch = try Tool.peakMemory(["apply"] + inputs + ["-o", eight.path, "--preset", "vivid", "--jobs", "1"])
+        #expect(single.status == 0 && batch.status == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: eight.path).count == 8)
+        let one = try #require(single.kilobytes, "no VmHWM in /proc"), all = try #require(batch.kilobytes)
+        #expect(all - one < 4096, "one file \(one) KiB, eight files \(all) KiB")
+    }
+}
+
 @Suite("apply: LUT, curve and orientation")
 struct LookAndOrientationTests {
     @Test("a saved recipe with a LUT, a curve and an orientation re-applies byte-identically; a changed LUT is exit 65")

@@ -188,6 +188,24 @@ struct ArgumentsTests {
         #expect(one.verbose && one.maxPixels == 1_000_000_000)
     }
 
+    @Test("a stream without an extension (/dev/null, /dev/fd/N, a FIFO) takes the input's kind; a file without one names no format")
+    func streamTargets() throws {
+        #expect(OutputTarget(path: "/dev/null", format: nil) == .likeInput)
+        #expect(OutputTarget(path: "/dev/fd/1", format: nil) == .likeInput)
+        #expect(OutputTarget(path: "/dev/null", format: .pam) == .fixed(.pam))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("targets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fifo = directory.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(OutputTarget(path: fifo, format: nil) == .likeInput)
+        let plain = directory.appendingPathComponent("plain")
+        try Data("x".utf8).write(to: plain)
+        #expect(OutputTarget(path: plain.path, format: nil) == nil)
+        #expect(OutputTarget(path: directory.appendingPathComponent("new").path, format: nil) == nil)
+        #expect(OutputTarget(path: directory.path, format: nil) == nil)
+    }
+
     @Test("output formats from names and --format")
     func outputFormats() {
         #expect(OutputTarget(path: "a.PPM", format: nil) == .fixed(.ppm))

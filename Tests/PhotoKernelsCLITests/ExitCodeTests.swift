@@ -269,6 +269,26 @@ struct ExitCodeTests {
         // A device is written in place, whatever its directory allows.
         let toNull = try Tool.run(["apply", "in.ppm", "-o", "/dev/null", "--format", "ppm"], in: sandbox)
         #expect(toNull.status == 0, "\(toNull.stderr)")
+        // A stream needs no --format: like '-', it takes the input's kind.
+        let toNullBare = try Tool.run(["apply", "in.ppm", "-o", "/dev/null"], in: sandbox)
+        #expect(toNullBare.status == 0 && toNullBare.stderr.isEmpty, "\(toNullBare.stderr)")
+    }
+
+    @Test("an output that is a stream (/dev/stdout, a link to it) takes the input's kind without --format; a file without an extension does not")
+    func streamOutputsTakeTheInputsKind() throws {
+        let sandbox = try Self.sandboxWithInput()
+        try FileManager.default.createSymbolicLink(atPath: sandbox.url("lnk").path, withDestinationPath: "/dev/stdout")
+        let expected = libraryPath(Fixtures.rgb8, layout: .rgb, recipe: Recipe(adjustments: .noir), outputLayout: .rgb)
+        for name in ["/dev/stdout", "lnk"] {
+            let result = try Tool.run(["apply", "in.ppm", "-o", name, "--preset", "noir"], in: sandbox)
+            #expect(result.status == 0, "\(name): \(result.stderr)")
+            let image = try NetpbmReader.read(Array(result.stdout))
+            #expect(image.format == .rawPPM && image.samples == expected, "\(name)")
+        }
+        // A regular file without an extension names no format.
+        _ = try sandbox.write("plain", Array("x".utf8))
+        let refused = try Tool.run(["apply", "in.ppm", "-o", "plain"], in: sandbox)
+        #expect(refused.status == 64 && refused.stderr.contains("cannot tell the output format from 'plain'"), "\(refused.stderr)")
     }
 
     @Test("an output that is a symbolic link replaces the file it names and keeps the link")

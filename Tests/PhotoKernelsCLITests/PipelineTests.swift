@@ -248,7 +248,7 @@ struct PipelineTests {
             try input.fileHandleForWriting.write(contentsOf: rows)
         }
         // The whole raster is in; the tool waits for the next image or the end.
-        let peak = Self.peakResidentKiB(of: process.processIdentifier)
+        let peak = Tool.peakResidentKiB(of: process.processIdentifier)
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -256,18 +256,6 @@ struct PipelineTests {
         let kib = try #require(peak, "no VmHWM in /proc/\(process.processIdentifier)/status")
         // 64 MP would be 64 MB as bytes (128 MB as the old 16-bit raster) alone.
         #expect(kib < 64 * 1024, "peak resident set \(kib) KiB for a 64 MB raster")
-    }
-
-    /// `VmHWM` (the peak resident set) of a running process, in KiB.
-    static func peakResidentKiB(of pid: Int32) -> Int? {
-        // Read to the end: a /proc file reports a size of 0.
-        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/status") else { return nil }
-        defer { try? handle.close() }
-        let status = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
-        }
-        return nil
     }
 }
 

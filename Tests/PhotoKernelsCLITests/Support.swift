@@ -74,6 +74,51 @@ enum Tool {
     }
 }
 
+extension Tool {
+    /// Runs the tool with `arguments` (paths absolute: it runs in the test's own
+    /// directory), its standard streams on `/dev/null`, and returns its exit status and
+    /// its own peak resident memory in KiB: the `VmHWM` of its `/proc/<pid>/status`,
+    /// read every 2 ms until it exits (the last reading). Not `wait4`'s `ru_maxrss`:
+    /// Linux carries the spawning process's peak into it across `exec`, so it would
+    /// never read below the test runner's own size. `nil` memory where `/proc` has none.
+    static func peakMemory(_ arguments: [String]) throws -> (status: Int32, kilobytes: Int?) {
+        let executable = try #require(url, "photokernels binary not found next to the test bundle; set PHOTOKERNELS_CLI")
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let spawned = posix_spawn(&pid, executable.path, &actions, nil, argv, environ)
+        try #require(spawned == 0, "posix_spawn: \(spawned)")
+        var status: Int32 = 0, peak: Int?
+        while true {
+            // Read before asking whether it ended: a process that has ended has no VmHWM.
+            if let value = peakResidentKiB(of: pid) { peak = max(peak ?? 0, value) }
+            let reaped = waitpid(pid, &status, WNOHANG)
+            if reaped == pid || (reaped == -1 && errno != EINTR) { break }
+            usleep(2000)
+        }
+        let exited = status & 0x7f == 0
+        return (exited ? (status >> 8) & 0xff : 128 + (status & 0x7f), peak)
+    }
+
+    /// `VmHWM` (the peak resident set) of a running process, in KiB.
+    static func peakResidentKiB(of pid: Int32) -> Int? {
+        // Read to the end: a /proc file reports a size of 0.
+        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/status") else { return nil }
+        defer { try? handle.close() }
+        let status = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            return Int(line.dropFirst(6).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        }
+        return nil
+    }
+}
+
 /// A temporary directory for one test: `work` is the tool's current directory (and
 /// holds nothing but what the test and the tool put there), `io` the captured streams.
 final class Sandbox {
