@@ -3,6 +3,10 @@
 // the curve never overshoots its points. Per sample, so for integer sources the whole
 // kernel folds into one lookup table per channel (`makeLookupTable(maxval:)`).
 
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+import _Builtin_intrinsics.intel
+#endif
+
 /// A tone curve (CIToneCurve-like, generalised; SPEC §11): a master curve applied to
 /// R, G and B, then an optional curve per channel, each through 2…16 control points.
 ///
@@ -49,11 +53,15 @@
 /// missing), but at least one must be present.
 ///
 /// Schedules: `.scalar` is the formula above in `Float` (points and tangents computed
-/// in `Double`, rounded once), one channel at a time. `.simd4` runs two pixels per
-/// `SIMD8<Float>`, four per step: each interval's cubic is precomputed in `init` as
-/// `p = a + b·t + c·t² + d·t³` (in `Double`, rounded once), the interval is found by
-/// comparing the lane against each knot and selecting that interval's coefficients,
-/// and the cubic is evaluated by Horner's rule. The two agree within SPEC §8's 1e-5 on
+/// in `Double`, rounded once), one channel at a time. `.simd4` precomputes each
+/// interval's cubic in `init` as `p = a + b·t + c·t² + d·t³` (in `Double`, rounded
+/// once) and evaluates it by Horner's rule; where the build targets AVX2 it runs two
+/// pixels per `SIMD8<Float>`, four per step, and finds each lane's interval by comparing
+/// it with each knot and selecting that interval's coefficients (one `vblendvps` per
+/// coefficient and knot); elsewhere (SSE2, whose select takes three instructions) it
+/// counts the knots each lane has passed and loads that interval's coefficients, one
+/// pixel per `SIMD4<Float>`. Both do the same arithmetic on the same coefficients, to
+/// the bit. The two agree within SPEC §8's 1e-5 on
 /// inputs in [−1, 2] (measured ≤ 2.4e-7 on the test curves, each within 4.8e-7 of the
 /// `Double` curve), and both hit the control points exactly.
 ///
@@ -179,11 +187,34 @@ public struct ToneCurve: PixelKernel, Hashable {
             ToneCurve.applyScalar(base, count: row.count, master: schedule.activeMaster,
                                   channels: schedule.activeChannels)
         case .simd4:
-            schedule.table.withUnsafeBufferPointer { table in
-                ToneCurve.applyVector(base, count: row.count, table: table.baseAddress!,
-                                      masterKnots: schedule.masterKnots, channelKnots: schedule.channelKnots,
-                                      channelOffset: schedule.channelOffset,
-                                      masterKeep: schedule.masterKeep, channelKeep: schedule.channelKeep)
+            #if canImport(TargetFeatures.AVX2)
+            applyPairs(base, count: row.count)
+            #else
+            applyGathered(base, count: row.count)
+            #endif
+        }
+    }
+
+    /// The `SIMD8` schedule on `count` pixels (`applyVector`): where a select is one
+    /// instruction (AVX2's `vblendvps`).
+    func applyPairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        schedule.table.withUnsafeBufferPointer { table in
+            ToneCurve.applyVector(p, count: count, table: table.baseAddress!,
+                                  masterKnots: schedule.masterKnots, channelKnots: schedule.channelKnots,
+                                  channelOffset: schedule.channelOffset,
+                                  masterKeep: schedule.masterKeep, channelKeep: schedule.channelKeep)
+        }
+    }
+
+    /// The gathering schedule on `count` pixels (`applyGathered(_:count:bounds:segments:…)`):
+    /// where a select takes three instructions (SSE2).
+    func applyGathered(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        schedule.bounds.withUnsafeBufferPointer { bounds in
+            schedule.segments.withUnsafeBufferPointer { segments in
+                ToneCurve.applyGathered(p, count: count, bounds: bounds.baseAddress!, segments: segments.baseAddress!,
+                                        masterKnots: schedule.masterKnots, channelKnots: schedule.channelKnots,
+                                        masterKeep: schedule.masterKeepOfPixel,
+                                        channelKeep: schedule.channelKeepOfPixel)
             }
         }
     }
@@ -335,6 +366,85 @@ public struct ToneCurve: PixelKernel, Hashable {
                 cubic1.replacing(with: a1 + b1 * t1, where: (x1 .< first) .| (x1 .>= last)))
     }
 
+    /// The schedule for builds without AVX2: one pixel per `SIMD4<Float>`, each stage
+    /// restoring the lanes it must not change (alpha; identity channels) by mask.
+    ///
+    /// A lane's interval is the number of its knots `≤ x`, counted by one comparison
+    /// and one subtraction per knot (the comparison's all-ones lanes are −1), where the
+    /// `SIMD8` schedule selects six coefficients per knot, three SSE2 instructions each.
+    /// Each lane then loads its interval's `(a, b, c, d)` and `(base, 1/h)` from
+    /// `segments`, and a transpose gives the four coefficient vectors: the values the
+    /// select chain leaves, so the same bits (`evaluateGathered`).
+    @inline(never)
+    static func applyGathered(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, bounds: UnsafePointer<SIMD4<Float>>,
+                              segments: UnsafePointer<SIMD4<Float>>, masterKnots: Int, channelKnots: Int,
+                              masterKeep: SIMDMask<SIMD4<Int32>>, channelKeep: SIMDMask<SIMD4<Int32>>) {
+        let channelBounds = bounds + (masterKnots > 0 ? 2 &+ masterKnots : 0)
+        let channelSegments = segments + (masterKnots > 0 ? 6 &* (masterKnots &+ 1) : 0)
+        for i in 0..<count {
+            var v = p[i]
+            if masterKnots > 0 {
+                v = evaluateGathered(v, bounds, segments, knots: masterKnots).replacing(with: v, where: masterKeep)
+            }
+            if channelKnots > 0 {
+                v = evaluateGathered(v, channelBounds, channelSegments, knots: channelKnots)
+                    .replacing(with: v, where: channelKeep)
+            }
+            p[i] = v
+        }
+    }
+
+    /// One stage's piecewise cubic on one pixel's four lanes, each lane with its own
+    /// curve: `evaluate`'s arithmetic on the coefficients it would select.
+    ///
+    /// `bounds` holds `[first knot, last knot, knot_0 … knot_{k−1}]` (lanes R G B A,
+    /// NaN past a lane's knots and in alpha), `segments` for each of R, G and B its
+    /// `k + 1` segments as two vectors, `(a, b, c, d)` and `(base, 1/h, 0, 0)`. Alpha
+    /// takes red's coefficients; the caller keeps its input.
+    @inline(__always)
+    static func evaluateGathered(_ x: SIMD4<Float>, _ bounds: UnsafePointer<SIMD4<Float>>,
+                                 _ segments: UnsafePointer<SIMD4<Float>>, knots: Int) -> SIMD4<Float> {
+        var passed = SIMD4<Int32>()
+        for k in 0..<knots {
+            passed &-= SIMD4<Int32>().replacing(with: -1, where: x .>= bounds[2 &+ k])
+        }
+        let lane = 2 &* (knots &+ 1)
+        let r = segments + 2 &* Int(passed[0])
+        let g = segments + (lane &+ 2 &* Int(passed[1]))
+        let b = segments + (2 &* lane &+ 2 &* Int(passed[2]))
+        let (a, slope, c, d) = transposed(r[0], g[0], b[0], r[0])
+        let (base, inverseWidth) = transposedPairs(r[1], g[1], b[1], r[1])
+        let t = (x - base) * inverseWidth
+        let cubic = a + t * (slope + t * (c + t * d))
+        return cubic.replacing(with: a + slope * t, where: (x .< bounds[0]) .| (x .>= bounds[1]))
+    }
+
+    /// The columns of four rows: `(p.x, q.x, r.x, s.x)`, then the `y`, `z` and `w` columns.
+    @inline(__always)
+    static func transposed(_ p: SIMD4<Float>, _ q: SIMD4<Float>, _ r: SIMD4<Float>, _ s: SIMD4<Float>)
+        -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+        let low0 = _mm_unpacklo_ps(p, q), low1 = _mm_unpacklo_ps(r, s)
+        let high0 = _mm_unpackhi_ps(p, q), high1 = _mm_unpackhi_ps(r, s)
+        return (_mm_movelh_ps(low0, low1), _mm_movehl_ps(low1, low0),
+                _mm_movelh_ps(high0, high1), _mm_movehl_ps(high1, high0))
+        #else
+        return (SIMD4(p.x, q.x, r.x, s.x), SIMD4(p.y, q.y, r.y, s.y), SIMD4(p.z, q.z, r.z, s.z), SIMD4(p.w, q.w, r.w, s.w))
+        #endif
+    }
+
+    /// The first two columns of four rows: `(p.x, q.x, r.x, s.x)` and `(p.y, q.y, r.y, s.y)`.
+    @inline(__always)
+    static func transposedPairs(_ p: SIMD4<Float>, _ q: SIMD4<Float>, _ r: SIMD4<Float>, _ s: SIMD4<Float>)
+        -> (SIMD4<Float>, SIMD4<Float>) {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+        let low0 = _mm_unpacklo_ps(p, q), low1 = _mm_unpacklo_ps(r, s)
+        return (_mm_movelh_ps(low0, low1), _mm_movehl_ps(low1, low0))
+        #else
+        return (SIMD4(p.x, q.x, r.x, s.x), SIMD4(p.y, q.y, r.y, s.y))
+        #endif
+    }
+
     /// The precomputed tables of both schedules.
     struct Schedule: Sendable {
         /// The master, or `nil` when it is missing or an identity (skipped).
@@ -349,10 +459,18 @@ public struct ToneCurve: PixelKernel, Hashable {
         let channelOffset: Int
         /// Both stages' tables (see `evaluate`), lanes `R G B A R G B A`.
         let table: [SIMD8<Float>]
+        /// Both stages' knots for `applyGathered` (`evaluateGathered`), lanes `R G B A`.
+        let bounds: [SIMD4<Float>]
+        /// Both stages' coefficients for `applyGathered`, by stage, channel and segment.
+        let segments: [SIMD4<Float>]
         /// Lanes the master stage keeps: alpha.
         let masterKeep: SIMDMask<SIMD8<Int32>>
         /// Lanes the channel stage keeps: alpha and the identity channels.
         let channelKeep: SIMDMask<SIMD8<Int32>>
+        /// `masterKeep` on one pixel's four lanes.
+        let masterKeepOfPixel: SIMDMask<SIMD4<Int32>>
+        /// `channelKeep` on one pixel's four lanes.
+        let channelKeepOfPixel: SIMDMask<SIMD4<Int32>>
 
         init(master: Points?, channels: [Points?]) {
             let active = { (p: Points?) in p.flatMap { $0.isIdentity ? nil : $0 } }
@@ -366,6 +484,10 @@ public struct ToneCurve: PixelKernel, Hashable {
             channelKnots = c.map { $0?.count ?? 0 }.max() ?? 0
             channelOffset = masterTable.count
             table = masterTable + channelTable
+            let masterGathered = Schedule.gatheredTables(masterTable, knots: masterKnots)
+            let channelGathered = Schedule.gatheredTables(channelTable, knots: channelKnots)
+            bounds = masterGathered.bounds + channelGathered.bounds
+            segments = masterGathered.segments + channelGathered.segments
             var keep = SIMDMask<SIMD8<Int32>>(repeating: false)
             keep[3] = true
             keep[7] = true
@@ -375,6 +497,24 @@ public struct ToneCurve: PixelKernel, Hashable {
                 keep[lane + 4] = true
             }
             channelKeep = keep
+            masterKeepOfPixel = SIMDMask(SIMD4<Int32>(0, 0, 0, -1))
+            channelKeepOfPixel = SIMDMask(SIMD4<Int32>((0..<4).map { keep[$0] ? -1 : 0 }))
+        }
+
+        /// One stage's `stageTable` (with `knots` knots) rearranged for `evaluateGathered`:
+        /// its bounds on four lanes, and for each of R, G and B each segment's
+        /// `(a, b, c, d)` and `(base, 1/h, 0, 0)`. Empty for an empty stage.
+        static func gatheredTables(_ stage: [SIMD8<Float>], knots: Int) -> (bounds: [SIMD4<Float>], segments: [SIMD4<Float>]) {
+            guard !stage.isEmpty else { return ([], []) }
+            let bounds = stage[0..<(2 + knots)].map(\.lowHalf)
+            var segments: [SIMD4<Float>] = []
+            for lane in 0..<3 {
+                for segment in 0...knots {
+                    let v = { (j: Int) in stage[2 + knots + 6 * segment + j][lane] }
+                    segments += [SIMD4(v(2), v(3), v(4), v(5)), SIMD4(v(0), v(1), 0, 0)]
+                }
+            }
+            return (bounds, segments)
         }
 
         /// The table of one stage whose lanes 0–2 (and 4–6) run `lanes[0…2]`; see `evaluate`.

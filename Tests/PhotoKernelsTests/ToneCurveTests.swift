@@ -232,6 +232,37 @@ struct ToneCurveTests {
         #expect(worstScalar < 3e-6 && worstVector < 3e-6, "worst relative error: scalar \(worstScalar), vector \(worstVector)")
     }
 
+    @Test("the two vector schedules (pairs with selects, gathered) give the same bits on widths 1…33, in every build")
+    func schedulesAgree() throws {
+        // Values at and around every knot, outside the curves, and the specials.
+        var specials: [Float] = [0, -0.0, 1, -1, 2, .infinity, -.infinity, .nan, Float(bitPattern: 0x7FC0_1234),
+                                 .leastNonzeroMagnitude, 1e30, -1e30, 0.5, 0.25, 0.75]
+        for k in 0...15 { specials += [Float(k) / 15, (Float(k) / 15).nextUp, (Float(k) / 15).nextDown] }
+        var rng = SeededGenerator(seed: 91)
+        let samples = specials + (0..<200).map { _ in Float.random(in: -0.5...1.5, using: &rng) }
+        let curves = curveSamples + [
+            // The most knots each stage may have, with channels of different counts.
+            ToneCurve(master: points((0..<16).map { (Double($0) / 15, Double($0 * $0) / 225) }),
+                      red: points((0..<16).map { (Double($0) / 15, 1 - Double($0) / 15) }),
+                      green: points([(0, 0.2), (1, 0.8)]),
+                      blue: points((0..<9).map { (Double($0) / 8, (Double($0) / 8).squareRoot()) })),
+        ]
+        for (n, curve) in curves.enumerated() {
+            for width in 1...33 {
+                var pixels: [SIMD4<Float>] = (0..<width).map { i in
+                    SIMD4(samples[(i * 3 + width) % samples.count], samples[(i * 7 + 1) % samples.count],
+                          samples[(i * 11 + 2 * width) % samples.count], samples[(i * 5 + 3) % samples.count])
+                }
+                var gathered = pixels
+                pixels.withUnsafeMutableBufferPointer { curve.applyPairs($0.baseAddress!, count: width) }
+                gathered.withUnsafeMutableBufferPointer { curve.applyGathered($0.baseAddress!, count: width) }
+                for i in 0..<width {
+                    #expect(sameBits(pixels[i], gathered[i]), "curve \(n) width \(width) pixel \(i): \(pixels[i]) vs \(gathered[i])")
+                }
+            }
+        }
+    }
+
     @Test("a pixel's bits do not depend on the row's length or its place in the row")
     func placeIndependent() throws {
         let row = try randomImage(width: 37, height: 1, seed: 83, nanEvery: 6)
