@@ -160,25 +160,36 @@ struct Options: Sendable {
 
 extension Options {
     /// The options of the fresh run that `compare <baseline>` times: these, with what
-    /// the command line leaves out taken from `baseline` — without `--filter`, its rows;
-    /// without `--sizes` or `--quick`, the sizes its rows name; without `--threads`,
-    /// `--pages` or `--seed`, those its context records. So `compare before` times what
-    /// `before` timed, the way it was timed. Also returns what was taken, as options,
-    /// for the note the tool prints.
+    /// the command line leaves out taken from `baseline` — without `--filter`, its rows
+    /// (those that failed or hold no time too: a row that still fails must fail the
+    /// comparison); without `--sizes` or `--quick`, the sizes its rows name (the preview
+    /// rows' own size only where nothing else names one: any size at least as large
+    /// brings them); without `--threads`, `--pages` or `--seed`, those its context
+    /// records. So `compare before` times what `before` timed, the way it was timed
+    /// (its sampling aside: `--quick` and `--samples` are the command line's). Also
+    /// returns what was taken, as options, for the note the tool prints.
     func matching(_ baseline: BenchmarkReport) -> (options: Options, taken: [String]) {
         var fresh = self, taken: [String] = []
-        let names = Comparison.summaries(baseline).order
+        var names: [String] = []
+        for record in baseline.benchmarks {
+            let name = record.runType == "aggregate" ? (record.runName ?? record.name) : record.name
+            if !names.contains(name) { names.append(name) }
+        }
         if !given.contains("filter"), !names.isEmpty {
             fresh.rows = Set(names)
             taken.append("its \(names.count) row\(names.count == 1 ? "" : "s")")
         }
         if !given.contains("sizes"), !given.contains("quick") {
-            var sizes: [ImageSize] = []
-            for name in names {
-                guard let label = name.split(separator: "/").last, let size = ImageSize(parsing: String(label)),
-                      !sizes.contains(size) else { continue }
-                sizes.append(size)
+            func size(of name: String) -> ImageSize? {
+                name.split(separator: "/").last.flatMap { ImageSize(parsing: String($0)) }
             }
+            // Rooflines accompany other rows, and the preview rows come with any size
+            // at least as large as theirs.
+            var sizes: [ImageSize] = []
+            for name in names where !name.hasPrefix("copy/") && !name.hasPrefix("preview/") {
+                if let size = size(of: name), !sizes.contains(size) { sizes.append(size) }
+            }
+            if sizes.isEmpty, names.contains(where: { $0.hasPrefix("preview/") }) { sizes = [.preview] }
             if !sizes.isEmpty {
                 fresh.sizes = sizes
                 taken.append("--sizes " + sizes.map(\.label).joined(separator: ","))

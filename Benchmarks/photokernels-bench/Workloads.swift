@@ -287,7 +287,8 @@ enum WorkloadPlan {
     /// The preview rows join when a size is at least as large as the preview (the photo
     /// it previews); at the preview size, with its own roofline copy.
     ///
-    /// - Throws: a usage error if the filter (or `rows`) selects nothing.
+    /// - Throws: a usage error if the filter selects nothing (with `rows`, an empty plan
+    ///   is returned).
     static func make(sizes: [ImageSize], filter: String?, rows: Set<String>? = nil) throws(ToolError) -> [Workload] {
         let regex: Regex<AnyRegexOutput>?
         do { regex = try filter.map { try Regex($0) } } catch {
@@ -313,10 +314,9 @@ enum WorkloadPlan {
                 return names.contains(workload.name)
             }
         }
-        guard !selected.isEmpty else {
-            if filter == nil, rows != nil {
-                throw .usage("none of the baseline's rows is a benchmark of this build at its sizes; --list prints every name")
-            }
+        // With `rows` (compare's fresh run) an empty plan is the caller's to report,
+        // with the baseline's own options.
+        guard !selected.isEmpty || rows != nil else {
             throw .usage("'--filter \(filter ?? "")' matches no benchmark at these sizes; --list without --filter prints every name")
         }
         return selected

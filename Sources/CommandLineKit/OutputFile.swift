@@ -179,12 +179,12 @@ public enum OutputFile {
     }
 
     /// Whether `path` is written as a stream rather than as a file: a descriptor it
-    /// names or leads to (`/dev/stdout`, `/dev/fd/N`, a link to them:
-    /// `inPlaceDescriptor(for:)`), or an existing FIFO, terminal or device (`/dev/null`),
-    /// links followed. Such an output, like `-`, has no name to tell a format by.
-    /// At most a few `stat` calls.
+    /// names (`/dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`:
+    /// `descriptor(named:)`), or an existing FIFO, terminal or device (`/dev/null`),
+    /// links followed. A regular file is no stream, even one that standard output or
+    /// error is open on. One `stat` at most.
     public static func isStream(_ path: String) -> Bool {
-        if inPlaceDescriptor(for: path) != nil { return true }
+        if descriptor(named: path) != nil { return true }
         var status = stat()
         return stat(path, &status) == 0 && isWrittenInPlace(status)
     }

@@ -58,12 +58,14 @@ import _Builtin_intrinsics.intel
 /// once) and evaluates it by Horner's rule; where the build targets AVX2 it runs two
 /// pixels per `SIMD8<Float>`, four per step, and finds each lane's interval by comparing
 /// it with each knot and selecting that interval's coefficients (one `vblendvps` per
-/// coefficient and knot); elsewhere (SSE2, whose select takes three instructions) it
-/// counts the knots each lane has passed and loads that interval's coefficients, one
-/// pixel per `SIMD4<Float>`. Both do the same arithmetic on the same coefficients, to
-/// the bit. The two agree within SPEC §8's 1e-5 on
-/// inputs in [−1, 2] (measured ≤ 2.4e-7 on the test curves, each within 4.8e-7 of the
-/// `Double` curve), and both hit the control points exactly.
+/// coefficient and knot; on arm64 too, NEON's `bsl`); on x86-64 without AVX2 (SSE2,
+/// whose select takes three instructions) it counts the knots each lane has passed and
+/// loads that interval's coefficients, one pixel per `SIMD4<Float>`; the two forms do
+/// the same arithmetic on the same coefficients, to the bit. `.scalar` and `.simd4`
+/// agree within SPEC §8's 1e-5 on inputs in [−1, 2] for curves of moderate slope
+/// (measured ≤ 2.4e-7 on the test curves, each within 4.8e-7 of the `Double` curve),
+/// and both hit the control points exactly; on a very steep segment both err from the
+/// `Double` curve by up to its slope times a knot's `Float` rounding.
 ///
 /// Complexity: `init` O(points); `apply` O(n·k) per row of n pixels, k the number of
 /// knots of the curves in use (at most 32); no allocation.
@@ -187,7 +189,7 @@ public struct ToneCurve: PixelKernel, Hashable {
             ToneCurve.applyScalar(base, count: row.count, master: schedule.activeMaster,
                                   channels: schedule.activeChannels)
         case .simd4:
-            #if canImport(TargetFeatures.AVX2)
+            #if canImport(TargetFeatures.AVX2) || !arch(x86_64)
             applyPairs(base, count: row.count)
             #else
             applyGathered(base, count: row.count)
@@ -196,7 +198,7 @@ public struct ToneCurve: PixelKernel, Hashable {
     }
 
     /// The `SIMD8` schedule on `count` pixels (`applyVector`): where a select is one
-    /// instruction (AVX2's `vblendvps`).
+    /// instruction (AVX2's `vblendvps`, NEON's `bsl`).
     func applyPairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         schedule.table.withUnsafeBufferPointer { table in
             ToneCurve.applyVector(p, count: count, table: table.baseAddress!,
@@ -207,7 +209,7 @@ public struct ToneCurve: PixelKernel, Hashable {
     }
 
     /// The gathering schedule on `count` pixels (`applyGathered(_:count:bounds:segments:…)`):
-    /// where a select takes three instructions (SSE2).
+    /// where a select takes three instructions (x86-64 without AVX2: SSE2).
     func applyGathered(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         schedule.bounds.withUnsafeBufferPointer { bounds in
             schedule.segments.withUnsafeBufferPointer { segments in

@@ -88,10 +88,11 @@ enum OutputTarget: Equatable, Sendable {
 
     /// The target for `path`: `--format` if given, else the extension
     /// (`.ppm`, `.pgm`, `.pam`, `.pnm`, any letter case); `-`, and a stream whose name
-    /// has none of them (`/dev/null`, `/dev/stdout`, a FIFO: `OutputFile.isStream`),
-    /// mean the input's kind.
+    /// has no extension at all (`/dev/null`, `/dev/stdout`, `/dev/fd/3`, a FIFO:
+    /// `OutputFile.isStream`), mean the input's kind.
     ///
-    /// - Returns: `nil` when the name says nothing, it is no stream and there is no `--format`.
+    /// - Returns: `nil` when the name says nothing, it is no stream and there is no
+    ///   `--format`; always for another extension (`.pbm`, `.jpg`), stream or not.
     init?(path: String, format: OutputFormat?) {
         if let format { self = .fixed(format); return }
         if path == "-" { self = .likeInput; return }
@@ -100,9 +101,10 @@ enum OutputTarget: Equatable, Sendable {
         case "pgm": self = .fixed(.pgm)
         case "pam": self = .fixed(.pam)
         case "pnm": self = .likeInput
-        default:
+        case "":
             guard OutputFile.isStream(path) else { return nil }
             self = .likeInput
+        default: return nil
         }
     }
 

@@ -188,7 +188,7 @@ struct ArgumentsTests {
         #expect(one.verbose && one.maxPixels == 1_000_000_000)
     }
 
-    @Test("a stream without an extension (/dev/null, /dev/fd/N, a FIFO) takes the input's kind; a file without one names no format")
+    @Test("a stream without an extension (/dev/null, /dev/fd/N, a FIFO) takes the input's kind; a regular file without one, and any other extension, names no format")
     func streamTargets() throws {
         #expect(OutputTarget(path: "/dev/null", format: nil) == .likeInput)
         #expect(OutputTarget(path: "/dev/fd/1", format: nil) == .likeInput)
@@ -204,6 +204,12 @@ struct ArgumentsTests {
         #expect(OutputTarget(path: plain.path, format: nil) == nil)
         #expect(OutputTarget(path: directory.appendingPathComponent("new").path, format: nil) == nil)
         #expect(OutputTarget(path: directory.path, format: nil) == nil)
+        // Another extension names no format, stream or not; a descriptor's name is a stream.
+        #expect(OutputTarget(path: fifo + ".pbm", format: nil) == nil)
+        #expect(mkfifo(fifo + ".jpg", 0o600) == 0)
+        #expect(OutputTarget(path: fifo + ".jpg", format: nil) == nil)
+        #expect(OutputTarget(path: "/dev/stderr", format: nil) == .likeInput)
+        #expect(OutputTarget(path: "/proc/self/fd/1", format: nil) == .likeInput)
     }
 
     @Test("output formats from names and --format")

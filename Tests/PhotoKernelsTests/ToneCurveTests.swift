@@ -239,7 +239,7 @@ struct ToneCurveTests {
                                  .leastNonzeroMagnitude, 1e30, -1e30, 0.5, 0.25, 0.75]
         for k in 0...15 { specials += [Float(k) / 15, (Float(k) / 15).nextUp, (Float(k) / 15).nextDown] }
         var rng = SeededGenerator(seed: 91)
-        let samples = specials + (0..<200).map { _ in Float.random(in: -0.5...1.5, using: &rng) }
+        let randoms = (0..<200).map { _ in Float.random(in: -0.5...1.5, using: &rng) }
         let curves = curveSamples + [
             // The most knots each stage may have, with channels of different counts.
             ToneCurve(master: points((0..<16).map { (Double($0) / 15, Double($0 * $0) / 225) }),
@@ -248,6 +248,12 @@ struct ToneCurveTests {
                       blue: points((0..<9).map { (Double($0) / 8, (Double($0) / 8).squareRoot()) })),
         ]
         for (n, curve) in curves.enumerated() {
+            // This curve's own knots, and their neighbours, too.
+            var knots: [Float] = []
+            for points in [curve.master, curve.red, curve.green, curve.blue].compactMap({ $0 }) {
+                for point in points.points { let x = Float(point.x); knots += [x, x.nextUp, x.nextDown] }
+            }
+            let samples = knots + specials + randoms
             for width in 1...33 {
                 var pixels: [SIMD4<Float>] = (0..<width).map { i in
                     SIMD4(samples[(i * 3 + width) % samples.count], samples[(i * 7 + 1) % samples.count],
