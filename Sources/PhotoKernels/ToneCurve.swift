@@ -61,11 +61,13 @@ import _Builtin_intrinsics.intel
 /// coefficient and knot; on arm64 too, NEON's `bsl`); on x86-64 without AVX2 (SSE2,
 /// whose select takes three instructions) it counts the knots each lane has passed and
 /// loads that interval's coefficients, one pixel per `SIMD4<Float>`; the two forms do
-/// the same arithmetic on the same coefficients, to the bit. `.scalar` and `.simd4`
-/// agree within SPEC §8's 1e-5 on inputs in [−1, 2] for curves of moderate slope
-/// (measured ≤ 2.4e-7 on the test curves, each within 4.8e-7 of the `Double` curve),
-/// and both hit the control points exactly; on a very steep segment both err from the
-/// `Double` curve by up to its slope times a knot's `Float` rounding.
+/// the same arithmetic on the same coefficients, to the bit. Both schedules take the
+/// distance from a knot as from its `Float` with the rounding's remainder accounted
+/// for, and pass a knot at the least `Float` at or above it, so a steep segment stays
+/// exact. `.scalar` and `.simd4` agree within SPEC §8's 1e-5 on inputs in [−1, 2]
+/// (measured ≤ 2.4e-7 on the test curves, each within 4.8e-7 of the `Double` curve;
+/// within 1e-6 on curves with knots 1e-6 apart), and both hit the control points whose
+/// abscissa is a `Float` exactly.
 ///
 /// Complexity: `init` O(points); `apply` O(n·k) per row of n pixels, k the number of
 /// knots of the curves in use (at most 32); no allocation.
@@ -531,9 +533,9 @@ public struct ToneCurve: PixelKernel, Hashable {
                     table[index][lane] = Float(value)
                     table[index][lane + 4] = Float(value)
                 }
-                set(0, curve.points[0].x)
-                set(1, curve.points[n - 1].x)
-                for k in 0..<n { set(2 + k, curve.points[k].x) }
+                set(0, Double(curve.starts[0]))
+                set(1, Double(curve.starts[n - 1]))
+                for k in 0..<n { set(2 + k, Double(curve.starts[k])) }
                 for (s, coefficients) in curve.segmentCoefficients.enumerated() {
                     for (j, value) in coefficients.enumerated() { set(2 + knots + 6 * s + j, value) }
                 }
@@ -570,10 +572,19 @@ extension ToneCurve {
         public let points: [SIMD2<Double>]
         /// The tangent `m_k` at each point after SPEC §11's steps 1–3, in `Double`.
         public let tangents: [Double]
-        /// `points` and `tangents` rounded to `Float` once, for the scalar schedule.
-        let xs: [Float], ys: [Float], ms: [Float]
+        /// `points` and `tangents` rounded to `Float` once, for the scalar schedule; each
+        /// `x_k` as `xs[k] + xLows[k]`, the rounding's remainder beside it, and each
+        /// interval's width `x_{k+1} − x_k` rounded once (`widths`): `Float(x_k)` alone
+        /// would move a knot by up to 3e-8, which a steep segment's slope multiplies.
+        let xs: [Float], xLows: [Float], widths: [Float], ys: [Float], ms: [Float]
+        /// Each knot as the least `Float` at or above it: a `Float` `x` has passed knot
+        /// `k` (`x ≥ x_k`) exactly when `x ≥ starts[k]`. Every schedule finds its interval
+        /// by these, so that no input takes a steep interval's cubic across its knot.
+        let starts: [Float]
         /// Per segment (left line, each interval, right line): `(base, 1/h, a, b, c, d)`
-        /// of `p = a + b·t + c·t² + d·t³`, `t = (x − base)/h`, in `Double`.
+        /// of `p = a + b·t + c·t² + d·t³`, `t = (x − base)/h`, in `Double`, with `base`
+        /// the knot's `Float` value (the polynomial re-centred there, so that `x − base`
+        /// is the distance from the `Float` that a schedule subtracts).
         let segmentCoefficients: [[Double]]
 
         /// The most control points a curve may have.
@@ -661,19 +672,30 @@ extension ToneCurve {
             let m = Points.tangents(points)
             tangents = m
             xs = points.map { Float($0.x) }
+            xLows = points.map { Float($0.x - Double(Float($0.x))) }
+            starts = points.map { Double(Float($0.x)) < $0.x ? Float($0.x).nextUp : Float($0.x) }
+            widths = (0..<(points.count - 1)).map { Float(points[$0 + 1].x - points[$0].x) }
             ys = points.map { Float($0.y) }
             ms = m.map { Float($0) }
             let n = points.count
-            var segments: [[Double]] = [[points[0].x, 1, points[0].y, m[0], 0, 0]]
+            // p(t) re-centred at the knot's Float value: with t = t' − δ, δ = (x_k − base)/h,
+            // p(t' − δ) = a' + b'·t' + c'·t'² + d'·t'³ (Taylor at −δ).
+            func recentred(_ x: Double, width h: Double, _ a: Double, _ b: Double, _ c: Double, _ d: Double) -> [Double] {
+                let base = Double(Float(x)), delta = (x - base) / h
+                return [base, 1 / h, a - delta * (b - delta * (c - delta * d)), b - delta * (2 * c - 3 * delta * d),
+                        c - 3 * delta * d, d]
+            }
+            var segments = [recentred(points[0].x, width: 1, points[0].y, m[0], 0, 0)]
             for k in 0..<(n - 1) {
                 let h = points[k + 1].x - points[k].x
                 let dy = points[k + 1].y - points[k].y
                 let hm0 = h * m[k], hm1 = h * m[k + 1]
                 // p(t) = y_k + h·m_k·t + (3Δy − 2h·m_k − h·m_{k+1})·t² + (h·m_k + h·m_{k+1} − 2Δy)·t³:
                 // the Hermite basis of step 4 collected by powers of t.
-                segments.append([points[k].x, 1 / h, points[k].y, hm0, 3 * dy - 2 * hm0 - hm1, hm0 + hm1 - 2 * dy])
+                segments.append(recentred(points[k].x, width: h, points[k].y, hm0, 3 * dy - 2 * hm0 - hm1,
+                                          hm0 + hm1 - 2 * dy))
             }
-            segments.append([points[n - 1].x, 1, points[n - 1].y, m[n - 1], 0, 0])
+            segments.append(recentred(points[n - 1].x, width: 1, points[n - 1].y, m[n - 1], 0, 0))
             segmentCoefficients = segments
         }
 
@@ -727,33 +749,45 @@ extension ToneCurve {
         }
 
         /// The curve at `x` in `Float`, the `.scalar` schedule's arithmetic: steps 4–5
-        /// on the points and tangents rounded to `Float` once. NaN gives NaN; at a
-        /// control point's `Float` abscissa it gives that point's `Float(y)` exactly.
+        /// on the points and tangents rounded to `Float` once, the distance from a knot
+        /// taken as `(x − Float(x_k)) − remainder` and each width rounded once. NaN gives
+        /// NaN; at a control point whose abscissa is a `Float`, that point's `Float(y)`
+        /// exactly.
         ///
         /// - Complexity: O(points).
         @inline(__always)
         public func value(at x: Float) -> Float {
             xs.withUnsafeBufferPointer { xs in
-                ys.withUnsafeBufferPointer { ys in
-                    ms.withUnsafeBufferPointer { ms in
-                        Points.hermite(x, xs.baseAddress!, ys.baseAddress!, ms.baseAddress!, count: xs.count)
+                xLows.withUnsafeBufferPointer { xLows in
+                    starts.withUnsafeBufferPointer { starts in
+                        widths.withUnsafeBufferPointer { widths in
+                            ys.withUnsafeBufferPointer { ys in
+                                ms.withUnsafeBufferPointer { ms in
+                                    Points.hermite(x, xs.baseAddress!, xLows.baseAddress!, starts.baseAddress!,
+                                                   widths.baseAddress!, ys.baseAddress!, ms.baseAddress!,
+                                                   count: xs.count)
+                                }
+                            }
+                        }
                     }
                 }
             }
         }
 
-        /// Steps 4–5 in `Float` over `count` knots.
+        /// Steps 4–5 in `Float` over `count` knots, `x_k = xs[k] + xLows[k]`, passed
+        /// where `x ≥ starts[k]`.
         @inline(__always)
-        static func hermite(_ x: Float, _ xs: UnsafePointer<Float>, _ ys: UnsafePointer<Float>,
-                            _ ms: UnsafePointer<Float>, count n: Int) -> Float {
+        static func hermite(_ x: Float, _ xs: UnsafePointer<Float>, _ xLows: UnsafePointer<Float>,
+                            _ starts: UnsafePointer<Float>, _ widths: UnsafePointer<Float>,
+                            _ ys: UnsafePointer<Float>, _ ms: UnsafePointer<Float>, count n: Int) -> Float {
             // `!(x >= x_0)` also catches NaN, which the left line then keeps NaN.
-            guard x >= xs[0] else { return ys[0] + ms[0] * (x - xs[0]) }
+            guard x >= starts[0] else { return ys[0] + ms[0] * ((x - xs[0]) - xLows[0]) }
             let last = n &- 1
-            guard x < xs[last] else { return ys[last] + ms[last] * (x - xs[last]) }
+            guard x < starts[last] else { return ys[last] + ms[last] * ((x - xs[last]) - xLows[last]) }
             var k = 0
-            while x >= xs[k &+ 1] { k &+= 1 }
-            let h = xs[k &+ 1] - xs[k]
-            let t = (x - xs[k]) / h
+            while x >= starts[k &+ 1] { k &+= 1 }
+            let h = widths[k]
+            let t = ((x - xs[k]) - xLows[k]) / h
             let t2 = t * t, t3 = t2 * t
             let h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + t
             let h01 = -2 * t3 + 3 * t2, h11 = t3 - t2

@@ -269,6 +269,43 @@ struct ToneCurveTests {
         }
     }
 
+    @Test("steep segments: knots packed 1e-6 apart stay within 1e-6 of the Double curve in both schedules (seeded random curves)")
+    func steepSegments() throws {
+        var rng = SeededGenerator(seed: 29)
+        var worst = (scalar: 0.0, vector: 0.0)
+        for trial in 0..<200 {
+            let n = Int.random(in: 2...16, using: &rng)
+            // Knots at least 1e-6 apart around a random centre, y anywhere in [0, 1]:
+            // slopes up to about 1e6, the y of neighbours far apart.
+            let centre = Double.random(in: 0.001...0.999, using: &rng)
+            var x = max(0, centre - Double(n) * 1e-5)
+            var list: [(Double, Double)] = []
+            for _ in 0..<n where x <= 1 {
+                list.append((x, Double.random(in: 0...1, using: &rng)))
+                x += Double.random(in: 1e-6...2e-5, using: &rng)
+            }
+            guard list.count >= 2 else { continue }
+            let p = points(list)
+            let curve = trial.isMultiple(of: 2) ? ToneCurve(master: p) : ToneCurve(red: p, blue: p)
+            // Every knot's Float and its neighbours, and points between them.
+            var inputs: [Float] = []
+            for (k, (x, _)) in list.enumerated() {
+                let f = Float(x)
+                inputs += [f, f.nextUp, f.nextDown, f.nextUp.nextUp, f.nextDown.nextDown]
+                if k + 1 < list.count { inputs.append(Float((x + list[k + 1].0) / 2)) }
+            }
+            inputs += (0..<8).map { _ in Float.random(in: -1...2, using: &rng) }
+            let input = try FloatImage(width: inputs.count, height: 1, pixels: inputs.map { SIMD4($0, $0, $0, 1) })
+            let scalar = run([curve], on: input, .scalar), vector = run([curve], on: input, .simd4)
+            for (i, v) in inputs.enumerated() {
+                let exact = p.value(at: Double(v)), scale = max(1, abs(exact))
+                worst.scalar = max(worst.scalar, abs(Double(scalar.pixels[i].x) - exact) / scale)
+                worst.vector = max(worst.vector, abs(Double(vector.pixels[i].x) - exact) / scale)
+            }
+        }
+        #expect(worst.scalar < 1e-6 && worst.vector < 1e-6, "worst relative error: scalar \(worst.scalar), vector \(worst.vector)")
+    }
+
     @Test("a pixel's bits do not depend on the row's length or its place in the row")
     func placeIndependent() throws {
         let row = try randomImage(width: 37, height: 1, seed: 83, nanEvery: 6)
