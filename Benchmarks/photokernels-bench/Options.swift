@@ -170,11 +170,7 @@ extension Options {
     /// returns what was taken, as options, for the note the tool prints.
     func matching(_ baseline: BenchmarkReport) -> (options: Options, taken: [String]) {
         var fresh = self, taken: [String] = []
-        var names: [String] = []
-        for record in baseline.benchmarks {
-            let name = record.runType == "aggregate" ? (record.runName ?? record.name) : record.name
-            if !names.contains(name) { names.append(name) }
-        }
+        let names = baseline.rowNames
         if !given.contains("filter"), !names.isEmpty {
             fresh.rows = Set(names)
             taken.append("its \(names.count) row\(names.count == 1 ? "" : "s")")

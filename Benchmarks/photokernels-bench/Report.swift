@@ -229,6 +229,17 @@ struct BenchmarkReport: Codable, Sendable {
         init?(stringValue: String) { return nil }
     }
 
+    /// Every benchmark's name once, in first-seen order: a google-benchmark aggregate
+    /// by the run it summarises (`run_name`), failed and untimed records included.
+    var rowNames: [String] {
+        var names: [String] = [], seen = Set<String>()
+        for record in benchmarks {
+            let name = record.runType == "aggregate" ? (record.runName ?? record.name) : record.name
+            if seen.insert(name).inserted { names.append(name) }
+        }
+        return names
+    }
+
     /// The report as `format`. A report read from a file (`show`, `compare`) may carry
     /// any text in its names: the text formats have their control and format
     /// characters escaped (`Console.printable`), as JSON escapes its own.

@@ -70,8 +70,7 @@ enum BenchmarkTool {
                 // Before any timing: a run that could share no timed benchmark with the baseline.
                 let planned = Set(try WorkloadPlan.make(sizes: fresh.sizes, filter: fresh.filter, rows: fresh.rows)
                     .map(\.name))
-                guard baseline.benchmarks.contains(where: { planned.contains($0.runName ?? $0.name) || planned.contains($0.name) })
-                else {
+                guard baseline.rowNames.contains(where: planned.contains) else {
                     throw .usage(noCommonBenchmark(baselineReference, "a run with these options", baseline))
                 }
                 if !taken.isEmpty && !options.quiet {

@@ -280,9 +280,9 @@ enum WorkloadPlan {
     }
 
     /// The workloads selected by `filter` (and, where `rows` is given, named in it) over
-    /// all `sizes`, plus the roofline copy
-    /// of every buffer class a selected workload streams through (the rooflines always
-    /// run: every other figure is expressed against them).
+    /// all `sizes`, plus the roofline copy of every buffer class a selected workload
+    /// streams through (the rooflines always run: every other figure is expressed
+    /// against them).
     ///
     /// The preview rows join when a size is at least as large as the preview (the photo
     /// it previews); at the preview size, with its own roofline copy.

@@ -206,26 +206,16 @@ struct PAMHeader {
     private enum Keyword {
         case width, height, depth, maxval, tupleType, endOfHeader, unknown
 
+        /// Every keyword, in pam(5)'s order.
+        static let all: [Keyword] = [.width, .height, .depth, .maxval, .tupleType, .endOfHeader]
+
         init(_ word: UnsafeBufferPointer<UInt8>) {
-            func equals(_ text: StaticString) -> Bool {
-                text.utf8CodeUnitCount == word.count
-                    && text.withUTF8Buffer { Array($0) } == Array(word)
-            }
-            if equals("WIDTH") { self = .width }
-            else if equals("HEIGHT") { self = .height }
-            else if equals("DEPTH") { self = .depth }
-            else if equals("MAXVAL") { self = .maxval }
-            else if equals("TUPLTYPE") { self = .tupleType }
-            else if equals("ENDHDR") { self = .endOfHeader }
-            else { self = .unknown }
+            self = Keyword.all.first { $0.name.utf8.elementsEqual(word) } ?? .unknown
         }
 
         /// Whether `word` is the beginning of a keyword, shorter than it.
         static func isPrefixOfOne(_ word: UnsafeBufferPointer<UInt8>) -> Bool {
-            let keywords: [StaticString] = ["WIDTH", "HEIGHT", "DEPTH", "MAXVAL", "TUPLTYPE", "ENDHDR"]
-            return keywords.contains { keyword in
-                keyword.withUTF8Buffer { $0.count > word.count && $0.starts(with: word) }
-            }
+            all.contains { $0.name.utf8.count > word.count && $0.name.utf8.starts(with: word) }
         }
 
         var name: String {

@@ -417,7 +417,7 @@ public struct ToneCurve: PixelKernel, Hashable {
         let g = segments + (lane &+ 2 &* Int(passed[1]))
         let b = segments + (2 &* lane &+ 2 &* Int(passed[2]))
         let (a, slope, c, d) = transposed(r[0], g[0], b[0], r[0])
-        let (base, inverseWidth) = transposedPairs(r[1], g[1], b[1], r[1])
+        let (base, inverseWidth, _, _) = transposed(r[1], g[1], b[1], r[1])
         let t = (x - base) * inverseWidth
         let cubic = a + t * (slope + t * (c + t * d))
         return cubic.replacing(with: a + slope * t, where: (x .< bounds[0]) .| (x .>= bounds[1]))
@@ -434,18 +434,6 @@ public struct ToneCurve: PixelKernel, Hashable {
                 _mm_movelh_ps(high0, high1), _mm_movehl_ps(high1, high0))
         #else
         return (SIMD4(p.x, q.x, r.x, s.x), SIMD4(p.y, q.y, r.y, s.y), SIMD4(p.z, q.z, r.z, s.z), SIMD4(p.w, q.w, r.w, s.w))
-        #endif
-    }
-
-    /// The first two columns of four rows: `(p.x, q.x, r.x, s.x)` and `(p.y, q.y, r.y, s.y)`.
-    @inline(__always)
-    static func transposedPairs(_ p: SIMD4<Float>, _ q: SIMD4<Float>, _ r: SIMD4<Float>, _ s: SIMD4<Float>)
-        -> (SIMD4<Float>, SIMD4<Float>) {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
-        let low0 = _mm_unpacklo_ps(p, q), low1 = _mm_unpacklo_ps(r, s)
-        return (_mm_movelh_ps(low0, low1), _mm_movehl_ps(low1, low0))
-        #else
-        return (SIMD4(p.x, q.x, r.x, s.x), SIMD4(p.y, q.y, r.y, s.y))
         #endif
     }
 
@@ -533,9 +521,9 @@ public struct ToneCurve: PixelKernel, Hashable {
                     table[index][lane] = Float(value)
                     table[index][lane + 4] = Float(value)
                 }
-                set(0, Double(curve.starts[0]))
-                set(1, Double(curve.starts[n - 1]))
-                for k in 0..<n { set(2 + k, Double(curve.starts[k])) }
+                set(0, Double(curve.knots[0].start))
+                set(1, Double(curve.knots[n - 1].start))
+                for k in 0..<n { set(2 + k, Double(curve.knots[k].start)) }
                 for (s, coefficients) in curve.segmentCoefficients.enumerated() {
                     for (j, value) in coefficients.enumerated() { set(2 + knots + 6 * s + j, value) }
                 }
@@ -572,15 +560,8 @@ extension ToneCurve {
         public let points: [SIMD2<Double>]
         /// The tangent `m_k` at each point after SPEC §11's steps 1–3, in `Double`.
         public let tangents: [Double]
-        /// `points` and `tangents` rounded to `Float` once, for the scalar schedule; each
-        /// `x_k` as `xs[k] + xLows[k]`, the rounding's remainder beside it, and each
-        /// interval's width `x_{k+1} − x_k` rounded once (`widths`): `Float(x_k)` alone
-        /// would move a knot by up to 3e-8, which a steep segment's slope multiplies.
-        let xs: [Float], xLows: [Float], widths: [Float], ys: [Float], ms: [Float]
-        /// Each knot as the least `Float` at or above it: a `Float` `x` has passed knot
-        /// `k` (`x ≥ x_k`) exactly when `x ≥ starts[k]`. Every schedule finds its interval
-        /// by these, so that no input takes a steep interval's cubic across its knot.
-        let starts: [Float]
+        /// `points` and `tangents` rounded to `Float` once, for the scalar schedule.
+        let knots: [Knot]
         /// Per segment (left line, each interval, right line): `(base, 1/h, a, b, c, d)`
         /// of `p = a + b·t + c·t² + d·t³`, `t = (x − base)/h`, in `Double`, with `base`
         /// the knot's `Float` value (the polynomial re-centred there, so that `x − base`
@@ -671,13 +652,14 @@ extension ToneCurve {
             self.points = points
             let m = Points.tangents(points)
             tangents = m
-            xs = points.map { Float($0.x) }
-            xLows = points.map { Float($0.x - Double(Float($0.x))) }
-            starts = points.map { Double(Float($0.x)) < $0.x ? Float($0.x).nextUp : Float($0.x) }
-            widths = (0..<(points.count - 1)).map { Float(points[$0 + 1].x - points[$0].x) }
-            ys = points.map { Float($0.y) }
-            ms = m.map { Float($0) }
             let n = points.count
+            knots = (0..<n).map { k in
+                let x = points[k].x, rounded = Float(x)
+                return Knot(x: rounded, xLow: Float(x - Double(rounded)),
+                            start: Double(rounded) < x ? rounded.nextUp : rounded,
+                            width: k + 1 < n ? Float(points[k + 1].x - x) : 0,
+                            y: Float(points[k].y), m: Float(m[k]))
+            }
             // p(t) re-centred at the knot's Float value: with t = t' − δ, δ = (x_k − base)/h,
             // p(t' − δ) = a' + b'·t' + c'·t'² + d'·t'³ (Taylor at −δ).
             func recentred(_ x: Double, width h: Double, _ a: Double, _ b: Double, _ c: Double, _ d: Double) -> [Double] {
@@ -757,41 +739,37 @@ extension ToneCurve {
         /// - Complexity: O(points).
         @inline(__always)
         public func value(at x: Float) -> Float {
-            xs.withUnsafeBufferPointer { xs in
-                xLows.withUnsafeBufferPointer { xLows in
-                    starts.withUnsafeBufferPointer { starts in
-                        widths.withUnsafeBufferPointer { widths in
-                            ys.withUnsafeBufferPointer { ys in
-                                ms.withUnsafeBufferPointer { ms in
-                                    Points.hermite(x, xs.baseAddress!, xLows.baseAddress!, starts.baseAddress!,
-                                                   widths.baseAddress!, ys.baseAddress!, ms.baseAddress!,
-                                                   count: xs.count)
-                                }
-                            }
-                        }
-                    }
-                }
-            }
+            knots.withUnsafeBufferPointer { Points.hermite(x, $0.baseAddress!, count: $0.count) }
         }
 
-        /// Steps 4–5 in `Float` over `count` knots, `x_k = xs[k] + xLows[k]`, passed
-        /// where `x ≥ starts[k]`.
+        /// Steps 4–5 in `Float` over `count` knots.
         @inline(__always)
-        static func hermite(_ x: Float, _ xs: UnsafePointer<Float>, _ xLows: UnsafePointer<Float>,
-                            _ starts: UnsafePointer<Float>, _ widths: UnsafePointer<Float>,
-                            _ ys: UnsafePointer<Float>, _ ms: UnsafePointer<Float>, count n: Int) -> Float {
+        static func hermite(_ x: Float, _ knots: UnsafePointer<Knot>, count n: Int) -> Float {
+            // The distance from knot k: from its Float, then the rounding's remainder.
+            @inline(__always) func distance(_ k: Int) -> Float { (x - knots[k].x) - knots[k].xLow }
             // `!(x >= x_0)` also catches NaN, which the left line then keeps NaN.
-            guard x >= starts[0] else { return ys[0] + ms[0] * ((x - xs[0]) - xLows[0]) }
+            guard x >= knots[0].start else { return knots[0].y + knots[0].m * distance(0) }
             let last = n &- 1
-            guard x < starts[last] else { return ys[last] + ms[last] * ((x - xs[last]) - xLows[last]) }
+            guard x < knots[last].start else { return knots[last].y + knots[last].m * distance(last) }
             var k = 0
-            while x >= starts[k &+ 1] { k &+= 1 }
-            let h = widths[k]
-            let t = ((x - xs[k]) - xLows[k]) / h
+            while x >= knots[k &+ 1].start { k &+= 1 }
+            let h = knots[k].width
+            let t = distance(k) / h
             let t2 = t * t, t3 = t2 * t
             let h00 = 2 * t3 - 3 * t2 + 1, h10 = t3 - 2 * t2 + t
             let h01 = -2 * t3 + 3 * t2, h11 = t3 - t2
-            return h00 * ys[k] + h10 * h * ms[k] + h01 * ys[k &+ 1] + h11 * h * ms[k &+ 1]
+            return h00 * knots[k].y + h10 * h * knots[k].m + h01 * knots[k &+ 1].y + h11 * h * knots[k &+ 1].m
+        }
+
+        /// One control point as the scalar schedule reads it: `x_k` as `x + xLow` (its
+        /// `Float` and the rounding's remainder, since `Float(x_k)` alone would move a
+        /// knot by up to 3e-8, which a steep segment's slope multiplies), the least `Float`
+        /// at or above `x_k` (`start`: a `Float` `x` has passed the knot exactly when
+        /// `x ≥ start`, in every schedule, so no input takes a steep interval's cubic
+        /// across its knot), the width to the next knot rounded once (0 for the last),
+        /// and `y_k`, `m_k` rounded once.
+        struct Knot: Sendable {
+            let x: Float, xLow: Float, start: Float, width: Float, y: Float, m: Float
         }
 
         /// The CLI form, `"x,y x,y …"`, with each number in its shortest exact form;

@@ -7,7 +7,7 @@ import PhotoKernels
 // thread runs the prepared edit plan on the band (on the plan's own threads), and a
 // writer thread encodes it, so reading, computing and writing overlap. Memory is the
 // buffers, the reader's and the writer's 1 MiB buffers and the plan's scratch, whatever
-// the image size or the number of frames.
+// the image size or the number of frames (and, kept by a batch's worker, of files).
 
 /// What one input is processed with: the compiled recipe, the output rules, and how to
 /// cut and schedule the work.
@@ -104,6 +104,8 @@ final class BandPipeline: @unchecked Sendable {
     final class Band: @unchecked Sendable {
         let input: UnsafeMutableRawPointer
         let output: UnsafeMutableRawPointer
+        /// The 16-bit samples each buffer holds.
+        let samples: Int
         var region = ImageRegion(x: 0, y: 0, width: 1, height: 1)
         /// Whether the band returns to the pool after writing (a whole-frame band of an
         /// oriented image does not: it is freed).
@@ -123,6 +125,7 @@ final class BandPipeline: @unchecked Sendable {
             }
             self.input = input
             self.output = output
+            self.samples = samples
         }
 
         deinit {
@@ -217,20 +220,15 @@ final class BandPipeline: @unchecked Sendable {
     /// take the pages the first one faulted in, rather than new buffers each.
     final class BandPool: @unchecked Sendable {
         private var bands: [Band] = []
-        private var samples = 0
 
-        /// The kept bands, if they hold `samples` samples each, at most `count` of them.
+        /// The kept bands that hold `samples` samples each, at most `count` of them.
         fileprivate func take(count: Int, samples: Int) -> [Band] {
-            guard samples == self.samples else { return [] }
             defer { bands = [] }
-            return Array(bands.prefix(count))
+            return Array(bands.lazy.filter { $0.samples == samples }.prefix(count))
         }
 
-        /// Keeps `bands` (of `samples` samples each) for the next input.
-        fileprivate func keep(_ bands: [Band], samples: Int) {
-            self.bands = bands
-            self.samples = samples
-        }
+        /// Keeps `bands` for the next input.
+        fileprivate func keep(_ bands: [Band]) { self.bands = bands }
     }
 
     /// Reads every image of `reader`, applies the plan, writes the results to `writer`
@@ -251,7 +249,7 @@ final class BandPipeline: @unchecked Sendable {
         readerDone.wait()
         writerDone.wait()
         // Every thread has finished with the bands.
-        pool?.keep(pipeline.bands, samples: max(4, settings.bandSamples))
+        pool?.keep(pipeline.bands)
         if let error = pipeline.failure.error { throw error }
         return pipeline.summary
     }
