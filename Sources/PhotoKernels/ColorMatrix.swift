@@ -632,20 +632,20 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
 func applyMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                        _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>, _ t: SIMD4<Float>?) {
     guard let t else {
-        return forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
+        return forEachPixelInPlace(p, count: count) { v in
             matrixPixel(v, diagonal, onNext, onPrevious)
         }
     }
-    forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
+    forEachPixelInPlace(p, count: count) { v in
         matrixPixel(v, diagonal, onNext, onPrevious, t)
     }
 }
 
 /// The grey-preserving form on `count` pixels in place, alpha kept, one pixel per
 /// `SIMD4<Float>` (`greyPreservingPixel`): nine SSE2 instructions per pixel on the
-/// vector ports (two `shufps`, one subtraction, three multiplies, three additions; 18
-/// in all with the loads, stores, two register copies and the loop's three, where the
-/// loop walks one pixel at a time), eight where `t` is `nil`, an offset of −0 in every
+/// vector ports (two `shufps`, one subtraction, three multiplies, three additions; 16.5
+/// in all with the loads, stores, two register copies and a quarter of the loop's six
+/// and its prefetch, four pixels a step), eight where `t` is `nil`, an offset of −0 in every
 /// lane, not added (a loop of its own); alpha goes back by memory
 /// (`forEachPixelInPlace`).
 @inline(__always)
@@ -653,11 +653,11 @@ func applyGreyPreservingMatrixPixels(_ p: UnsafeMutablePointer<SIMD4<Float>>, co
                                      _ towardNext: SIMD4<Float>, _ fromPrevious: SIMD4<Float>, _ t: SIMD4<Float>?,
                                      _ s: SIMD4<Float>) {
     guard let t else {
-        return forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
+        return forEachPixelInPlace(p, count: count) { v in
             greyPreservingPixel(v, towardNext, fromPrevious, s)
         }
     }
-    forEachPixelInPlace(p, count: count, prefetching: arithmeticBoundLoopsPrefetch) { v in
+    forEachPixelInPlace(p, count: count) { v in
         greyPreservingPixel(v, towardNext, fromPrevious, s, t)
     }
 }

@@ -103,18 +103,6 @@ func replaceColour(ofPixelAt pixel: UnsafeMutableRawPointer, _ colour: (SIMD4<Fl
     pixel.storeBytes(of: alpha, toByteOffset: 12, as: UInt32.self)
 }
 
-/// Whether the in-place loops that their arithmetic, not memory, bounds (the 128-bit
-/// colour matrices, about 16 instructions a pixel in SSE2) walk a long span in blocks
-/// with prefetches (`forEachPixelInPlace(_:count:prefetching:_:)`): only where the
-/// processor interleaves its streams (`MemoryStreams.interleaves`), as the Xeon gained
-/// from. A processor that walks in order (Zen cores) has a prefetcher that keeps up
-/// with such a loop, and there the prefetches and the blocks' bookkeeping only took
-/// issue slots: on a Zen 4 the baseline build's sepia at 12 MP ran 1.04–1.06× and the
-/// adjustments 1.02–1.04× as fast one pixel at a time without them. (A loop bound by
-/// memory keeps them: the vignette's scaling by held gains, `scaleRowPixels`, ran
-/// 0.90× without.)
-var arithmeticBoundLoopsPrefetch: Bool { MemoryStreams.interleaves }
-
 /// `colour` with its fourth lane replaced by `pixel`'s, bit for bit (a signalling NaN
 /// too): a lane moved, no arithmetic. In SSE2 two `shufps` and no register copy.
 @inline(__always)
@@ -125,18 +113,19 @@ func keepingAlpha(of pixel: SIMD4<Float>, in colour: SIMD4<Float>) -> SIMD4<Floa
 }
 
 /// Replaces R, G, B of each of `count` pixels with lanes 0–2 of `colour(v)`, `v` the
-/// pixel; alpha keeps its bits (`replaceColour(ofPixelAt:_:)`). With `prefetching`
-/// (the default) four pixels (one 64-byte block) per step, a long span's blocks
-/// through `MemoryStreams`, which prefetches ahead; without, one pixel at a time and no
-/// prefetch (see `arithmeticBoundLoopsPrefetch`). Both visit every pixel once.
+/// pixel; alpha keeps its bits (`replaceColour(ofPixelAt:_:)`). Four pixels (one
+/// 64-byte block) per step, a long span's blocks through `MemoryStreams`, which
+/// prefetches ahead, then the last pixels one at a time: every pixel once.
+///
+/// The prefetches serve even the loops their arithmetic bounds (the 128-bit colour
+/// matrices, about 16 instructions a pixel in SSE2): on a Zen 3 the baseline build's
+/// matrices at 12 MP ran 1.11–1.27× as fast with them at one thread and 1.05–1.14× at
+/// two; on a Zen 4, whose own prefetcher kept up with such a loop, one pixel at a time
+/// without them had been 1.02–1.06× as fast (docs/performance-log.md).
 @inline(__always)
-func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, prefetching: Bool = true,
+func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                          _ colour: (SIMD4<Float>) -> SIMD4<Float>) {
     let raw = UnsafeMutableRawPointer(p)
-    guard prefetching else {
-        for i in 0..<count { replaceColour(ofPixelAt: raw + i &* 16, colour) }
-        return
-    }
     @inline(__always) func block(_ k: Int) {
         replaceColour(ofPixelAt: raw + k &* 64, colour)
         replaceColour(ofPixelAt: raw + (k &* 64 &+ 16), colour)
