@@ -30,6 +30,13 @@
 /// take the defaults; NaN or infinite numbers and a colour that is not three numbers
 /// are decoding errors.
 ///
+/// Arithmetic: the doublings go on the tint, once per image: `m = Y·(2k)` and
+/// `1 − (1 − Y)·(2(1 − k))`. Doubling is exact, so each product is the same real
+/// number as SPEC's `2·Y·k` and `2·(1 − Y)·(1 − k)`, rounded once, and the same `Float`
+/// (the forms can differ only where a doubled luma or tint leaves `Float`'s range,
+/// past 2¹²⁷). Two operations fewer on each pixel's dependency chain made the
+/// schedule about 1.2× as fast natively and 1.1× in the baseline build on a Zen 3.
+///
 /// Schedules: `.scalar` is the formula per channel with a branch on `Y < 0.5`;
 /// `.simd4` computes `Y` once, both branches on the pixel's four lanes, and selects
 /// with the mask `Y < 0.5` — the same operations in the same order per channel, so
@@ -70,25 +77,38 @@ public struct Monochrome: PixelKernel, Hashable {
         guard !isIdentity, let base = row.baseAddress else { return }
         // Rounded to Float once; both schedules read these same values.
         let k = SIMD4<Float>(Float(color.x), Float(color.y), Float(color.z), 0)
+        let tint = Tint(k)
         let i = Float(intensity)
         switch variant {
-        case .scalar: Monochrome.applyScalar(base, count: row.count, k: k, intensity: i)
-        case .simd4: Monochrome.applySIMD4(base, count: row.count, k: k, intensity: i, AlphaMasks())
+        case .scalar: Monochrome.applyScalar(base, count: row.count, tint, intensity: i)
+        case .simd4: Monochrome.applySIMD4(base, count: row.count, tint, intensity: i, AlphaMasks())
         }
     }
 
-    /// The reference: SPEC §5 as written, one channel at a time.
-    static func applyScalar(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, k: SIMD4<Float>, intensity i: Float) {
-        @inline(__always)
-        func tone(_ y: Float, _ k: Float) -> Float {
-            y < 0.5 ? 2 * y * k : 1 - 2 * (1 - y) * (1 - k)
+    /// The tint `k` (lane 3 zero) with its doublings done: `2k` for the dark branch and
+    /// `2(1 − k)` for the light one, each exact.
+    struct Tint {
+        let dark, light: SIMD4<Float>
+
+        init(_ k: SIMD4<Float>) {
+            dark = 2 * k
+            light = 2 * (1 - k)
         }
+    }
+
+    /// The reference: SPEC §5 one channel at a time, the doublings on the tint.
+    static func applyScalar(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ tint: Tint, intensity i: Float) {
+        @inline(__always)
+        func tone(_ y: Float, _ dark: Float, _ light: Float) -> Float {
+            y < 0.5 ? y * dark : 1 - (1 - y) * light
+        }
+        let d = tint.dark, l = tint.light
         for x in 0..<count {
             let r = p[x].x, g = p[x].y, b = p[x].z
             let y = Luma.of(r, g, b)
-            p[x].x = r + i * (tone(y, k.x) - r)
-            p[x].y = g + i * (tone(y, k.y) - g)
-            p[x].z = b + i * (tone(y, k.z) - b)
+            p[x].x = r + i * (tone(y, d.x, l.x) - r)
+            p[x].y = g + i * (tone(y, d.y, l.y) - g)
+            p[x].z = b + i * (tone(y, d.z, l.z) - b)
         }
     }
 
@@ -99,17 +119,17 @@ public struct Monochrome: PixelKernel, Hashable {
     /// masks it is given (see `AlphaMasks`). A first pixel off a 32-byte boundary goes
     /// alone (`pixelsBeforePairBoundary`).
     @inline(never)
-    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, k: SIMD4<Float>, intensity: Float,
+    static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ tint: Tint, intensity: Float,
                            _ alpha: AlphaMasks) {
         if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
-            applySIMD4(p, count: 1, k: k, intensity: intensity, alpha)
-            return applySIMD4(p + 1, count: count &- 1, k: k, intensity: intensity, alpha)
+            applySIMD4(p, count: 1, tint, intensity: intensity, alpha)
+            return applySIMD4(p + 1, count: count &- 1, tint, intensity: intensity, alpha)
         }
         let w = Luma.weights
-        let oneMinusK = 1 - k
         let raw = UnsafeMutableRawPointer(p)
         let w2 = SIMD8(lowHalf: w, highHalf: w)
-        let k2 = SIMD8(lowHalf: k, highHalf: k), oneMinusK2 = SIMD8(lowHalf: oneMinusK, highHalf: oneMinusK)
+        let dark2 = SIMD8(lowHalf: tint.dark, highHalf: tint.dark)
+        let light2 = SIMD8(lowHalf: tint.light, highHalf: tint.light)
         let i2 = SIMD8<Float>(repeating: intensity)
         let keep = alpha.pair
         var offset = 0
@@ -121,8 +141,8 @@ public struct Monochrome: PixelKernel, Hashable {
             let y = SIMD8(t[0], t[0], t[0], t[0], t[4], t[4], t[4], t[4])
                 + SIMD8(t[1], t[1], t[1], t[1], t[5], t[5], t[5], t[5])
                 + SIMD8(t[2], t[2], t[2], t[2], t[6], t[6], t[6], t[6])
-            let dark = 2 * y * k2
-            let light = 1 - 2 * (1 - y) * oneMinusK2
+            let dark = y * dark2
+            let light = 1 - (1 - y) * light2
             let m = light.replacing(with: dark, where: y .< 0.5)
             raw.storeBytes(of: (v + i2 * (m - v)).replacing(with: v, where: keep), toByteOffset: offset,
                            as: SIMD8<Float>.self)
@@ -133,8 +153,8 @@ public struct Monochrome: PixelKernel, Hashable {
             let v = last.pointee
             let i = SIMD4<Float>(repeating: intensity)
             let y = SIMD4<Float>(repeating: w.x * v.x + w.y * v.y + w.z * v.z)
-            let dark = 2 * y * k
-            let light = 1 - 2 * (1 - y) * oneMinusK
+            let dark = y * tint.dark
+            let light = 1 - (1 - y) * tint.light
             let m = light.replacing(with: dark, where: y .< 0.5)
             last.pointee = (v + i * (m - v)).replacing(with: v, where: alpha.pixel)
         }

@@ -21,6 +21,29 @@ struct MonochromeTests {
         }
     }
 
+    @Test("both variants equal SPEC §5 evaluated in Float as written, 2·Y·k and 1 − 2·(1 − Y)·(1 − k), to the bit (the doublings moved onto the tint are exact), on 64 × 64 seeded pixels per setting, NaN included")
+    func doublingsOnTheTint() throws {
+        for (n, m) in monochromeSamples.enumerated() {
+            let input = try randomImage(width: 64, height: 64, seed: UInt64(700 + n), nanEvery: 11)
+            let k = SIMD3<Float>(Float(m.color.x), Float(m.color.y), Float(m.color.z)), i = Float(m.intensity)
+            let expected = try FloatImage(width: 64, height: 64, pixels: input.pixels.map { p in
+                let y = Luma.of(p.x, p.y, p.z)
+                func channel(_ c: Float, _ k: Float) -> Float {
+                    let m: Float = y < 0.5 ? 2 * y * k : 1 - 2 * (1 - y) * (1 - k)
+                    return c + i * (m - c)
+                }
+                return SIMD4(channel(p.x, k.x), channel(p.y, k.y), channel(p.z, k.z), p.w)
+            })
+            for variant in KernelVariant.allCases {
+                let output = run([m], on: input, variant)
+                let same = zip(output.pixels, expected.pixels).allSatisfy { p, q in
+                    (0..<4).allSatisfy { p[$0].bitPattern == q[$0].bitPattern || (p[$0].isNaN && q[$0].isNaN) }
+                }
+                #expect(same, "\(m) \(variant)")
+            }
+        }
+    }
+
     @Test("reference vectors: default tint and 50 % B&W, both variants")
     func vectors() throws {
         let cases = ReferenceVectors.cases("monochrome")
