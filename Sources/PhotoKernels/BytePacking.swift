@@ -209,8 +209,11 @@ enum BytePacking {
             // also take (on a Xeon 0.93× with them, as in the RGBA decoder), while one
             // stream on a Zen 3 ran 1.05–1.07× with them (the native loop, 32-byte
             // stores, 0.97×: it goes without).
-            MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128,
-                                       prefetching: MemoryStreams.interleaves ? nil : source, block)
+            if MemoryStreams.interleaves {
+                MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
+            } else {
+                MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, prefetching: source, block)
+            }
             StreamingStores.fence()
         } else {
             @inline(__always) func block(_ j: Int) {

@@ -74,18 +74,28 @@ enum MemoryStreams {
     /// or `interleaved` is false (`interleaved` defaults to `interleaves`).
     /// `body` must not depend on the order (every block its own pixels).
     ///
-    /// With `source`, the memory the loop reads (`blockBytes` of it per block), every
-    /// stream prefetches its lines `Prefetch.streamDistance(interleaved:)` bytes ahead
+    /// No prefetches: `forEachBlock(_:blockBytes:prefetching:interleaved:_:)` asks for
+    /// them. (Two functions, not one with an optional source: a source chosen at run
+    /// time left the prefetch a closure whose context was retained on every block, an
+    /// encoder 50× slower.)
+    @inline(__always)
+    static func forEachBlock(_ blocks: Int, blockBytes: Int, interleaved: Bool = interleaves,
+                             _ body: (Int) -> Void) {
+        forEachBlock(blocks, blockBytes: blockBytes, requesting: nil, interleaved: interleaved, body)
+    }
+
+    /// `forEachBlock(_:blockBytes:interleaved:_:)` with prefetches: every stream
+    /// prefetches the lines of `source`, the memory the loop reads (`blockBytes` of it
+    /// per block), `Prefetch.streamDistance(interleaved:)` bytes ahead
     /// (`forEachBlock(_:blockBytes:requesting:_:)`).
     @inline(__always)
-    static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetching source: UnsafeRawPointer? = nil,
+    static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetching source: UnsafeRawPointer,
                              interleaved: Bool = interleaves, _ body: (Int) -> Void) {
-        forEachBlock(blocks, blockBytes: blockBytes,
-                     requesting: source.map { source in { Prefetch.read(source, offset: $0) } },
+        forEachBlock(blocks, blockBytes: blockBytes, requesting: { Prefetch.read(source, offset: $0) },
                      interleaved: interleaved, body)
     }
 
-    /// `forEachBlock(_:blockBytes:prefetching:_:)` with each prefetch given to `request`
+    /// `forEachBlock(_:blockBytes:prefetching:interleaved:_:)` with each prefetch given to `request`
     /// as a byte offset from the start of the span: in each stream the line `d` bytes
     /// past the first byte of each block that starts a line (of every line of a block
     /// of 128 bytes or more), before the blocks it visits at that step, where `d` is
@@ -135,13 +145,13 @@ enum MemoryStreams {
     /// Calls `pair(x)` for the pixel pairs `x, x + 1` of pixels `start ..< count`, and
     /// `pixel(x)` for a last pixel left alone: two pairs (`2 × pairBytes` bytes) to a
     /// block of `forEachBlock`, an odd pair after the blocks. The two-pixel loops
-    /// (`SIMD8<Float>`, a pair per register) go through it.
+    /// (`SIMD8<Float>`, a pair per register) go through it. Each block prefetches the
+    /// lines of `source`, the memory the loop reads, ahead (`forEachBlock`).
     @inline(__always)
-    static func forEachPair(from start: Int, to count: Int, pairBytes: Int,
-                            prefetching source: UnsafeRawPointer? = nil,
+    static func forEachPair(from start: Int, to count: Int, pairBytes: Int, prefetching source: UnsafeRawPointer,
                             _ pair: (Int) -> Void, last pixel: (Int) -> Void) {
         forEachPair(from: start, to: count, pairBytes: pairBytes,
-                    requesting: source.map { source in { Prefetch.read(source, offset: $0) } }, pair, last: pixel)
+                    requesting: { Prefetch.read(source, offset: $0) }, pair, last: pixel)
     }
 
     /// `forEachPair(from:to:pairBytes:prefetching:_:last:)` with each prefetch given to

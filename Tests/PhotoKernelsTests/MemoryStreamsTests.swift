@@ -209,17 +209,23 @@ struct MemoryStreamsPairTests {
             for count in [start, start + 1, start + 2, start + 3, 1027, 1030, 2049, 4099] {
                 let pixels = UnsafeMutableRawPointer.allocate(byteCount: max(1, 16 * count), alignment: 64)
                 defer { pixels.deallocate() }
-                for source in [nil, UnsafeRawPointer(pixels)] {
+                for prefetching in [false, true] {
                     var seen = [Int](repeating: 0, count: count)
                     var alone: [Int] = []
-                    MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, prefetching: source, { x in
+                    func pair(_ x: Int) {
                         seen[x] += 1
                         seen[x + 1] += 1
-                    }, last: { x in
+                    }
+                    func last(_ x: Int) {
                         seen[x] += 1
                         alone.append(x)
-                    })
-                    let label = "start \(start), count \(count), \(source == nil ? "no prefetching" : "prefetching")"
+                    }
+                    if prefetching {
+                        MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, prefetching: pixels, pair, last: last)
+                    } else {
+                        MemoryStreams.forEachPair(from: start, to: count, pairBytes: 32, requesting: nil, pair, last: last)
+                    }
+                    let label = "start \(start), count \(count), \(prefetching ? "prefetching" : "no prefetching")"
                     #expect(seen == (0..<count).map { $0 < start ? 0 : 1 }, "\(label)")
                     #expect(alone == ((count - start) % 2 == 1 ? [count - 1] : []), "\(label)")
                 }
