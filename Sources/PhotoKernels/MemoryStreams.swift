@@ -87,7 +87,7 @@ enum MemoryStreams {
     /// `forEachBlock(_:blockBytes:interleaved:_:)` with prefetches: every stream
     /// prefetches the lines of `source`, the memory the loop reads (`blockBytes` of it
     /// per block), `Prefetch.streamDistance(interleaved:)` bytes ahead
-    /// (`forEachBlock(_:blockBytes:requesting:_:)`).
+    /// (`forEachBlock(_:blockBytes:requesting:interleaved:_:)`).
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetching source: UnsafeRawPointer,
                              interleaved: Bool = interleaves, _ body: (Int) -> Void) {
@@ -155,7 +155,7 @@ enum MemoryStreams {
     }
 
     /// `forEachPair(from:to:pairBytes:prefetching:_:last:)` with each prefetch given to
-    /// `request` as a byte offset from pixel 0 (`forEachBlock(_:blockBytes:requesting:_:)`
+    /// `request` as a byte offset from pixel 0 (`forEachBlock(_:blockBytes:requesting:interleaved:_:)`
     /// on the blocks from pixel `start`).
     @inline(__always)
     static func forEachPair(from start: Int, to count: Int, pairBytes: Int, requesting request: ((Int) -> Void)?,

@@ -34,7 +34,7 @@
 /// `1 − (1 − Y)·(2(1 − k))`. Doubling is exact, so each product is the same real
 /// number as SPEC's `2·Y·k` and `2·(1 − Y)·(1 − k)`, rounded once, and the same `Float`
 /// (the forms can differ only where a doubled luma or tint leaves `Float`'s range,
-/// past 2¹²⁷). Two operations fewer on each pixel's dependency chain made the
+/// from 2¹²⁷; a doubled tint there is held at `Float`'s largest value, `Tint`). Two operations fewer on each pixel's dependency chain made the
 /// schedule about 1.2× as fast natively and 1.1× in the baseline build on a Zen 3.
 ///
 /// Schedules: `.scalar` is the formula per channel with a branch on `Y < 0.5`;
@@ -86,13 +86,21 @@ public struct Monochrome: PixelKernel, Hashable {
     }
 
     /// The tint `k` (lane 3 zero) with its doublings done: `2k` for the dark branch and
-    /// `2(1 − k)` for the light one, each exact.
+    /// `2(1 − k)` for the light one, each exact. A doubling past `Float`'s range (a tint
+    /// component of 2¹²⁷ or more, no colour) is held at ±`greatestFiniteMagnitude`, so
+    /// that black and white still stay themselves (`0·∞` would make them NaN).
     struct Tint {
         let dark, light: SIMD4<Float>
 
         init(_ k: SIMD4<Float>) {
-            dark = 2 * k
-            light = 2 * (1 - k)
+            dark = Self.finite(2 * k)
+            light = Self.finite(2 * (1 - k))
+        }
+
+        /// `x` with ±∞ held at ±`greatestFiniteMagnitude` (NaN kept).
+        static func finite(_ x: SIMD4<Float>) -> SIMD4<Float> {
+            let limit = SIMD4<Float>(repeating: .greatestFiniteMagnitude)
+            return x.replacing(with: limit, where: x .> limit).replacing(with: -limit, where: x .< -limit)
         }
     }
 

@@ -44,6 +44,19 @@ struct MonochromeTests {
         }
     }
 
+    @Test("a tint past 2¹²⁷, whose doubling leaves Float's range, still keeps black black and white white, in both variants")
+    func hugeTint() throws {
+        let input = try FloatImage(width: 3, height: 1, pixels: [SIMD4(0, 0, 0, 1), SIMD4(1, 1, 1, 1), SIMD4(-0.0, 0, 0, 1)])
+        for m in [Monochrome(color: SIMD3(3e38, -3e38, 0.5)), Monochrome(color: SIMD3(-2e38, 2e38, 1.7e38), intensity: 0.5)] {
+            for variant in KernelVariant.allCases {
+                let out = run([m], on: input, variant).pixels
+                #expect(out[0] == SIMD4(0, 0, 0, 1), "\(m) \(variant): black became \(out[0])")
+                #expect(out[1] == SIMD4(1, 1, 1, 1), "\(m) \(variant): white became \(out[1])")
+                #expect(out[2].x == 0 && out[2].y == 0 && out[2].z == 0, "\(m) \(variant): −0 black became \(out[2])")
+            }
+        }
+    }
+
     @Test("reference vectors: default tint and 50 % B&W, both variants")
     func vectors() throws {
         let cases = ReferenceVectors.cases("monochrome")
