@@ -213,9 +213,7 @@ enum BytePacking {
             if MemoryStreams.interleaves {
                 MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
             } else {
-                let nearer = Prefetch.streamDistance(interleaved: false) - 2048
-                MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128,
-                                           requesting: { Prefetch.read(source, offset: $0 &- nearer) }, block)
+                MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, prefetching: source, ahead: 2048, block)
             }
             StreamingStores.fence()
         } else {

@@ -74,10 +74,10 @@ enum MemoryStreams {
     /// or `interleaved` is false (`interleaved` defaults to `interleaves`).
     /// `body` must not depend on the order (every block its own pixels).
     ///
-    /// No prefetches: `forEachBlock(_:blockBytes:prefetching:interleaved:_:)` asks for
-    /// them. (Two functions, not one with an optional source: a source chosen at run
-    /// time left the prefetch a closure whose context was retained on every block, an
-    /// encoder 50× slower.)
+    /// No prefetches: `forEachBlock(_:blockBytes:prefetching:ahead:interleaved:_:)` asks
+    /// for them. (Two functions, not one with an optional source: an optional chosen at
+    /// run time keeps the prefetch a closure whose context is retained on every block,
+    /// 50× slower in an encoder.)
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, interleaved: Bool = interleaves,
                              _ body: (Int) -> Void) {
@@ -86,21 +86,21 @@ enum MemoryStreams {
 
     /// `forEachBlock(_:blockBytes:interleaved:_:)` with prefetches: every stream
     /// prefetches the lines of `source`, the memory the loop reads (`blockBytes` of it
-    /// per block), `Prefetch.streamDistance(interleaved:)` bytes ahead
-    /// (`forEachBlock(_:blockBytes:requesting:interleaved:_:)`).
+    /// per block), `ahead` bytes ahead, by default `Prefetch.streamDistance(interleaved:)`
+    /// (`forEachBlock(_:blockBytes:requesting:ahead:interleaved:_:)`).
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetching source: UnsafeRawPointer,
-                             interleaved: Bool = interleaves, _ body: (Int) -> Void) {
+                             ahead: Int? = nil, interleaved: Bool = interleaves, _ body: (Int) -> Void) {
         forEachBlock(blocks, blockBytes: blockBytes, requesting: { Prefetch.read(source, offset: $0) },
-                     interleaved: interleaved, body)
+                     ahead: ahead, interleaved: interleaved, body)
     }
 
-    /// `forEachBlock(_:blockBytes:prefetching:interleaved:_:)` with each prefetch given to `request`
+    /// `forEachBlock(_:blockBytes:prefetching:ahead:interleaved:_:)` with each prefetch given to `request`
     /// as a byte offset from the start of the span: in each stream the line `d` bytes
     /// past the first byte of each block that starts a line (of every line of a block
     /// of 128 bytes or more), before the blocks it visits at that step, where `d` is
-    /// `Prefetch.streamDistance(interleaved: interleaved)`, the processor's distance
-    /// whether or not this span is long enough to interleave. Over the walk
+    /// `ahead`, by default `Prefetch.streamDistance(interleaved: interleaved)`, the
+    /// processor's distance whether or not this span is long enough to interleave. Over the walk
     /// every line from `d` to `d` past the span's end is requested once (past the end:
     /// the next row's, or harmless, as a prefetch never faults), before its block is
     /// visited, except the first `d` bytes of the second, third and fourth sub-spans:
@@ -108,14 +108,14 @@ enum MemoryStreams {
     /// first lines of any stream are missed.
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, requesting request: ((Int) -> Void)?,
-                             interleaved: Bool = interleaves, _ body: (Int) -> Void) {
+                             ahead: Int? = nil, interleaved: Bool = interleaves, _ body: (Int) -> Void) {
         let q = interleaved ? blocksPerStream(blocks, blockBytes: blockBytes) : 0
         // Blocks per line less one (a mask; blocks are a power of two bytes), and lines
         // per block.
         let lineMask = blockBytes >= 64 ? 0 : 63 / max(blockBytes, 1), lines = max(1, blockBytes &>> 6)
         // The lines of block `k` and of the blocks `q`, `2q`, `3q` after it (`streams`
         // of them), `ahead` bytes ahead.
-        let ahead = Prefetch.streamDistance(interleaved: interleaved)
+        let ahead = ahead ?? Prefetch.streamDistance(interleaved: interleaved)
         @inline(__always) func prefetch(_ k: Int, streams: Int) {
             guard let request, k & lineMask == 0 else { return }
             let offset = k &* blockBytes &+ ahead
@@ -155,7 +155,7 @@ enum MemoryStreams {
     }
 
     /// `forEachPair(from:to:pairBytes:prefetching:_:last:)` with each prefetch given to
-    /// `request` as a byte offset from pixel 0 (`forEachBlock(_:blockBytes:requesting:interleaved:_:)`
+    /// `request` as a byte offset from pixel 0 (`forEachBlock(_:blockBytes:requesting:ahead:interleaved:_:)`
     /// on the blocks from pixel `start`).
     @inline(__always)
     static func forEachPair(from start: Int, to count: Int, pairBytes: Int, requesting request: ((Int) -> Void)?,

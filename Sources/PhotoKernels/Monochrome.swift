@@ -34,8 +34,9 @@
 /// `1 − (1 − Y)·(2(1 − k))`. Doubling is exact, so each product is the same real
 /// number as SPEC's `2·Y·k` and `2·(1 − Y)·(1 − k)`, rounded once, and the same `Float`
 /// (the forms can differ only where a doubled luma or tint leaves `Float`'s range,
-/// from 2¹²⁷; a doubled tint there is held at `Float`'s largest value, `Tint`). Two operations fewer on each pixel's dependency chain made the
-/// schedule about 1.2× as fast natively and 1.1× in the baseline build on a Zen 3.
+/// from 2¹²⁷; a doubled tint there is held at `Float`'s largest value, `Tint`). Two
+/// operations fewer on each pixel's dependency chain made the schedule about 1.2× as
+/// fast natively and 1.1× in the baseline build on a Zen 3.
 ///
 /// Schedules: `.scalar` is the formula per channel with a branch on `Y < 0.5`;
 /// `.simd4` computes `Y` once, both branches on the pixel's four lanes, and selects
