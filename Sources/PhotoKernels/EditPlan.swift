@@ -983,6 +983,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
         }
         // Outside the blocks' conditioning (`FusedBlock.isWellConditioned`), the row path.
         guard let cube else {
+            // The 16-bit block rotates other positions into RGBA's (`FusedBlock.body16`).
+            guard eightBit || positions.redBeforeBlue.isRotationOfRGBA else { return nil }
             let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
             let block = FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
                                    premultiplied: premultiplied, largestGain: gains?.largestGainMagnitude ?? 1)

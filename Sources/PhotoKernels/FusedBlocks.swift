@@ -58,12 +58,21 @@ typealias BlockFloats = SIMD16<Float>
 typealias BlockWords = SIMD16<UInt32>
 /// A block of 16-bit pixels, two 32-bit lanes each.
 typealias BlockPixelWords16 = SIMD32<UInt32>
+/// A lane mask over a block's channel (or half a block of 16-bit pixels).
+typealias BlockMask = SIMDMask<SIMD16<Int32>>
+/// Half a block of 16-bit pixels, one 64-bit lane each.
+typealias PixelQuads = SIMD8<UInt64>
+/// Half a block's channel.
+typealias HalfBlockFloats = SIMD8<Float>
 /// Pixels per block.
 let blockPixels = 16
 #else
 typealias BlockFloats = SIMD8<Float>
 typealias BlockWords = SIMD8<UInt32>
 typealias BlockPixelWords16 = SIMD16<UInt32>
+typealias BlockMask = SIMDMask<SIMD8<Int32>>
+typealias PixelQuads = SIMD4<UInt64>
+typealias HalfBlockFloats = SIMD4<Float>
 let blockPixels = 8
 #endif
 /// Bytes of a block of 8-bit pixels (the 16-bit block's are twice as many).
@@ -106,6 +115,15 @@ struct ChannelPositions: Sendable, Hashable {
 
     /// The same positions with red and blue exchanged.
     var exchangingRedAndBlue: ChannelPositions { ChannelPositions(red: blue, green: green, blue: red, fourth: fourth) }
+
+    /// The positions as the blocks run them: red before blue (exchanged where red
+    /// follows blue, `FusedBlock.init`).
+    var redBeforeBlue: ChannelPositions { red > blue ? exchangingRedAndBlue : self }
+
+    /// Whether green, blue and the fourth sample follow red round the pixel (RGBA and
+    /// ARGB, with alpha or padding): RGBA's positions rotated by whole samples, which
+    /// the 16-bit block requires of `redBeforeBlue`.
+    var isRotationOfRGBA: Bool { green == (red + 1) & 3 && blue == (red + 2) & 3 && fourth == (red + 3) & 3 }
 }
 
 /// Where the 8-bit loops take the channel positions from: compile-time constants, so
@@ -187,6 +205,58 @@ struct BlockMatrix {
     }
 }
 
+/// A `BlockMatrix` for 16-bit pixels in pair lanes (`FusedBlock.body16`): each lane's
+/// coefficients are its own channel's row. The red-blue lanes take the row of red or
+/// blue, the green-fourth lanes green's row or, for the fourth sample, 0, 0, 1 and no
+/// offset, which give back the sample exactly. Each sum keeps `BlockMatrix.apply`'s
+/// order (with red's and blue's terms commuted in blue's lanes), so the results are its
+/// results to the bit.
+struct PairMatrix {
+    /// Red-blue lanes: the coefficients on the lane's own channel (`m00`, `m22`), on the
+    /// other of red and blue (`m02`, `m20`) and on green (`m01`, `m21`); the offsets.
+    let own, other, onGreen, offset: BlockFloats
+    /// Green's coefficients on red and blue, each in its channel's lane (`m10`, `m12`).
+    let onRedBlue: BlockFloats
+    /// Green-fourth lanes: the coefficient on the lane's own sample and the offset.
+    let ownGreen, greenRowOffset: BlockFloats
+    /// All ones in the green lanes, zeros in the fourth's.
+    let greenLaneBits: BlockWords
+    /// The relative form's green term `G·greenGain + t0` in every lane, and in the
+    /// green-fourth lanes, where the fourth lanes take `1` and `0` instead.
+    let greenGain, greenOffset, greenGainOwn, greenOffsetOwn: BlockFloats
+    /// The fourth sample's lanes: every pixel's second lane.
+    ///
+    /// Held as values the optimiser cannot see, like every constant here: where it knew
+    /// the pattern of the lanes, it split each vector into its even and odd lanes and
+    /// merged them again around every step (about twice the instructions).
+    let fourthLanes: BlockMask
+    /// The clamp's upper bound in the green-fourth lanes: maxval, and 65535 in the
+    /// fourth's, which every fourth sample passes.
+    let ceiling: BlockFloats
+    /// Whether maxval is below 65535, so that the colour lanes need their clamp above
+    /// (`PairLanes.packing`).
+    let clamps: Bool
+    /// The shuffles and packing.
+    let lanes = PairLanes()
+
+    init(_ m: BlockMatrix, maxval: Float) {
+        let fourth = unsafeBitCast(PixelQuads(repeating: 0xFFFF_FFFF_0000_0000), to: BlockMask.self)
+        func lanes(_ first: BlockFloats, _ second: Float) -> BlockFloats {
+            BlockFloats(repeating: first[0]).replacing(with: second, where: fourth)
+        }
+        own = lanes(m.m00, m.m22[0]); other = lanes(m.m02, m.m20[0])
+        onGreen = lanes(m.m01, m.m21[0]); offset = lanes(m.t0, m.t2[0])
+        onRedBlue = lanes(m.m10, m.m12[0])
+        greenLaneBits = BlockWords(repeating: .max).replacing(with: 0, where: fourth)
+        ownGreen = lanes(m.m11, 1); greenRowOffset = lanes(m.t1, 0)
+        greenGain = BlockFloats(repeating: m.greenGain[0]); greenOffset = BlockFloats(repeating: m.t0[0])
+        greenGainOwn = lanes(m.greenGain, 1); greenOffsetOwn = lanes(m.t0, 0)
+        fourthLanes = fourth
+        ceiling = lanes(BlockFloats(repeating: maxval), 65535)
+        clamps = maxval < 65535
+    }
+}
+
 /// The constants of one fused block schedule, prepared once per plan and maxval.
 ///
 /// `@unchecked Sendable`: its pointers name tone tables that are never written after
@@ -195,6 +265,8 @@ struct BlockMatrix {
 struct FusedBlock: @unchecked Sendable {
     /// The matrix on decoded samples or table entries.
     let matrix: BlockMatrix
+    /// `matrix` for 16-bit pixels in pair lanes.
+    let pairMatrix: PairMatrix
     /// Whether the tone tables have a line (`ToneTables.line`): samples `v` with
     /// `v − lineFrom ≤ lineSpan` (unsigned) lie on it, where the tables hold `v` itself
     /// (`ToneTables.coordinates`) and the matrix has the line folded in.
@@ -289,6 +361,7 @@ struct FusedBlock: @unchecked Sendable {
             hasLine = false
             (lineBytes, lineFrom, lineSpan) = (.zero, .zero, .zero)
         }
+        pairMatrix = PairMatrix(matrix, maxval: Float(maxval))
         self.maxval = .init(repeating: Float(maxval))
         relativeToGreen = k.relativeForm
         hasTables = tables != nil
@@ -417,12 +490,12 @@ struct FusedBlock: @unchecked Sendable {
 
     /// `mostlyOnLine8` for 16-bit samples.
     func mostlyOnLine16(_ s: UnsafePointer<UInt16>, blocks: Int) -> Bool {
-        let p = positions
-        return Self.mostly(blocks) { j in
-            let v = UnsafeRawPointer(s).loadUnaligned(fromByteOffset: 2 &* blockBytes8 &* j, as: BlockPixelWords16.self)
-            let (even, odd) = (v.evenHalf, v.oddHalf)
-            return allOnLine(Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))
+        let rotation = UInt64(16 &* positions.red)
+        @_transparent func onLine(_ offset: Int) -> Bool {
+            let v = PairLanes.rotating(UnsafeRawPointer(s).loadUnaligned(fromByteOffset: offset, as: BlockWords.self), right: rotation)
+            return pairsOnLine(v & BlockWords(repeating: 0xFFFF), v &>> 16, pairMatrix.fourthLanes)
         }
+        return Self.mostly(blocks) { j in onLine(2 &* blockBytes8 &* j) && onLine((2 &* j &+ 1) &* blockBytes8) }
     }
 
     /// Whether `onLine(j)` holds for at least 5 in 8 of the first 16 groups `j` of
@@ -433,15 +506,6 @@ struct FusedBlock: @unchecked Sendable {
         var on = 0
         for j in 0..<sampled where onLine(j) { on += 1 }
         return sampled > 0 && 8 * on >= 5 * sampled
-    }
-
-    /// Whether the 16-bit colour samples `r`, `g`, `b` all lie on the line: one wrapping
-    /// subtraction and one unsigned compare per channel.
-    @_transparent
-    func allOnLine(_ r: BlockWords, _ g: BlockWords, _ b: BlockWords) -> Bool {
-        let off = ((r &- lineFrom) .> lineSpan) .| ((g &- lineFrom) .> lineSpan) .| ((b &- lineFrom) .> lineSpan)
-        let flags = BlockWords(repeating: 0).replacing(with: 1, where: off)
-        return !anyBitSet(flags)
     }
 
     /// A block's table entries, indexed by the samples at `s[c]`, `s[c + 4]`, … (one
@@ -741,88 +805,169 @@ struct FusedBlock: @unchecked Sendable {
 
     private func dispatch16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
                             gains: UnsafePointer<Float>?) {
-        switch (hasTables, hasLine && mostlyOnLine16(s, blocks: blocks), relativeToGreen, gains) {
-        case (false, _, false, nil): loop16TF(s, d, blocks)
-        case (false, _, true, nil): loop16TR(s, d, blocks)
-        case (true, false, false, nil): loop16LF(s, d, blocks)
-        case (true, false, true, nil): loop16LR(s, d, blocks)
-        case (true, true, false, nil): loop16SF(s, d, blocks)
-        case (true, true, true, nil): loop16SR(s, d, blocks)
-        case (false, _, false, let g?): loop16TFG(s, d, blocks, g)
-        case (false, _, true, let g?): loop16TRG(s, d, blocks, g)
-        case (true, false, false, let g?): loop16LFG(s, d, blocks, g)
-        case (true, false, true, let g?): loop16LRG(s, d, blocks, g)
-        case (true, true, false, let g?): loop16SFG(s, d, blocks, g)
-        case (true, true, true, let g?): loop16SRG(s, d, blocks, g)
+        if rgbaPositions {
+            dispatch16(s, d, blocks: blocks, gains: gains, FourthSampleLast.self)
+        } else {
+            dispatch16(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self)
         }
     }
 
-    @inline(never) func loop16TF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: false, relative: false) }
-    @inline(never) func loop16TFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: false, relative: false) }
-    @inline(never) func loop16TR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: false, relative: true) }
-    @inline(never) func loop16TRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: false, relative: true) }
-    @inline(never) func loop16LF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: false) }
-    @inline(never) func loop16LFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, relative: false) }
-    @inline(never) func loop16LR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, relative: true) }
-    @inline(never) func loop16LRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, relative: true) }
-    @inline(never) func loop16SF(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, line: true, relative: false) }
-    @inline(never) func loop16SFG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, line: true, relative: false) }
-    @inline(never) func loop16SR(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int) { body16(s, d, n, nil, table: true, line: true, relative: true) }
-    @inline(never) func loop16SRG(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>) { body16(s, d, n, g, table: true, line: true, relative: true) }
-
-    /// Word `w` (0…3) of a block of 16-bit pixels held as their even and odd 32-bit lanes:
-    /// it sits in lane half `w / 2` at bit `16·(w % 2)`.
-    @_transparent
-    static func word(_ even: BlockWords, _ odd: BlockWords, _ w: Int) -> BlockWords {
-        ((w < 2 ? even : odd) &>> UInt32(16 * (w & 1))) & BlockWords(repeating: 0xFFFF)
+    private func dispatch16<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
+                                            gains: UnsafePointer<Float>?, _ l: L.Type) {
+        switch (hasTables, hasLine && mostlyOnLine16(s, blocks: blocks), relativeToGreen, gains) {
+        case (false, _, false, nil): loop16TF(s, d, blocks, l)
+        case (false, _, true, nil): loop16TR(s, d, blocks, l)
+        case (true, false, false, nil): loop16LF(s, d, blocks, l)
+        case (true, false, true, nil): loop16LR(s, d, blocks, l)
+        case (true, true, false, nil): loop16SF(s, d, blocks, l)
+        case (true, true, true, nil): loop16SR(s, d, blocks, l)
+        case (false, _, false, let g?): loop16TFG(s, d, blocks, g, l)
+        case (false, _, true, let g?): loop16TRG(s, d, blocks, g, l)
+        case (true, false, false, let g?): loop16LFG(s, d, blocks, g, l)
+        case (true, false, true, let g?): loop16LRG(s, d, blocks, g, l)
+        case (true, true, false, let g?): loop16SFG(s, d, blocks, g, l)
+        case (true, true, true, let g?): loop16SRG(s, d, blocks, g, l)
+        }
     }
 
-    /// `blockPixels` pixels of 16-bit samples per block: two 32-bit lanes per pixel, words 0–1 in
-    /// the even lane and 2–3 in the odd lane. `line` as in `body8`.
+    @inline(never) func loop16TF<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ l: L.Type) { body16(s, d, n, nil, table: false, relative: false, l) }
+    @inline(never) func loop16TFG<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body16(s, d, n, g, table: false, relative: false, l) }
+    @inline(never) func loop16TR<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ l: L.Type) { body16(s, d, n, nil, table: false, relative: true, l) }
+    @inline(never) func loop16TRG<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body16(s, d, n, g, table: false, relative: true, l) }
+    @inline(never) func loop16LF<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ l: L.Type) { body16(s, d, n, nil, table: true, relative: false, l) }
+    @inline(never) func loop16LFG<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body16(s, d, n, g, table: true, relative: false, l) }
+    @inline(never) func loop16LR<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ l: L.Type) { body16(s, d, n, nil, table: true, relative: true, l) }
+    @inline(never) func loop16LRG<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body16(s, d, n, g, table: true, relative: true, l) }
+    @inline(never) func loop16SF<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ l: L.Type) { body16(s, d, n, nil, table: true, line: true, relative: false, l) }
+    @inline(never) func loop16SFG<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body16(s, d, n, g, table: true, line: true, relative: false, l) }
+    @inline(never) func loop16SR<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ l: L.Type) { body16(s, d, n, nil, table: true, line: true, relative: true, l) }
+    @inline(never) func loop16SRG<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body16(s, d, n, g, table: true, line: true, relative: true, l) }
+
+    /// `blocks` blocks of `blockPixels` pixels of 16-bit samples, each half a block in
+    /// one block-wide vector as it lies in memory, two 32-bit lanes per pixel: a mask
+    /// gives every pixel's words 0 and 2 (red and blue), a shift its words 1 and 3
+    /// (green and the fourth sample), and each lane runs its own channel's row of the
+    /// matrix (`PairMatrix`), the fourth sample's keeping it as it is. The pixels never
+    /// leave their lanes; the only shuffles are the two within each pixel that bring a
+    /// lane the channels it does not hold. (The block's channels split into even and odd
+    /// lanes, as the 8-bit loops hold them, took 1.5 times the instructions: shuffles
+    /// across the block's two vectors both ways.) Pixels whose red is not word 0 (ARGB,
+    /// XRGB) are rotated by whole words to RGBA's positions on load and back on store.
+    /// `line` as in `body8`.
     @_transparent
-    func body16(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
-                _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool) {
+    func body16<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
+                                _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
+                                _ layout: L.Type) {
+        let p = L.positions ?? positions
+        let rotation = UInt64(16 &* p.red)
+        let m = pairMatrix, lanes = m.lanes
         let word = BlockWords(repeating: 0xFFFF)
-        // Positions read at run time, unlike the 8-bit loops': with constants the
-        // optimiser merges the even and odd lanes' channels into vectors twice the
-        // block's width and shuffles them apart again (1.7× slower with 8-pixel blocks).
-        let p = positions
-        @_transparent func place(_ x: BlockWords, _ w: Int) -> BlockWords { (x & word) &<< UInt32(16 * (w & 1)) }
-        // A placed channel goes to the even lanes (words 0–1) or the odd ones (2–3).
-        @_transparent func split(_ x: BlockWords, _ w: Int) -> (BlockWords, BlockWords) {
-            w < 2 ? (x, .zero) : (.zero, x)
+        let (fourthLanes, ceiling, colourCeiling) = (m.fourthLanes, m.ceiling, maxval)
+        let clamps = m.clamps
+        let one = BlockFloats(repeating: 1)
+        @_transparent func madd(_ a: BlockFloats, _ b: BlockFloats, _ c: BlockFloats) -> BlockFloats {
+            PairLanes.multiplyAdd(a, b, c)
         }
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
-        let inPlace = input == UnsafeRawPointer(output)
-        var offset = 0
-        for j in 0..<blocks {
-            // As in `body8`: the destination and a separate source, 4 KiB ahead.
-            Prefetch.block(at: offset, bytes: 2 &* blockBytes8, destination: output, source: input, inPlace: inPlace)
-            let v = input.loadUnaligned(fromByteOffset: offset, as: BlockPixelWords16.self)
-            let (even, odd) = (v.evenHalf, v.oddHalf)
-            let (ri, gi, bi) = (Self.word(even, odd, p.red), Self.word(even, odd, p.green), Self.word(even, odd, p.blue))
-            var r, g, b: BlockFloats
-            if line && allOnLine(ri, gi, bi) {
-                (r, g, b) = (decode(ri), decode(gi), decode(bi))
-            } else if table {
+        // Half a block at `offset`, with its pixels' gains.
+        @inline(__always) func group(_ offset: Int, _ gain: HalfBlockFloats?) {
+            var v = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
+            if L.positions == nil { v = PairLanes.rotating(v, right: rotation) }
+            let (redBlue, greenFourth) = (v & word, v &>> 16)
+            // x: red and blue (or their table entries), y: green and the fourth sample.
+            let y0 = PairLanes.floats(greenFourth)
+            var x, y: BlockFloats
+            if table && !(line && pairsOnLine(redBlue, greenFourth, fourthLanes)) {
                 let at = s + offset / 2
-                r = lookup(red, at, p.red, clampIndex: true)
-                g = lookup(green, at, p.green, clampIndex: true)
-                b = lookup(blue, at, p.blue, clampIndex: true)
+                x = lookupPairs(red, blue, at, p.red, p.blue)
+                y = lookupGreen(green, at, p.green).replacing(with: y0, where: fourthLanes)
             } else {
-                (r, g, b) = (decode(ri), decode(gi), decode(bi))
+                (x, y) = (PairLanes.floats(redBlue), y0)
             }
-            let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
-            let (x, y, z) = transform(r, g, b, relative: relative, gain: gain)
-            let fourth = Self.word(even, odd, p.fourth)
-            let (r0, r1) = split(place(x, p.red), p.red), (g0, g1) = split(place(y, p.green), p.green)
-            let (b0, b1) = split(place(z, p.blue), p.blue), (a0, a1) = split(place(fourth, p.fourth), p.fourth)
-            var out = BlockPixelWords16()
-            out.evenHalf = r0 | g0 | b0 | a0
-            out.oddHalf = r1 | g1 | b1 | a1
-            output.storeBytes(of: out, toByteOffset: offset, as: BlockPixelWords16.self)
-            offset &+= 2 &* blockBytes8
+            // Each lane's other colour channels: blue beside red and red beside blue, and
+            // green in both lanes. Red's and blue's lanes take the same steps, on their own
+            // channel and then the other, so that exchanging red and blue (BGRA) gives
+            // the same bits. Green's terms on red and blue are each lane's own product,
+            // `(m10·R, m12·B)`, summed with the pixel's other lane (which commutes, for
+            // the same reason) and kept in the green lane.
+            let xx = lanes.exchanging(x), g = lanes.first(y)
+            var rb, gf: BlockFloats
+            @_transparent func greenTerms(_ v: BlockFloats) -> BlockFloats {
+                let q = m.onRedBlue * v, sum = q + lanes.exchanging(q)
+                return unsafeBitCast(unsafeBitCast(sum, to: BlockWords.self) & m.greenLaneBits, to: BlockFloats.self)
+            }
+            if relative {
+                let d0 = x - g
+                let green = madd(g, m.greenGain, m.greenOffset)
+                rb = madd(m.own, d0, madd(m.other, xx - g, green))
+                gf = greenTerms(d0) + madd(y, m.greenGainOwn, m.greenOffsetOwn)
+            } else {
+                rb = madd(m.own, x, madd(m.other, xx, madd(m.onGreen, g, m.offset)))
+                gf = greenTerms(x) + madd(m.ownGreen, y, m.greenRowOffset)
+            }
+            if let gain {
+                let paired = PairLanes.pairing(gain)
+                rb = paired * rb
+                gf = paired.replacing(with: one, where: fourthLanes) * gf
+            }
+            var out = lanes.packing(rb, gf, colourCeiling: colourCeiling, ceiling: ceiling, clamps: clamps)
+            if L.positions == nil { out = PairLanes.rotating(out, right: 64 &- rotation) }
+            output.storeBytes(of: out, toByteOffset: offset, as: BlockWords.self)
         }
+        let inPlace = input == UnsafeRawPointer(output)
+        // Half a block per step: the loop's body once (twice over, the baseline build's
+        // loops outgrew the inliner, and loads and `min` became calls).
+        var offset = 0
+        for k in 0..<(2 &* blocks) {
+            // As in `body8`: the destination and a separate source, 4 KiB ahead.
+            Prefetch.block(at: offset, bytes: blockBytes8, destination: output, source: input, inPlace: inPlace)
+            group(offset, gains.map {
+                UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<HalfBlockFloats>.size &* k, as: HalfBlockFloats.self)
+            })
+            offset &+= blockBytes8
+        }
+    }
+
+    /// Whether the red, blue and green samples of half a block of 16-bit pixels, in
+    /// their two lanes (`body16`), all lie on the tones' line.
+    @_transparent
+    func pairsOnLine(_ redBlue: BlockWords, _ greenFourth: BlockWords, _ fourthLanes: BlockMask) -> Bool {
+        let green = greenFourth.replacing(with: lineFrom, where: fourthLanes)
+        let off = ((redBlue &- lineFrom) .> lineSpan) .| ((green &- lineFrom) .> lineSpan)
+        let flags = BlockWords(repeating: 0).replacing(with: 1, where: off)
+        return !anyBitSet(flags)
+    }
+
+    /// Half a block's table entries in pair lanes: `first` indexed by channel `c0`'s
+    /// samples in each pixel's first lane, `second` by channel `c1`'s in its second;
+    /// indices clamped to the tables, scalar loads as in `lookup`.
+    @_transparent
+    func lookupPairs(_ first: UnsafePointer<Float>, _ second: UnsafePointer<Float>, _ s: UnsafePointer<UInt16>,
+                     _ c0: Int, _ c1: Int) -> BlockFloats {
+        let (base0, base1) = (Int(bitPattern: first), Int(bitPattern: second))
+        @_transparent func at(_ i: Int) -> Float {
+            let v = Int(s[(i & 1 == 0 ? c0 : c1) &+ 4 &* (i &>> 1)])
+            // Not `min`: in the baseline build's loops it became a call.
+            return UnsafePointer<Float>(bitPattern: (i & 1 == 0 ? base0 : base1) &+ (v < lastIndex ? v : lastIndex) &<< 2)
+                .unsafelyUnwrapped.pointee
+        }
+        return blockLanes(at)
+    }
+
+    /// Half a block's entries of table `t` indexed by channel `c`'s samples, each in
+    /// both lanes of its pixel (one load each); indices clamped as in `lookupPairs`.
+    @_transparent
+    func lookupGreen(_ t: UnsafePointer<Float>, _ s: UnsafePointer<UInt16>, _ c: Int) -> BlockFloats {
+        let base = Int(bitPattern: t)
+        @_transparent func at(_ i: Int) -> Float {
+            let v = Int(s[c &+ 4 &* i])
+            return UnsafePointer<Float>(bitPattern: base &+ (v < lastIndex ? v : lastIndex) &<< 2).unsafelyUnwrapped.pointee
+        }
+        #if canImport(TargetFeatures.AVX512)
+        return PairLanes.pairing(HalfBlockFloats(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)))
+        #else
+        return PairLanes.pairing(HalfBlockFloats(at(0), at(1), at(2), at(3)))
+        #endif
     }
 }
 

@@ -1,0 +1,163 @@
+// The lane work of the fused 16-bit block (`FusedBlock.body16`). Half a block of 16-bit
+// pixels fills one block-wide vector as it lies in memory, each pixel in two 32-bit
+// lanes: words 0–1 in the first, 2–3 in the next. A mask gives every pixel's words 0
+// and 2 (red and blue) and a shift its words 1 and 3 (green and the fourth sample);
+// each lane then needs only the pixel's other channels, which two shuffles within the
+// pixel bring.
+//
+// Where the build targets AVX2 and has the toolchain's Clang module of Intel
+// intrinsics, the shuffles take their patterns from registers and the results are
+// rounded by the conversion and clamped by a saturating pack, as in BytePacking.swift;
+// elsewhere (and with `PHOTOKERNELS_NO_INTRINSICS`) the portable forms give the same
+// bits.
+
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+import _Builtin_intrinsics.intel
+#endif
+
+/// The shuffles, conversions and packing of pixels held in pair lanes, with their
+/// constants prepared once per block.
+struct PairLanes: Sendable {
+    #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+    /// The `vpermilps` patterns of `exchanging` and `first`, held as values the
+    /// optimiser cannot see: given constant patterns it narrowed the operations before
+    /// a shuffle to the lanes the shuffle reads, then rebuilt the others with more
+    /// shuffles (about 1.3 times the instructions of the whole loop).
+    let exchangePattern, firstPattern: SIMD8<Int32>
+    /// The bytes of the packed words in pixel order: red-blue words, then green-fourth
+    /// words, interleaved within each 128-bit lane.
+    let packOrder: SIMD32<UInt8>
+    #endif
+
+    init() {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+        exchangePattern = SIMD8(1, 0, 3, 2, 1, 0, 3, 2)
+        firstPattern = SIMD8(0, 0, 2, 2, 0, 0, 2, 2)
+        let lane: [UInt8] = [0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15]
+        var order = SIMD32<UInt8>()
+        for i in 0..<32 { order[i] = lane[i % 16] }
+        packOrder = order
+        #endif
+    }
+
+    /// Each pixel's two lanes exchanged: (x₁, x₀, x₃, x₂, …).
+    @_transparent
+    func exchanging(_ v: BlockFloats) -> BlockFloats {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX512)
+        let p = unsafeBitCast(SIMD16(lowHalf: exchangePattern, highHalf: exchangePattern), to: __m512i.self)
+        return _mm512_permutevar_ps(v, p)
+        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+        return _mm256_permutevar_ps(v, unsafeBitCast(exchangePattern, to: __m256i.self))
+        #elseif canImport(TargetFeatures.AVX512)
+        return BlockFloats(v[1], v[0], v[3], v[2], v[5], v[4], v[7], v[6],
+                           v[9], v[8], v[11], v[10], v[13], v[12], v[15], v[14])
+        #else
+        return BlockFloats(v[1], v[0], v[3], v[2], v[5], v[4], v[7], v[6])
+        #endif
+    }
+
+    /// Each pixel's first lane in both of its lanes: (x₀, x₀, x₂, x₂, …).
+    @_transparent
+    func first(_ v: BlockFloats) -> BlockFloats {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX512)
+        let p = unsafeBitCast(SIMD16(lowHalf: firstPattern, highHalf: firstPattern), to: __m512i.self)
+        return _mm512_permutevar_ps(v, p)
+        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+        return _mm256_permutevar_ps(v, unsafeBitCast(firstPattern, to: __m256i.self))
+        #elseif canImport(TargetFeatures.AVX512)
+        return BlockFloats(v[0], v[0], v[2], v[2], v[4], v[4], v[6], v[6],
+                           v[8], v[8], v[10], v[10], v[12], v[12], v[14], v[14])
+        #else
+        return BlockFloats(v[0], v[0], v[2], v[2], v[4], v[4], v[6], v[6])
+        #endif
+    }
+
+    /// One value per pixel in both of its lanes: (v₀, v₀, v₁, v₁, …).
+    @_transparent
+    static func pairing(_ v: HalfBlockFloats) -> BlockFloats {
+        #if canImport(TargetFeatures.AVX512)
+        BlockFloats(v[0], v[0], v[1], v[1], v[2], v[2], v[3], v[3], v[4], v[4], v[5], v[5], v[6], v[6], v[7], v[7])
+        #else
+        BlockFloats(v[0], v[0], v[1], v[1], v[2], v[2], v[3], v[3])
+        #endif
+    }
+
+    /// The lanes, integers below 2²⁴, as `Float`s, exactly.
+    @_transparent
+    static func floats(_ v: BlockWords) -> BlockFloats {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX512)
+        _mm512_cvtepi32_ps(unsafeBitCast(v, to: __m512i.self))
+        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+        _mm256_cvtepi32_ps(unsafeBitCast(v, to: __m256i.self))
+        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+        BlockFloats(lowHalf: _mm_cvtepi32_ps(unsafeBitCast(v.lowHalf, to: __m128i.self)),
+                    highHalf: _mm_cvtepi32_ps(unsafeBitCast(v.highHalf, to: __m128i.self)))
+        #else
+        // 2²³ + v from the bits (v < 2²³), less 2²³: both steps exact.
+        unsafeBitCast(v | BlockWords(repeating: 0x4B00_0000), to: BlockFloats.self) - BlockFloats(repeating: 0x1p23)
+        #endif
+    }
+
+    /// Each 64-bit pixel rotated right by `k` bits (0…63; 64 acts as 0).
+    @_transparent
+    static func rotating(_ v: BlockWords, right k: UInt64) -> BlockWords {
+        let q = unsafeBitCast(v, to: PixelQuads.self)
+        return unsafeBitCast((q &>> k) | (q &<< (64 &- k)), to: BlockWords.self)
+    }
+
+    /// `a·b + c`: one fused multiply-add where the build targets FMA, else a product and
+    /// a sum.
+    @_transparent
+    static func multiplyAdd(_ a: BlockFloats, _ b: BlockFloats, _ c: BlockFloats) -> BlockFloats {
+        #if canImport(TargetFeatures.FMA)
+        c.addingProduct(a, b)
+        #else
+        a * b + c
+        #endif
+    }
+
+    /// The 16-bit pixels whose samples, on their scale, are `redBlue` and `greenFourth`
+    /// in pair lanes: each clamped to [0, c] (NaN → 0) and rounded half to even, as
+    /// `FusedBlock.encode` does, to the bit, where c is `colourCeiling` (maxval) in the
+    /// red-blue lanes and `ceiling`'s lane (maxval, or 65535 in the fourth's) in the
+    /// green-fourth ones. Every ceiling is at most 65535; `clamps` false says all are
+    /// 65535, and the pack's saturation alone clamps above. Every value must lie within
+    /// ±2³¹ (`FusedBlock.isWellConditioned` keeps it within 2²⁴), where the conversion
+    /// is exact.
+    @_transparent
+    func packing(_ redBlue: BlockFloats, _ greenFourth: BlockFloats, colourCeiling: BlockFloats,
+                 ceiling: BlockFloats, clamps: Bool) -> BlockWords {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+        // `minps(c, x)` is `c < x ? c : x`: it keeps NaN, which the conversion turns into
+        // Int32.min like any value below 0, and the unsigned pack takes to 0. Clamping
+        // before rounding gives the same integer (the ceiling is an integer, and
+        // rounding is monotone). The pack gives each 128-bit lane's red-blue words, then
+        // its green-fourth words; the byte shuffle interleaves them into pixels.
+        @_transparent func half(_ x: SIMD8<Float>, _ y: SIMD8<Float>, _ cx: SIMD8<Float>, _ cy: SIMD8<Float>) -> SIMD8<UInt32> {
+            let a = _mm256_cvtps_epi32(clamps ? _mm256_min_ps(cx, x) : x)
+            let b = _mm256_cvtps_epi32(clamps ? _mm256_min_ps(cy, y) : y)
+            let words = _mm256_packus_epi32(a, b)
+            return unsafeBitCast(_mm256_shuffle_epi8(words, unsafeBitCast(packOrder, to: __m256i.self)), to: SIMD8<UInt32>.self)
+        }
+        #if canImport(TargetFeatures.AVX512)
+        // No 512-bit word pack without AVX-512BW: two 256-bit halves.
+        return BlockWords(lowHalf: half(redBlue.lowHalf, greenFourth.lowHalf, colourCeiling.lowHalf, ceiling.lowHalf),
+                          highHalf: half(redBlue.highHalf, greenFourth.highHalf, colourCeiling.highHalf, ceiling.highHalf))
+        #else
+        return half(redBlue, greenFourth, colourCeiling, ceiling)
+        #endif
+        #else
+        // `2²³ + x` rounds x half to even into the low mantissa bits; clamped after
+        // rounding to [2²³, 2²³ + c], which gives the same integer (`FusedBlock.encode`).
+        let low = BlockFloats(repeating: 0x1p23)
+        @_transparent func encode(_ y: BlockFloats, _ high: BlockFloats) -> BlockWords {
+            var c = y + low
+            c = low.replacing(with: c, where: c .> low)
+            c = c.replacing(with: high, where: c .> high)
+            return unsafeBitCast(c, to: BlockWords.self)
+        }
+        return (encode(redBlue, colourCeiling + low) & BlockWords(repeating: 0xFFFF))
+            | (encode(greenFourth, ceiling + low) &<< 16)
+        #endif
+    }
+}

@@ -1,0 +1,85 @@
+import Testing
+@testable import PhotoKernels
+
+/// The lane helpers of the fused 16-bit block: shuffles within each pixel's two lanes,
+/// and the packing that rounds and clamps a pixel's samples into its 64 bits. This
+/// build's forms (the intrinsics where it targets AVX2, the portable ones elsewhere)
+/// against values worked out lane by lane.
+@Suite("Pair lanes")
+struct PairLanesTests {
+    let lanes = PairLanes()
+    let count = BlockFloats.scalarCount
+
+    func floats(_ f: (Int) -> Float) -> BlockFloats {
+        var v = BlockFloats()
+        for i in 0..<count { v[i] = f(i) }
+        return v
+    }
+
+    @Test("exchanging swaps each pixel's two lanes, first copies its first lane into both, pairing puts one value per pixel in both")
+    func shuffles() {
+        let v = floats { Float(10 + $0) }
+        let exchanged = lanes.exchanging(v), first = lanes.first(v)
+        var half = HalfBlockFloats()
+        for i in 0..<HalfBlockFloats.scalarCount { half[i] = Float(100 + i) }
+        let paired = PairLanes.pairing(half)
+        for i in 0..<count {
+            #expect(exchanged[i] == Float(10 + (i ^ 1)), "lane \(i)")
+            #expect(first[i] == Float(10 + (i & ~1)), "lane \(i)")
+            #expect(paired[i] == Float(100 + i / 2), "lane \(i)")
+        }
+    }
+
+    @Test("floats converts every integer lane exactly, up to 2²³ − 1")
+    func conversion() {
+        var v = BlockWords()
+        let samples: [UInt32] = [0, 1, 255, 256, 4095, 32768, 65535, 65536, 8_388_607]
+        for i in 0..<count { v[i] = samples[i % samples.count] }
+        let f = PairLanes.floats(v)
+        for i in 0..<count { #expect(f[i] == Float(v[i]), "lane \(i)") }
+    }
+
+    @Test("rotating turns each 64-bit pixel by whole words and back: ARGB's samples in RGBA's places")
+    func rotation() {
+        var v = BlockWords()
+        // Pixel p holds the words A R G B = (4p, 4p + 1, 4p + 2, 4p + 3).
+        for i in 0..<count {
+            let word = UInt32(2 * i)
+            v[i] = word | (word + 1) << 16
+        }
+        let rgba = PairLanes.rotating(v, right: 16)
+        for p in 0..<(count / 2) {
+            let base = UInt32(4 * p)
+            #expect(rgba[2 * p] == (base + 1) | (base + 2) << 16, "pixel \(p): R G")
+            #expect(rgba[2 * p + 1] == (base + 3) | base << 16, "pixel \(p): B A")
+        }
+        #expect(PairLanes.rotating(rgba, right: 64 - 16) == v)
+        #expect(PairLanes.rotating(v, right: 0) == v)
+        #expect(PairLanes.rotating(v, right: 64) == v)
+    }
+
+    /// `round_half_even(clamp(x, 0, c))`, NaN → 0.
+    func expected(_ x: Float, _ c: Float) -> UInt32 {
+        x.isNaN ? 0 : UInt32(Swift.min(Swift.max(x, 0), c).rounded(.toNearestOrEven))
+    }
+
+    @Test("packing rounds half to even and clamps each lane to its ceiling (NaN → 0): maxval in the colour lanes, 65535 in the fourth's", arguments: [4095, 65535])
+    func packing(_ maxval: Int) {
+        let m = Float(maxval)
+        let values: [Float] = [.nan, -1e9, -0.75, -0.5, -0.0, 0, 0.25, 0.5, Float(0.5).nextUp, 1.5, 2.5, 1234.5, 1235.5,
+                               m - 0.5, (m - 0.5).nextDown, m, m + 0.5, m + 1, 65534.5, 65535, 65535.5, 70000, 16_000_000]
+        let fourth = unsafeBitCast(PixelQuads(repeating: 0xFFFF_FFFF_0000_0000), to: BlockMask.self)
+        let colourCeiling = BlockFloats(repeating: m)
+        let ceiling = colourCeiling.replacing(with: 65535, where: fourth)
+        for start in stride(from: 0, to: values.count, by: 2) {
+            let redBlue = floats { values[(start + $0) % values.count] }
+            let greenFourth = floats { values[(start + 2 * $0 + 1) % values.count] }
+            let out = lanes.packing(redBlue, greenFourth, colourCeiling: colourCeiling, ceiling: ceiling,
+                                    clamps: maxval < 65535)
+            for i in 0..<count {
+                #expect(out[i] & 0xFFFF == expected(redBlue[i], m), "maxval \(maxval), lane \(i): \(redBlue[i])")
+                #expect(out[i] >> 16 == expected(greenFourth[i], ceiling[i]), "maxval \(maxval), lane \(i): \(greenFourth[i])")
+            }
+        }
+    }
+}
