@@ -175,8 +175,8 @@ enum BytePacking {
                 StreamingStores.store(unsafeBitCast(block(j), to: SIMD32<UInt8>.self), to: destination + j &* 32)
             }
             // Prefetches only where the walk is in order, as in the baseline build's
-            // loop below, here 1 KiB ahead: on a Zen 3 1.17× at one thread and 1.05×
-            // at two (2 KiB 0.98×, 4 KiB 0.95×).
+            // loop below, here 1 KiB ahead: on a Zen 3 1.15–1.17× at one thread and
+            // 1.05× at two (2 KiB 0.98×, 4 KiB 0.95×).
             if MemoryStreams.interleaves {
                 MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, streamedBlock)
             } else {

@@ -34,11 +34,12 @@
 // registers; the result is clamped with two lane selects (one `max`, one `min`),
 // rounded by adding 2²³, and repacked from the low mantissa bits with shifts and ORs
 // (the baseline build's straight RGBA loops: SSE2's conversion and packs instead,
-// `BytePacking.rgbaBlock`).
+// `BytePacking.rgbaBlock`; the 16-bit loops where the build targets AVX2: the
+// conversion and a saturating pack, `PairLanes.packing`).
 // Every combination of table, matrix form and gain is its own loop (`@inline(never)`
-// entry, `@_transparent` body), so no flag is tested per pixel; the 8-bit loops come
-// twice, with RGBA's channel positions as constants (BGRA too, red and blue exchanged)
-// and with the block's positions read at run time (`BlockLayout`).
+// entry, `@_transparent` body), so no flag is tested per pixel; the loops come twice,
+// with RGBA's channel positions as constants (BGRA too, red and blue exchanged) and
+// with the block's positions read at run time (`BlockLayout`).
 //
 // `FusedFloatBlock`, at the end, is the one-pass schedule of `Float` rows whose tones
 // are a line: exposure, one matrix and the gains.
@@ -208,9 +209,11 @@ struct BlockMatrix {
 /// A `BlockMatrix` for 16-bit pixels in pair lanes (`FusedBlock.body16`): each lane's
 /// coefficients are its own channel's row. The red-blue lanes take the row of red or
 /// blue, the green-fourth lanes green's row or, for the fourth sample, 0, 0, 1 and no
-/// offset, which give back the sample exactly. Each sum keeps `BlockMatrix.apply`'s
-/// order (with red's and blue's terms commuted in blue's lanes), so the results are its
-/// results to the bit.
+/// offset, which give back the sample exactly. The terms are `BlockMatrix.apply`'s,
+/// summed in another order (and fused where the build targets FMA), so the results may
+/// differ from the 8-bit arithmetic's only as SPEC §8 allows, near a tie. Red's and
+/// blue's lanes take the same steps, so exchanging red and blue (BGRA) gives the same
+/// bits.
 struct PairMatrix {
     /// Red-blue lanes: the coefficients on the lane's own channel (`m00`, `m22`), on the
     /// other of red and blue (`m02`, `m20`) and on green (`m01`, `m21`); the offsets.
@@ -780,6 +783,7 @@ struct FusedBlock: @unchecked Sendable {
     /// destination.
     func run16(_ source: UnsafePointer<UInt16>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
                gains: UnsafePointer<Float>?) {
+        assert(positions.isRotationOfRGBA, "the 16-bit block rotates its pixels into RGBA's positions")
         let head = Self.leadingPixels(destination, pixelBytes: 8, blockBytes: 64, count: count)
         if head != 0 {
             run16(source, destination, count: head, gains: gains)
@@ -848,12 +852,12 @@ struct FusedBlock: @unchecked Sendable {
     /// gives every pixel's words 0 and 2 (red and blue), a shift its words 1 and 3
     /// (green and the fourth sample), and each lane runs its own channel's row of the
     /// matrix (`PairMatrix`), the fourth sample's keeping it as it is. The pixels never
-    /// leave their lanes; the only shuffles are the two within each pixel that bring a
-    /// lane the channels it does not hold. (The block's channels split into even and odd
-    /// lanes, as the 8-bit loops hold them, took 1.5 times the instructions: shuffles
-    /// across the block's two vectors both ways.) Pixels whose red is not word 0 (ARGB,
-    /// XRGB) are rotated by whole words to RGBA's positions on load and back on store.
-    /// `line` as in `body8`.
+    /// leave their lanes, so there is no transpose: the only shuffles are within each
+    /// pixel, two that bring a lane the channels it does not hold and one that sums
+    /// green's terms on red and blue across the pixel's lanes. Pixels whose red is not
+    /// word 0 (ARGB and XRGB, and ABGR and XBGR once red and blue are exchanged) are
+    /// rotated by whole words to RGBA's positions on load and back on store. `line` as
+    /// in `body8`.
     @_transparent
     func body16<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
                                 _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
@@ -863,7 +867,6 @@ struct FusedBlock: @unchecked Sendable {
         let m = pairMatrix, lanes = m.lanes
         let word = BlockWords(repeating: 0xFFFF)
         let (fourthLanes, ceiling, colourCeiling) = (m.fourthLanes, m.ceiling, maxval)
-        let clamps = m.clamps
         let one = BlockFloats(repeating: 1)
         @_transparent func madd(_ a: BlockFloats, _ b: BlockFloats, _ c: BlockFloats) -> BlockFloats {
             PairLanes.multiplyAdd(a, b, c)
@@ -910,7 +913,7 @@ struct FusedBlock: @unchecked Sendable {
                 rb = paired * rb
                 gf = paired.replacing(with: one, where: fourthLanes) * gf
             }
-            var out = lanes.packing(rb, gf, colourCeiling: colourCeiling, ceiling: ceiling, clamps: clamps)
+            var out = lanes.packing(rb, gf, colourCeiling: colourCeiling, ceiling: ceiling, clamps: m.clamps)
             if L.positions == nil { out = PairLanes.rotating(out, right: 64 &- rotation) }
             output.storeBytes(of: out, toByteOffset: offset, as: BlockWords.self)
         }

@@ -2,7 +2,7 @@
 // pixels fills one block-wide vector as it lies in memory, each pixel in two 32-bit
 // lanes: words 0–1 in the first, 2–3 in the next. A mask gives every pixel's words 0
 // and 2 (red and blue) and a shift its words 1 and 3 (green and the fourth sample);
-// each lane then needs only the pixel's other channels, which two shuffles within the
+// each lane then needs only the pixel's other channels, which shuffles within the
 // pixel bring.
 //
 // Where the build targets AVX2 and has the toolchain's Clang module of Intel
@@ -82,7 +82,7 @@ struct PairLanes: Sendable {
         #endif
     }
 
-    /// The lanes, integers below 2²⁴, as `Float`s, exactly.
+    /// The lanes, integers below 2²³, as `Float`s, exactly.
     @_transparent
     static func floats(_ v: BlockWords) -> BlockFloats {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX512)
@@ -120,19 +120,24 @@ struct PairLanes: Sendable {
     /// in pair lanes: each clamped to [0, c] (NaN → 0) and rounded half to even, as
     /// `FusedBlock.encode` does, to the bit, where c is `colourCeiling` (maxval) in the
     /// red-blue lanes and `ceiling`'s lane (maxval, or 65535 in the fourth's) in the
-    /// green-fourth ones. Every ceiling is at most 65535; `clamps` false says all are
-    /// 65535, and the pack's saturation alone clamps above. Every value must lie within
-    /// ±2³¹ (`FusedBlock.isWellConditioned` keeps it within 2²⁴), where the conversion
-    /// is exact.
+    /// green-fourth ones; every ceiling is an integer at most 65535. With `clamps` the
+    /// result holds for every value, ±∞ included. Without it (every ceiling 65535) the
+    /// pack's saturation alone clamps above where the build targets AVX2, which takes
+    /// the two `minps` per half block off (the 16-bit recipe 1.18× as fast), and every
+    /// value must then lie below 2³¹ (+∞ and larger values would give 0): the block's
+    /// bound, `FusedBlock.isWellConditioned`, keeps it within 2²⁴, given
+    /// `PreparedGains.largestGainMagnitude`.
     @_transparent
     func packing(_ redBlue: BlockFloats, _ greenFourth: BlockFloats, colourCeiling: BlockFloats,
                  ceiling: BlockFloats, clamps: Bool) -> BlockWords {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         // `minps(c, x)` is `c < x ? c : x`: it keeps NaN, which the conversion turns into
-        // Int32.min like any value below 0, and the unsigned pack takes to 0. Clamping
-        // before rounding gives the same integer (the ceiling is an integer, and
-        // rounding is monotone). The pack gives each 128-bit lane's red-blue words, then
-        // its green-fourth words; the byte shuffle interleaves them into pixels.
+        // Int32.min like any value below 0 (and −∞), and the unsigned pack takes to 0;
+        // +∞ and values past 2³¹, which would convert to Int32.min too, become c.
+        // Without `clamps` the pack saturates what lies in (65535, 2³¹).
+        // Clamping before rounding gives the same integer (the ceiling is an integer,
+        // and rounding is monotone). The pack gives each 128-bit lane's red-blue words,
+        // then its green-fourth words; the byte shuffle interleaves them into pixels.
         @_transparent func half(_ x: SIMD8<Float>, _ y: SIMD8<Float>, _ cx: SIMD8<Float>, _ cy: SIMD8<Float>) -> SIMD8<UInt32> {
             let a = _mm256_cvtps_epi32(clamps ? _mm256_min_ps(cx, x) : x)
             let b = _mm256_cvtps_epi32(clamps ? _mm256_min_ps(cy, y) : y)

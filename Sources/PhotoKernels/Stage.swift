@@ -176,10 +176,11 @@ public protocol PreparedGains: Sendable {
     func rowWithSameGains(as y: Int) -> Int
 
     /// An upper bound on |g| over every gain `rowGains` writes, either variant; +∞ (or
-    /// NaN) where none is known. A plan's 8-bit blocks in the baseline x86-64 build
-    /// round and clamp their results by saturating integer packs alone when this bound,
-    /// the matrix and the tone tables keep every result far inside Int32's range, so a
-    /// bound below a gain actually written gives wrong bytes there.
+    /// NaN) where none is known. A plan's 8-bit blocks in the baseline x86-64 build,
+    /// and its 16-bit blocks at maxval 65535 where the build targets AVX2, round and
+    /// clamp their results by saturating integer packs alone when this bound, the
+    /// matrix and the tone tables keep every result far inside Int32's range, so a
+    /// bound below a gain actually written gives wrong samples there.
     ///
     /// - Complexity: O(1).
     var largestGainMagnitude: Float { get }

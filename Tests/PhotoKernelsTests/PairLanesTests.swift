@@ -63,10 +63,12 @@ struct PairLanesTests {
         x.isNaN ? 0 : UInt32(Swift.min(Swift.max(x, 0), c).rounded(.toNearestOrEven))
     }
 
-    @Test("packing rounds half to even and clamps each lane to its ceiling (NaN → 0): maxval in the colour lanes, 65535 in the fourth's", arguments: [4095, 65535])
+    @Test("packing rounds half to even and clamps each lane to its ceiling (NaN → 0; with the clamp, +∞ and values past 2³¹ too): maxval in the colour lanes, 65535 in the fourth's", arguments: [4095, 65535])
     func packing(_ maxval: Int) {
         let m = Float(maxval)
-        let values: [Float] = [.nan, -1e9, -0.75, -0.5, -0.0, 0, 0.25, 0.5, Float(0.5).nextUp, 1.5, 2.5, 1234.5, 1235.5,
+        // Without the clamp (maxval 65535) every value must lie below 2³¹.
+        let unbounded: [Float] = maxval < 65535 ? [.infinity, 3e9] : []
+        let values: [Float] = unbounded + [.nan, -.infinity, -1e9, -0.75, -0.5, -0.0, 0, 0.25, 0.5, Float(0.5).nextUp, 1.5, 2.5, 1234.5, 1235.5,
                                m - 0.5, (m - 0.5).nextDown, m, m + 0.5, m + 1, 65534.5, 65535, 65535.5, 70000, 16_000_000]
         let fourth = unsafeBitCast(PixelQuads(repeating: 0xFFFF_FFFF_0000_0000), to: BlockMask.self)
         let colourCeiling = BlockFloats(repeating: m)
@@ -79,6 +81,34 @@ struct PairLanesTests {
             for i in 0..<count {
                 #expect(out[i] & 0xFFFF == expected(redBlue[i], m), "maxval \(maxval), lane \(i): \(redBlue[i])")
                 #expect(out[i] >> 16 == expected(greenFourth[i], ceiling[i]), "maxval \(maxval), lane \(i): \(greenFourth[i])")
+            }
+        }
+    }
+
+    @Test("the 16-bit block keeps every fourth sample as it is, above maxval too, and clamps colour to maxval, in every channel order and count 1…33")
+    func fourthSampleKept() {
+        let maxval = 4095
+        let kernel = Adjustments(saturation: 1.6, contrast: 1.4, brightness: 0.2, hue: 25).kernel
+        var rng = SeededGenerator(seed: 5)
+        // Memory places of R, G, B and the fourth sample.
+        let orders: [[Int]] = [[0, 1, 2, 3], [2, 1, 0, 3], [1, 2, 3, 0], [3, 2, 1, 0]]
+        for order in orders {
+            let positions = ChannelPositions(red: order[0], green: order[1], blue: order[2], fourth: order[3])
+            let block = FusedBlock(matrix: kernel, maxval: maxval, tables: nil, positions: positions, largestGain: 1)
+            for count in 1...33 {
+                var pixels = [UInt16](repeating: 0, count: 4 * count)
+                for i in 0..<count {
+                    for c in 0..<3 { pixels[4 * i + order[c]] = UInt16.random(in: 0...UInt16(maxval), using: &rng) }
+                    pixels[4 * i + order[3]] = [0, UInt16(maxval), 4096, 65535, 40000][i % 5]
+                }
+                var out = [UInt16](repeating: 0, count: pixels.count)
+                pixels.withUnsafeBufferPointer { s in
+                    out.withUnsafeMutableBufferPointer { block.run16(s.baseAddress!, $0.baseAddress!, count: count, gains: nil) }
+                }
+                for i in 0..<count {
+                    #expect(out[4 * i + order[3]] == pixels[4 * i + order[3]], "\(order), count \(count), pixel \(i)")
+                    for c in 0..<3 { #expect(out[4 * i + order[c]] <= UInt16(maxval), "\(order), count \(count), pixel \(i)") }
+                }
             }
         }
     }
