@@ -174,14 +174,10 @@ enum BytePacking {
             @inline(__always) func streamedBlock(_ j: Int) {
                 StreamingStores.store(unsafeBitCast(block(j), to: SIMD32<UInt8>.self), to: destination + j &* 32)
             }
-            // Prefetches only where the walk is in order, as in the baseline build's
-            // loop below, here 1 KiB ahead: on a Zen 3 1.15–1.17× at one thread and
-            // 1.05× at two (2 KiB 0.98×, 4 KiB 0.95×).
-            if MemoryStreams.interleaves {
-                MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, streamedBlock)
-            } else {
-                MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, prefetching: source, ahead: 1024, streamedBlock)
-            }
+            // 1 KiB ahead: on a Zen 3 1.15–1.17× at one thread and 1.05× at two
+            // (2 KiB 0.98×, 4 KiB 0.95×).
+            MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, prefetchingInOrder: source, ahead: 1024,
+                                       streamedBlock)
             StreamingStores.fence()
         } else {
             @inline(__always) func storedBlock(_ j: Int) {
@@ -209,16 +205,9 @@ enum BytePacking {
                 StreamingStores.store(four(i), to: destination + i &* 4)
                 StreamingStores.store(four(i &+ 4), to: destination + (i &* 4 &+ 16))
             }
-            // Prefetches only where the walk is in order: with four interleaved
-            // streams the streaming stores hold the line fill buffers that prefetches
-            // also take (on a Xeon 0.93× with them, as in the RGBA decoder), while one
-            // stream on a Zen 3 ran 1.05–1.07× with them 4 KiB ahead and 1.14× more
-            // 2 KiB ahead, the distance asked for here (1 KiB 0.97×).
-            if MemoryStreams.interleaves {
-                MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, block)
-            } else {
-                MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, prefetching: source, ahead: 2048, block)
-            }
+            // 2 KiB ahead: on a Zen 3 1.05–1.07× with prefetches 4 KiB ahead and 1.14×
+            // more at 2 KiB (1 KiB 0.97×).
+            MemoryStreams.forEachBlock(count &>> 3, blockBytes: 128, prefetchingInOrder: source, ahead: 2048, block)
             StreamingStores.fence()
         } else {
             @inline(__always) func block(_ j: Int) {
