@@ -34,7 +34,7 @@ import _Builtin_intrinsics.intel
 /// take the defaults; NaN or infinite numbers and a colour that is not three numbers
 /// are decoding errors.
 ///
-/// Arithmetic: the doublings go on the tint, once per image: `m = Y·(2k)` and
+/// Arithmetic: the doublings go on the tint, once per row: `m = Y·(2k)` and
 /// `1 − (1 − Y)·(2(1 − k))`. Doubling is exact, so each product is the same real
 /// number as SPEC's `2·Y·k` and `2·(1 − Y)·(1 − k)`, rounded once, and the same `Float`
 /// (the forms can differ only where a doubled luma or tint leaves `Float`'s range,
@@ -45,8 +45,9 @@ import _Builtin_intrinsics.intel
 /// Schedules: `.scalar` is the formula per channel with a branch on `Y < 0.5`;
 /// `.simd4` computes `Y` once, both branches on the pixel's four lanes, and selects
 /// with the mask `Y < 0.5` — the same operations in the same order per channel, so
-/// the two agree to the bit. It runs two pixels per `SIMD8<Float>`, lane for lane the
-/// same arithmetic.
+/// the two agree to the bit (a NaN's payload aside: where two NaNs meet, the compiler
+/// may combine the operands in either order; any NaN counts as NaN, SPEC §8). It runs
+/// two pixels per `SIMD8<Float>`, lane for lane the same arithmetic.
 ///
 /// Complexity: O(n) per row of n pixels; no allocation.
 public struct Monochrome: PixelKernel, Hashable {
@@ -129,15 +130,18 @@ public struct Monochrome: PixelKernel, Hashable {
     /// products `wR·R`, `wG·G`, `wB·B` are broadcast within each half
     /// (`LumaBroadcasts`), so every lane computes `Y = wR·R + wG·G + wB·B` left to
     /// right, both branches and the `Y < 0.5` select exactly as the one-pixel formula
-    /// does: the same bits. Alpha is restored by the masks it is given (see
-    /// `AlphaMasks`); the broadcasts take their patterns from `broadcasts`. A first
-    /// pixel off a 32-byte boundary goes alone (`pixelsBeforePairBoundary`).
+    /// does: the same bits (NaN payloads aside, as above). Alpha is restored by the
+    /// masks it is given (see `AlphaMasks`); the broadcasts take their patterns from
+    /// `broadcasts`. A first pixel off a 32-byte boundary goes alone
+    /// (`pixelsBeforePairBoundary`).
     ///
-    /// One walk in order, prefetching 4 KiB ahead, not `MemoryStreams`: there its
-    /// eleven copies of the loop body outgrew the inliner and every load and store
-    /// became a call. On a Zen 3 the prefetches made the native kernel 1.2× as fast at
-    /// 12 MP; in the baseline build, bound by its arithmetic, they cost nothing
-    /// measurable.
+    /// One walk in order on every processor, prefetching `Prefetch.distance` (4 KiB)
+    /// ahead, not `MemoryStreams`: there its eleven copies of the loop body outgrew the
+    /// inliner and every load and store became a call. On a Zen 3 the prefetches made
+    /// the native kernel 1.27× as fast at 12 MP; in the baseline build, bound by its
+    /// arithmetic, they cost nothing measurable (0.99×). Four interleaved streams,
+    /// the Xeon's faster walk for the in-place kernels bound by memory, are not tried
+    /// here.
     @inline(never)
     static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ tint: Tint, intensity: Float,
                            _ alpha: AlphaMasks, _ broadcasts: LumaBroadcasts) {
@@ -152,7 +156,7 @@ public struct Monochrome: PixelKernel, Hashable {
         let light2 = SIMD8(lowHalf: tint.light, highHalf: tint.light)
         let i2 = SIMD8<Float>(repeating: intensity)
         let keep = alpha.pair
-        let ahead = Prefetch.streamDistance(interleaved: false)
+        let ahead = Prefetch.distance
         var offset = 0
         for k in 0..<(count &>> 1) {
             if k & 1 == 0 { Prefetch.read(raw, offset: offset &+ ahead) }
@@ -184,12 +188,13 @@ public struct Monochrome: PixelKernel, Hashable {
 ///
 /// Where the build targets AVX2 and has the toolchain's Clang module of Intel
 /// intrinsics, each broadcast is one `vpermilps` whose pattern comes from a register,
-/// given to the schedule as a value as `AlphaMasks` are. Written as lane
-/// shuffles with constant patterns, the optimiser narrowed the products to one
-/// 128-bit register, summed them there and widened the sums again with cross-lane
-/// permutes (24 instructions per two pixels against 17, and the whole kernel ran 0.6×
-/// as fast in the L2 cache).
-struct LumaBroadcasts {
+/// given to the schedule as a value as `AlphaMasks` are. Written as lane shuffles
+/// with constant patterns, the optimiser narrowed the two pixels to one 128-bit
+/// register (blends and unpacks), multiplied and summed there and widened the sums
+/// again with `vshufps` and cross-lane `vpermpd`: 26 instructions per two pixels
+/// against 18, loads and stores included, and the kernel ran 0.6–0.65× as fast in the
+/// L2 and L3 caches.
+struct LumaBroadcasts: Sendable {
     #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
     /// Lane 0, 1 and 2 of each half, as `vpermilps` patterns.
     let red, green, blue: __m256i

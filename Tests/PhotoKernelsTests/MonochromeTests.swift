@@ -21,6 +21,27 @@ struct MonochromeTests {
         }
     }
 
+    @Test("SIMD4 gives the scalar reference's bits (any NaN for any NaN) on counts 1…33, 64, 65 and 1027 at each 16-byte offset of a cache line, with NaN payloads, ±0, ±∞, subnormals and huge values, alpha kept, nothing outside the row written")
+    func simdBitsMatchScalar() {
+        let specials: [Float] = [
+            .nan, Float(bitPattern: 0x7FA0_0001), Float(bitPattern: 0xFFC1_2345), .infinity, -.infinity, 3e38, -3e38,
+            Float(bitPattern: 0x0000_0001), Float(bitPattern: 0x8001_0000), 0, -0.0, 1, 0.5, 0.49999997, 0.50000006,
+        ]
+        let settings = monochromeSamples + [Monochrome(color: SIMD3(3e38, -0.5, 0.6), intensity: 0.35)]
+        for (n, m) in settings.enumerated() {
+            for count in Array(1...33) + [64, 65, 1027] {
+                let input = fastPathPixels(count, seed: UInt64(700 + 41 * n + count), specials: specials)
+                for start in 0...3 {
+                    let (simd, simdGuards) = runRow(m, input, start: start)
+                    let (scalar, scalarGuards) = runRow(m, input, start: start, variant: .scalar)
+                    #expect(simdGuards && scalarGuards, "\(m) count \(count) start \(start): wrote outside the row")
+                    let wrong = (0..<count).filter { !sameBits(simd[$0], scalar[$0]) }
+                    #expect(wrong.isEmpty, "\(m) count \(count) start \(start): \(wrong.count) pixels differ, first \(wrong.first.map { "\(input[$0]) → \(simd[$0]) against \(scalar[$0])" } ?? "")")
+                }
+            }
+        }
+    }
+
     @Test("both variants equal SPEC §5 evaluated in Float as written, 2·Y·k and 1 − 2·(1 − Y)·(1 − k), to the bit (the doublings moved onto the tint are exact), on 64 × 64 seeded pixels per setting, NaN included")
     func doublingsOnTheTint() throws {
         for (n, m) in monochromeSamples.enumerated() {
