@@ -511,20 +511,27 @@ struct FusedBlock: @unchecked Sendable {
         return sampled > 0 && 8 * on >= 5 * sampled
     }
 
-    /// A block's table entries, indexed by the samples at `s[c]`, `s[c + 4]`, … (one
-    /// channel of a block of four-channel pixels), each index clamped to the table.
+    /// A block's table entries, indexed by the bytes at `s[c]`, `s[c + 4]`, … (one
+    /// channel of a block of 8-bit pixels); 8-bit tables cover every byte, so no index
+    /// is clamped.
     @_transparent
-    func lookup<Sample: FixedWidthInteger & UnsignedInteger>(
-        _ t: UnsafePointer<Float>, _ s: UnsafePointer<Sample>, _ c: Int, clampIndex: Bool
-    ) -> BlockFloats {
+    func lookup(_ t: UnsafePointer<Float>, _ s: UnsafePointer<UInt8>, _ c: Int) -> BlockFloats {
         // The entry's address as an integer: indexing the pointer directly let the
         // optimiser turn the loads into a gather, 20 % slower on AMD Zen.
         let base = Int(bitPattern: t)
         @_transparent func at(_ i: Int) -> Float {
-            let v = Int(s[c &+ 4 &* i])
-            return UnsafePointer<Float>(bitPattern: base &+ (clampIndex ? min(v, lastIndex) : v) &<< 2).unsafelyUnwrapped.pointee
+            UnsafePointer<Float>(bitPattern: base &+ Int(s[c &+ 4 &* i]) &<< 2).unsafelyUnwrapped.pointee
         }
         return blockLanes(at)
+    }
+
+    /// The entry of the table at address `base` for a 16-bit sample `v`, its index
+    /// clamped to the table (`lastIndex`, maxval): one scalar load, as in `lookup`.
+    @_transparent
+    func clampedEntry(_ base: Int, _ v: UInt16) -> Float {
+        let i = Int(v)
+        // Not `min`: in the baseline build's loops it became a call.
+        return UnsafePointer<Float>(bitPattern: base &+ (i < lastIndex ? i : lastIndex) &<< 2).unsafelyUnwrapped.pointee
     }
 
     /// A block's entries of a 2D premultiplied table, indexed by `A·256 + c` of one
@@ -725,9 +732,9 @@ struct FusedBlock: @unchecked Sendable {
                     alpha = decode((v &>> fs) & byte) * inverseMaxval
                 } else if table {
                     let at = indices + offset, row = premultiplied ? 255 &<< 8 : 0
-                    r = lookup(red + row, at, p.red, clampIndex: false)
-                    g = lookup(green + row, at, p.green, clampIndex: false)
-                    b = lookup(blue + row, at, p.blue, clampIndex: false)
+                    r = lookup(red + row, at, p.red)
+                    g = lookup(green + row, at, p.green)
+                    b = lookup(blue + row, at, p.blue)
                 } else if relative && !premultiplied {
                     // 2²³ + c from the bits (exact): the differences need no conversion.
                     r = biased((v &>> rs) & byte); g = biased((v &>> gs) & byte); b = biased((v &>> bs) & byte)
@@ -943,29 +950,23 @@ struct FusedBlock: @unchecked Sendable {
 
     /// Half a block's table entries in pair lanes: `first` indexed by channel `c0`'s
     /// samples in each pixel's first lane, `second` by channel `c1`'s in its second;
-    /// indices clamped to the tables, scalar loads as in `lookup`.
+    /// indices clamped to the tables (`clampedEntry`).
     @_transparent
     func lookupPairs(_ first: UnsafePointer<Float>, _ second: UnsafePointer<Float>, _ s: UnsafePointer<UInt16>,
                      _ c0: Int, _ c1: Int) -> BlockFloats {
         let (base0, base1) = (Int(bitPattern: first), Int(bitPattern: second))
         @_transparent func at(_ i: Int) -> Float {
-            let v = Int(s[(i & 1 == 0 ? c0 : c1) &+ 4 &* (i &>> 1)])
-            // Not `min`: in the baseline build's loops it became a call.
-            return UnsafePointer<Float>(bitPattern: (i & 1 == 0 ? base0 : base1) &+ (v < lastIndex ? v : lastIndex) &<< 2)
-                .unsafelyUnwrapped.pointee
+            clampedEntry(i & 1 == 0 ? base0 : base1, s[(i & 1 == 0 ? c0 : c1) &+ 4 &* (i &>> 1)])
         }
         return blockLanes(at)
     }
 
     /// Half a block's entries of table `t` indexed by channel `c`'s samples, each in
-    /// both lanes of its pixel (one load each); indices clamped as in `lookupPairs`.
+    /// both lanes of its pixel (one load each); indices clamped (`clampedEntry`).
     @_transparent
     func lookupGreen(_ t: UnsafePointer<Float>, _ s: UnsafePointer<UInt16>, _ c: Int) -> BlockFloats {
         let base = Int(bitPattern: t)
-        @_transparent func at(_ i: Int) -> Float {
-            let v = Int(s[c &+ 4 &* i])
-            return UnsafePointer<Float>(bitPattern: base &+ (v < lastIndex ? v : lastIndex) &<< 2).unsafelyUnwrapped.pointee
-        }
+        @_transparent func at(_ i: Int) -> Float { clampedEntry(base, s[c &+ 4 &* i]) }
         #if canImport(TargetFeatures.AVX512)
         return PairLanes.pairing(HalfBlockFloats(at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)))
         #else
