@@ -105,7 +105,11 @@ public struct Vibrance: PixelKernel, NumberOperation {
         }
     }
 
-    /// The schedule, in two passes over each 64 pixels: their factors `s` and lumas `Y`
+    /// The schedule. Where the build targets AVX2 (and has the toolchain's Clang module
+    /// of Intel intrinsics), eight pixels a step in registers (`applyOctets`), the last
+    /// one to seven as below.
+    ///
+    /// Elsewhere two passes over each 64 pixels: their factors `s` and lumas `Y`
     /// four pixels a step, as structure of arrays (one `SIMD4<Float>` lane per pixel),
     /// stored in two small buffers; then each pixel's three channels on one
     /// `SIMD4<Float>` from its own two entries, alpha kept by memory
@@ -121,6 +125,18 @@ public struct Vibrance: PixelKernel, NumberOperation {
     /// the default build, 614 with `minps(+∞, x)` as a barrier, 714 so).
     @inline(never)
     static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float) {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+        let octets = count & ~7
+        if octets != 0 { applyOctets(p, count: octets, amount: v, AlphaMasks(), HalfLaneBroadcasts()) }
+        if octets != count { applyInTwoPasses(p + octets, count: count &- octets, amount: v) }
+        #else
+        applyInTwoPasses(p, count: count, amount: v)
+        #endif
+    }
+
+    /// The two-pass schedule (see `applySIMD4`).
+    @inline(never)
+    static func applyInTwoPasses(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float) {
         let factors = BlockFactors(amount: v)
         // 64 pixels at a time: their factors and lumas into two small buffers, four
         // pixels a step, then each pixel from its own entries.
@@ -148,6 +164,84 @@ public struct Vibrance: PixelKernel, NumberOperation {
             }
         }
     }
+
+    #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+    /// The schedule for builds with AVX2 on `count` pixels, a multiple of 8, in place:
+    /// eight pixels a step, never leaving the registers.
+    ///
+    /// The step loads the pixels as four pairs `P₀…P₃` (pixels 2j and 2j + 1 in the
+    /// halves of `Pⱼ`) and transposes them within each 128-bit half (four `vunpcklps`
+    /// or `vunpckhps`, three `vunpcklpd` or `vunpckhpd`) into `R`, `G` and `B` of all
+    /// eight, pixel 2j in lane j of the low half and 2j + 1 in lane j of the high one.
+    /// The factors `s` and lumas `Y` follow as structure of arrays, with `BlockFactors`'
+    /// minima and maxima; then `Pⱼ`'s own `Y` and `s` are lane j of each half, broadcast
+    /// over its half by one `vpermilps` each (`HalfLaneBroadcasts`), and
+    /// `Y + s·(C − Y)` gives both pixels, alpha restored by a lane mask. The same
+    /// operations in the same order as the reference, so the two agree to the bit (a
+    /// NaN's payload aside). The loop asks for each line 4 KiB ahead (`Prefetch`).
+    ///
+    /// Its constants come in as values (`AlphaMasks`, `HalfLaneBroadcasts`), so the
+    /// optimiser cannot narrow the work before a shuffle to the lanes the shuffle reads
+    /// (`LumaBroadcasts`).
+    @inline(never)
+    static func applyOctets(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float,
+                            _ alpha: AlphaMasks, _ broadcasts: HalfLaneBroadcasts) {
+        let raw = UnsafeMutableRawPointer(p)
+        let keep = alpha.pair
+        let amount = SIMD8<Float>(repeating: v), one = SIMD8<Float>(repeating: 1), zero = SIMD8<Float>()
+        let wR = SIMD8<Float>(repeating: Luma.weights.x), wG = SIMD8<Float>(repeating: Luma.weights.y)
+        let wB = SIMD8<Float>(repeating: Luma.weights.z)
+        // `BlockFactors`' choices: `maxps(y, x)` is `max(x, y)`, `minps(y, x)` is `min(x, y)`.
+        @inline(__always) func maximum(_ x: SIMD8<Float>, _ y: SIMD8<Float>) -> SIMD8<Float> { _mm256_max_ps(y, x) }
+        @inline(__always) func minimum(_ x: SIMD8<Float>, _ y: SIMD8<Float>) -> SIMD8<Float> { _mm256_min_ps(y, x) }
+        @inline(__always) func pairs(_ x: SIMD8<Float>, _ y: SIMD8<Float>, high: Bool) -> SIMD8<Float> {
+            let (a, b) = (_mm256_castps_pd(x), _mm256_castps_pd(y))
+            return _mm256_castpd_ps(high ? _mm256_unpackhi_pd(a, b) : _mm256_unpacklo_pd(a, b))
+        }
+        @inline(__always) func pixels(_ c: SIMD8<Float>, _ y: SIMD8<Float>, _ s: SIMD8<Float>,
+                                      _ lane: __m256i, at offset: Int) {
+            let yj = _mm256_permutevar_ps(y, lane), sj = _mm256_permutevar_ps(s, lane)
+            raw.storeBytes(of: (yj + sj * (c - yj)).replacing(with: c, where: keep), toByteOffset: offset,
+                           as: SIMD8<Float>.self)
+        }
+        let ahead = Prefetch.distance
+        var offset = 0
+        let end = count &* 16
+        while offset < end {
+            Prefetch.write(raw, offset: offset &+ ahead)
+            Prefetch.write(raw, offset: offset &+ (ahead &+ 64))
+            let p0 = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+            let p1 = raw.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD8<Float>.self)
+            let p2 = raw.loadUnaligned(fromByteOffset: offset &+ 64, as: SIMD8<Float>.self)
+            let p3 = raw.loadUnaligned(fromByteOffset: offset &+ 96, as: SIMD8<Float>.self)
+            // (R₀ R₂ G₀ G₂ | R₁ R₃ G₁ G₃), (R₄ R₆ G₄ G₆ | …), (B₀ B₂ A₀ A₂ | …), (B₄ B₆ A₄ A₆ | …)
+            let low01 = _mm256_unpacklo_ps(p0, p1), low23 = _mm256_unpacklo_ps(p2, p3)
+            let high01 = _mm256_unpackhi_ps(p0, p1), high23 = _mm256_unpackhi_ps(p2, p3)
+            let r = pairs(low01, low23, high: false), g = pairs(low01, low23, high: true)
+            let b = pairs(high01, high23, high: false)
+            let spread = maximum(maximum(r, g), b) - minimum(minimum(r, g), b)
+            let sat = minimum(maximum(spread, zero), one)
+            let s = one + amount * (one - sat)
+            let y = wR * r + wG * g + wB * b
+            pixels(p0, y, s, broadcasts.lane0, at: offset)
+            pixels(p1, y, s, broadcasts.lane1, at: offset &+ 32)
+            pixels(p2, y, s, broadcasts.lane2, at: offset &+ 64)
+            pixels(p3, y, s, broadcasts.lane3, at: offset &+ 96)
+            offset &+= 128
+        }
+    }
+
+    /// The `vpermilps` patterns that broadcast lane k of each 128-bit half over that
+    /// half, k = 0…3, held as values as `LumaBroadcasts`' are.
+    struct HalfLaneBroadcasts: Sendable {
+        let lane0, lane1, lane2, lane3: __m256i
+
+        init() {
+            func pattern(_ k: Int32) -> __m256i { unsafeBitCast(SIMD8<Int32>(repeating: k), to: __m256i.self) }
+            (lane0, lane1, lane2, lane3) = (pattern(0), pattern(1), pattern(2), pattern(3))
+        }
+    }
+    #endif
 
     /// Four pixels' factors and lumas as structure of arrays.
     ///

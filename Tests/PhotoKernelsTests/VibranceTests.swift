@@ -53,7 +53,7 @@ struct VibranceTests {
         ]
         let alphas: [UInt32] = [0x7FC1_2345, 0x7F80_0001, 0xFFA0_0042, 0x8000_0000, 0x3F80_0000, 0x3E80_0000]
         var rng = SeededGenerator(seed: 41)
-        for width in Array(1...33) + [63, 64, 65, 127, 130] {
+        for width in Array(1...33) + [63, 64, 65, 127, 130, 1027] {
             // Row 0: ordinary colours, equal channels and equal zeros of either sign;
             // row 1: a special value in one channel or in all three.
             for row in 0..<2 {
