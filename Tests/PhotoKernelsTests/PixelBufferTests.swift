@@ -615,8 +615,7 @@ struct PixelBufferTests {
         } catch {
             // How far past a multiple, not the address (the layout of the app's memory).
             #expect(error.description == "the base address is 2 bytes past a multiple of 4", "\(error)")
-            #expect(error as? PixelBufferError == .misaligned(what: "the base address", value: Int(bitPattern: storage.bytes + 2),
-                                                       alignment: 4))
+            #expect(error == .misaligned(what: "the base address", value: Int(bitPattern: storage.bytes + 2), alignment: 4))
         }
         #expect(throws: PixelBufferError.alphaModeMismatch(order: "rgbx", alpha: "straight")) {
             try PixelFormat(.rgbx, alpha: .straight, sample: .uint8)
