@@ -126,9 +126,9 @@ public struct Monochrome: PixelKernel, Hashable {
         }
     }
 
-    /// The schedule: two pixels per `SIMD8<Float>`, an odd last pixel alone. The
-    /// products `wR·R`, `wG·G`, `wB·B` are broadcast within each half
-    /// (`LumaBroadcasts`), so every lane computes `Y = wR·R + wG·G + wB·B` left to
+    /// The schedule (in x86 builds without AVX2, `applyInTwoPasses` instead): two
+    /// pixels per `SIMD8<Float>`, an odd last pixel alone. The products `wR·R`, `wG·G`,
+    /// `wB·B` are broadcast within each half (`LumaBroadcasts`), so every lane computes `Y = wR·R + wG·G + wB·B` left to
     /// right, both branches and the `Y < 0.5` select exactly as the one-pixel formula
     /// does: the same bits (NaN payloads aside, as above). Alpha is restored by the
     /// masks it is given (see `AlphaMasks`); the broadcasts take their patterns from
@@ -145,6 +145,9 @@ public struct Monochrome: PixelKernel, Hashable {
     @inline(never)
     static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ tint: Tint, intensity: Float,
                            _ alpha: AlphaMasks, _ broadcasts: LumaBroadcasts) {
+        #if arch(x86_64) && !canImport(TargetFeatures.AVX2)
+        applyInTwoPasses(p, count: count, tint, intensity: intensity)
+        #else
         if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
             applySIMD4(p, count: 1, tint, intensity: intensity, alpha, broadcasts)
             return applySIMD4(p + 1, count: count &- 1, tint, intensity: intensity, alpha, broadcasts)
@@ -179,7 +182,76 @@ public struct Monochrome: PixelKernel, Hashable {
             let m = light.replacing(with: dark, where: y .< 0.5)
             last.pointee = (v + i * (m - v)).replacing(with: v, where: alpha.pixel)
         }
+        #endif
     }
+
+    #if arch(x86_64) && !canImport(TargetFeatures.AVX2)
+    /// The schedule for x86 builds without AVX2 (SSE2), in two passes over each 64
+    /// pixels: their lumas and tones four pixels a step, as structure of arrays (one
+    /// `SIMD4<Float>` lane per pixel: the four pixels' R, G and B gathered into three
+    /// vectors), each channel's tone stored in a small buffer; then each pixel's three
+    /// channels on one `SIMD4<Float>` from its own three entries, alpha kept by memory
+    /// (`replaceColour(ofPixelAt:_:)`). The same operations in the same order as the
+    /// reference, so the two agree to the bit (NaN payloads aside).
+    ///
+    /// SSE2 has no shuffle with a pattern from a register, and with the luma broadcast
+    /// over a pixel's lanes by constant shuffles the optimiser knew every lane equal:
+    /// it turned the two-pixel form into transposes and a one-pixel form into a scalar
+    /// comparison choosing between whole vectors, a branch a pixel. Here the comparison
+    /// `Y < 0.5` runs on four pixels' lumas at once, and the tones reach each pixel
+    /// through memory, as vibrance's factors do.
+    ///
+    /// The first pass asks for each line 4 KiB ahead (`Prefetch`).
+    @inline(__always)
+    static func applyInTwoPasses(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ tint: Tint,
+                                 intensity: Float) {
+        let w = Luma.weights
+        let wR = SIMD4<Float>(repeating: w.x), wG = SIMD4<Float>(repeating: w.y), wB = SIMD4<Float>(repeating: w.z)
+        let half = SIMD4<Float>(repeating: 0.5), one = SIMD4<Float>(repeating: 1)
+        let darkR = SIMD4<Float>(repeating: tint.dark.x), darkG = SIMD4<Float>(repeating: tint.dark.y)
+        let darkB = SIMD4<Float>(repeating: tint.dark.z)
+        let lightR = SIMD4<Float>(repeating: tint.light.x), lightG = SIMD4<Float>(repeating: tint.light.y)
+        let lightB = SIMD4<Float>(repeating: tint.light.z)
+        let i = SIMD4<Float>(repeating: intensity)
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 192) { buffer in
+            let toneR = buffer.baseAddress!, toneG = toneR + 64, toneB = toneR + 128
+            // The tones of pixels c0…c3 into lanes k…k + 3 of the three buffers.
+            @inline(__always)
+            func tones(_ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>, at k: Int) {
+                let r = SIMD4(c0.x, c1.x, c2.x, c3.x), g = SIMD4(c0.y, c1.y, c2.y, c3.y)
+                let b = SIMD4(c0.z, c1.z, c2.z, c3.z)
+                let y = wR * r + wG * g + wB * b
+                let inShadow = y .< half, fromWhite = one - y
+                // SPEC §5's branch per channel: `Y < 0.5 ? Y·dark : 1 − (1 − Y)·light`.
+                @inline(__always) func tone(_ dark: SIMD4<Float>, _ light: SIMD4<Float>) -> SIMD4<Float> {
+                    (one - fromWhite * light).replacing(with: y * dark, where: inShadow)
+                }
+                UnsafeMutableRawPointer(toneR + k).storeBytes(of: tone(darkR, lightR), as: SIMD4<Float>.self)
+                UnsafeMutableRawPointer(toneG + k).storeBytes(of: tone(darkG, lightG), as: SIMD4<Float>.self)
+                UnsafeMutableRawPointer(toneB + k).storeBytes(of: tone(darkB, lightB), as: SIMD4<Float>.self)
+            }
+            var done = 0
+            while done < count {
+                let q = p + done, n = min(64, count &- done)
+                var k = 0
+                while k &+ 4 <= n {
+                    Prefetch.write(UnsafeRawPointer(q + k), offset: Prefetch.distance)
+                    tones(q[k], q[k &+ 1], q[k &+ 2], q[k &+ 3], at: k)
+                    k &+= 4
+                }
+                if k < n {
+                    let zero = SIMD4<Float>()
+                    tones(q[k], k &+ 1 < n ? q[k &+ 1] : zero, k &+ 2 < n ? q[k &+ 2] : zero, zero, at: k)
+                }
+                for j in 0..<n {
+                    let m = SIMD4<Float>(toneR[j], toneG[j], toneB[j], 0)
+                    replaceColour(ofPixelAt: UnsafeMutableRawPointer(q + j)) { v in v + i * (m - v) }
+                }
+                done &+= n
+            }
+        }
+    }
+    #endif
 }
 
 /// The luma of two pixels in one `SIMD8<Float>` (one per half), broadcast over each
