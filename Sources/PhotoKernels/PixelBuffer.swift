@@ -379,7 +379,7 @@ struct RowCodec: Sendable {
     /// the two integers rounded once, and alpha `A / 255`. An X order's padding decodes
     /// as alpha 1. The generic loop computes the same values (`decode(_:_:_:_:)`).
     /// Where the build targets AVX2 the loops take two pixels per 256-bit register
-    /// first, the same operations on each lane (FourByteOctets.swift).
+    /// first, the same operations on each lane (FourByteBlocks.swift).
     private func decodeFourBytes(_ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
         runFourBytes(.decode(p, into: out), count: count)
     }
@@ -445,7 +445,8 @@ struct RowCodec: Sendable {
     /// their own straight colours, `v / 255` by one multiply as above; any other pixel
     /// takes one division, by `(A, A, A, 255)`, and an A = 0 pixel is all zero by a
     /// select. The divisor's fourth lane comes from a mask held as a value (see
-    /// `AlphaMasks`). The branch, on groups of four, follows the image: the opaque runs
+    /// `AlphaMasks`). The branch, on groups of four (eight where the build targets AVX2,
+    /// `decodePremultipliedBlocks`), follows the image: the opaque runs
     /// of a photo skip the divider, which bounds the loop otherwise. (Per pixel, the
     /// optimiser rebuilt an opaque pixel's vector lane by lane with its alpha a
     /// constant.)
@@ -464,7 +465,7 @@ struct RowCodec: Sendable {
             (out + i).initialize(to: (c / a.replacing(with: m, where: alphaLane)).replacing(with: zero, where: a .== zero))
         }
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
-        var i = decodePremultipliedOctets(p, count, out, P.self, lanes)
+        var i = decodePremultipliedBlocks(p, count, out, P.self, lanes)
         #else
         var i = 0
         #endif
@@ -495,7 +496,7 @@ struct RowCodec: Sendable {
     /// its own: with the alpha factor written as a literal 1 inside the codec's method,
     /// the optimiser split the clamps into a branch per lane, about 36 cycles a pixel.
     /// Where the build targets AVX2 the loops take eight pixels a step first, two per
-    /// 256-bit register, the same operations on each lane (FourByteOctets.swift).
+    /// 256-bit register, the same operations on each lane (FourByteBlocks.swift).
     private func encodeFourBytes(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer) {
         runFourBytes(.encode(source, into: p), count: count)
     }
@@ -541,7 +542,7 @@ struct RowCodec: Sendable {
                                                        _ lanes: FourByteLanes) {
         let padding = padding.littleEndian, kept = SIMD4<UInt32>(repeating: padding)
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
-        var i = encodeOctets(source, count, p, padding: padding, lanes)
+        var i = encodeBlocks(source, count, p, padding: padding, lanes)
         #else
         var i = 0
         #endif
@@ -574,7 +575,7 @@ struct RowCodec: Sendable {
             return (k * SIMD4(repeating: c.w)).replacing(with: c, where: alphaLane)
         }
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
-        var i = encodePremultipliedOctets(source, count, p, lanes)
+        var i = encodePremultipliedBlocks(source, count, p, lanes)
         #else
         var i = 0
         #endif

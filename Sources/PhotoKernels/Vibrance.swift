@@ -27,11 +27,11 @@ import _Builtin_intrinsics.intel
 ///   keeping pleasing skin tones" [doc]; the formula is this library's own [own].
 ///   GPUImage's vibrance uses `max − mean` as the spread instead.
 ///
-/// Schedules: `.scalar` is the formula per channel; `.simd4` takes four pixels a step,
-/// computes their `sat`, `s` and `Y` as structure of arrays (one `SIMD4<Float>` lane per
-/// pixel), then each pixel's three channels on one `SIMD4<Float>` — the same
-/// operations in the same order per channel, so the two agree to the bit (a NaN's
-/// payload aside).
+/// Schedules: `.scalar` is the formula per channel; `.simd4` computes the `sat`, `s` and
+/// `Y` of several pixels at once as structure of arrays (eight pixels in registers
+/// where the build targets AVX2, four at a time through small buffers elsewhere), then
+/// each pixel's three channels from its own `s` and `Y` — the same operations in the
+/// same order per channel, so the two agree to the bit (a NaN's payload aside).
 ///
 /// Complexity: O(n) per row of n pixels; no allocation.
 public struct Vibrance: PixelKernel, NumberOperation {
@@ -106,7 +106,7 @@ public struct Vibrance: PixelKernel, NumberOperation {
     }
 
     /// The schedule. Where the build targets AVX2 (and has the toolchain's Clang module
-    /// of Intel intrinsics), eight pixels a step in registers (`applyOctets`), the last
+    /// of Intel intrinsics), eight pixels a step in registers (`applyInRegisters`), the last
     /// one to seven as below.
     ///
     /// Elsewhere two passes over each 64 pixels: their factors `s` and lumas `Y`
@@ -126,9 +126,10 @@ public struct Vibrance: PixelKernel, NumberOperation {
     @inline(never)
     static func applySIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float) {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
-        let octets = count & ~7
-        if octets != 0 { applyOctets(p, count: octets, amount: v, AlphaMasks(), HalfLaneBroadcasts()) }
-        if octets != count { applyInTwoPasses(p + octets, count: count &- octets, amount: v) }
+        guard count > 0 else { return }
+        let blocks = count & ~7
+        if blocks != 0 { applyInRegisters(p, count: blocks, amount: v, AlphaMasks(), HalfLaneBroadcasts()) }
+        if blocks != count { applyInTwoPasses(p + blocks, count: count &- blocks, amount: v) }
         #else
         applyInTwoPasses(p, count: count, amount: v)
         #endif
@@ -184,7 +185,7 @@ public struct Vibrance: PixelKernel, NumberOperation {
     /// optimiser cannot narrow the work before a shuffle to the lanes the shuffle reads
     /// (`LumaBroadcasts`).
     @inline(never)
-    static func applyOctets(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float,
+    static func applyInRegisters(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float,
                             _ alpha: AlphaMasks, _ broadcasts: HalfLaneBroadcasts) {
         let raw = UnsafeMutableRawPointer(p)
         let keep = alpha.pair
@@ -234,8 +235,11 @@ public struct Vibrance: PixelKernel, NumberOperation {
     /// The `vpermilps` patterns that broadcast lane k of each 128-bit half over that
     /// half, k = 0…3, held as values as `LumaBroadcasts`' are.
     struct HalfLaneBroadcasts: Sendable {
+        /// Lane 0, 1, 2 and 3 of each half, as `vpermilps` patterns (the index in
+        /// every 32-bit lane).
         let lane0, lane1, lane2, lane3: __m256i
 
+        /// The four patterns.
         init() {
             func pattern(_ k: Int32) -> __m256i { unsafeBitCast(SIMD8<Int32>(repeating: k), to: __m256i.self) }
             (lane0, lane1, lane2, lane3) = (pattern(0), pattern(1), pattern(2), pattern(3))

@@ -236,7 +236,7 @@ struct PixelBufferTests {
         }
     }
 
-    @Test("the four-byte row codecs, every order and alpha mode, widths 1…33: decoding is SPEC §0 per byte or SPEC §10's c / A (the quotient of the stored integers, rounded once, as the generic loop computes it); encoding is SampleCoding.encode per lane, NaN, ±∞, ±0 and ties included; an X order keeps its padding byte")
+    @Test("the four-byte row codecs, every order and alpha mode, widths 1…33, 64 and 67: decoding is SPEC §0 per byte or SPEC §10's c / A (the quotient of the stored integers, rounded once, as the generic loop computes it); encoding is SampleCoding.encode per lane, NaN, ±∞, ±0 and ties included; an X order keeps its padding byte; nothing past the row is written")
     func fourByteCodecs() throws {
         var rng = SeededGenerator(seed: 33)
         // The memory places of R, G, B and the fourth byte.
@@ -249,14 +249,24 @@ struct PixelBufferTests {
         for (order, places) in orders {
             for mode in order.alphaIndex == nil ? [AlphaMode.none] : [.straight, .premultiplied] {
                 let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: .uint8))
-                for width in 1...33 {
+                for width in Array(1...33) + [64, 67] {
                     var bytes = (0..<(4 * width)).map { _ in UInt8.random(in: 0...255, using: &rng) }
                     for i in stride(from: 0, to: width, by: 3) { bytes[4 * i + places[3]] = [0, 255, 1][(i / 3) % 3] }
-                    // Opaque runs (groups of four opaque pixels take a path of their own),
-                    // broken by a translucent pixel here and there.
+                    // Opaque runs (groups of four or eight opaque pixels take a path of
+                    // their own), broken by a translucent pixel here and there; for odd
+                    // widths from 9, runs of white colour bytes under an alpha short of
+                    // 255, which an opacity test on the wrong byte would take for opaque.
                     if width % 2 == 0 { for i in 0..<width where i % 7 != 5 { bytes[4 * i + places[3]] = 255 } }
-                    var decoded = [SIMD4<Float>](repeating: SIMD4(repeating: -7), count: width)
+                    if width % 2 == 1, width >= 9 {
+                        for i in 0..<width {
+                            for k in 0..<3 { bytes[4 * i + places[k]] = 255 }
+                            bytes[4 * i + places[3]] = i % 11 == 10 ? 255 : 254
+                        }
+                    }
+                    // Two guard pixels after the row: the decoder must not write them.
+                    var decoded = [SIMD4<Float>](repeating: SIMD4(repeating: -7), count: width + 2)
                     decoded.withUnsafeMutableBufferPointer { codec.decode(bytes, count: width, into: $0.baseAddress!) }
+                    #expect(decoded[width...].allSatisfy { $0 == SIMD4(repeating: -7) }, "\(order) \(mode) width \(width): wrote past the row")
                     for i in 0..<width {
                         let v = places.map { Float(bytes[4 * i + $0]) }
                         let expected: SIMD4<Float>
@@ -282,8 +292,12 @@ struct PixelBufferTests {
                                 : (Float(Int.random(in: -2...257, using: &rng)) + [0, 0.5, 0.25][Int.random(in: 0...2, using: &rng)]) / 255
                         })
                     }
-                    var out = [UInt8](repeating: 0xA5, count: 4 * width)
+                    // The destination's bytes at random (an X order keeps each pixel's own
+                    // padding byte), and eight guard bytes after the row.
+                    let before = (0..<(4 * width + 8)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+                    var out = before
                     out.withUnsafeMutableBytes { codec.encode(source, count: width, into: $0.baseAddress!) }
+                    #expect(out[(4 * width)...] == before[(4 * width)...], "\(order) \(mode) width \(width): wrote past the row")
                     for i in 0..<width {
                         var x = source[i]
                         if mode == .premultiplied {
@@ -291,7 +305,8 @@ struct PixelBufferTests {
                             x = SIMD4(clamp(x.x) * x.w, clamp(x.y) * x.w, clamp(x.z) * x.w, x.w)
                         }
                         for k in 0..<4 {
-                            let expected = k == 3 && mode == .none ? 0xA5 : UInt8(SampleCoding.encode(x[k], maxval: 255))
+                            let expected = k == 3 && mode == .none ? before[4 * i + places[3]]
+                                : UInt8(SampleCoding.encode(x[k], maxval: 255))
                             #expect(out[4 * i + places[k]] == expected,
                                     "\(order) \(mode) width \(width) pixel \(i) lane \(k): \(source[i])")
                         }

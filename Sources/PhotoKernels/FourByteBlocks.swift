@@ -1,8 +1,11 @@
 // The four-byte row codecs' loops for builds that target AVX2: two pixels per 256-bit
-// register, eight per step where bytes are packed. Each lane does what the codecs'
-// one-pixel loops (PixelBuffer.swift, `RowCodec`) do to it, operation for operation, so
-// the two give the same bits; the loops here take the longest multiple of two or eight
-// pixels and leave the rest to those.
+// register, in blocks of eight where bytes are packed or opaque pixels are looked for.
+// Each lane computes what the codecs' one-pixel loops (PixelBuffer.swift, `RowCodec`)
+// compute for it, so the two give the same bits; the loops here take the longest
+// multiple of two or eight pixels and leave the rest to those. (The premultiplied
+// decoder checks eight pixels for opacity where the one-pixel loop checks four, so a
+// pixel may take the multiply in one and the division in the other: both give the
+// correctly rounded quotient, `SampleCoding.tripledReciprocal`.)
 
 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
 import _Builtin_intrinsics.intel
@@ -21,7 +24,7 @@ struct FourByteLanes: Sendable {
     /// high half's the second pixel's.
     let widening: __m256i
     /// `vpshufb` on packed bytes: each pixel's R G B A bytes to the format's places.
-    let narrowing: __m256i
+    let memoryOrder: __m256i
     /// `vpermilps`: lane 3 of each half (a pixel's alpha) over the half.
     let alphaBroadcast: __m256i
     /// `vpermd`: the packs leave pixels 0, 2, 4, 6, 1, 3, 5, 7 (they work within each
@@ -37,15 +40,15 @@ struct FourByteLanes: Sendable {
         // place[c]: the byte of channel c (R, G, B, A) within a pixel; lane[k]: the
         // channel stored at byte k.
         let place = P.rgba(SIMD4<UInt8>(0, 1, 2, 3)), lane = P.memory(SIMD4<UInt8>(0, 1, 2, 3))
-        var widening = SIMD32<UInt8>(repeating: 0x80), narrowing = SIMD32<UInt8>()
+        var widening = SIMD32<UInt8>(repeating: 0x80), memoryOrder = SIMD32<UInt8>()
         for half in 0..<2 {
             for c in 0..<4 { widening[16 &* half &+ 4 &* c] = UInt8(4 &* half) &+ place[c] }
             for pixel in 0..<4 {
-                for k in 0..<4 { narrowing[16 &* half &+ 4 &* pixel &+ k] = UInt8(4 &* pixel) &+ lane[k] }
+                for k in 0..<4 { memoryOrder[16 &* half &+ 4 &* pixel &+ k] = UInt8(4 &* pixel) &+ lane[k] }
             }
         }
         self.widening = unsafeBitCast(widening, to: __m256i.self)
-        self.narrowing = unsafeBitCast(narrowing, to: __m256i.self)
+        self.memoryOrder = unsafeBitCast(memoryOrder, to: __m256i.self)
         alphaBroadcast = unsafeBitCast(SIMD8<Int32>(repeating: 3), to: __m256i.self)
         pixelOrder = unsafeBitCast(SIMD8<Int32>(0, 4, 1, 5, 2, 6, 3, 7), to: __m256i.self)
         alpha = AlphaMasks().pair
@@ -67,13 +70,13 @@ extension FourByteLanes {
     /// Eight pixels' lanes, rounded and saturated as the one-pixel loops' `words`, as
     /// 32 bytes in the format's order: each pair's `cvtps2dq` of `minps(1, x)·255` (NaN
     /// kept, converted to Int32.min, which the packs take to 0), the saturating packs,
-    /// `pixelOrder` and `narrowing`.
+    /// `pixelOrder` and `memoryOrder`.
     @inline(__always)
     func packed(_ x0: SIMD8<Float>, _ x1: SIMD8<Float>, _ x2: SIMD8<Float>, _ x3: SIMD8<Float>) -> __m256i {
         let one = SIMD8<Float>(repeating: 1), m = SIMD8<Float>(repeating: 255)
         @inline(__always) func words(_ x: SIMD8<Float>) -> __m256i { _mm256_cvtps_epi32(_mm256_min_ps(one, x) * m) }
         let bytes = _mm256_packus_epi16(_mm256_packs_epi32(words(x0), words(x1)), _mm256_packs_epi32(words(x2), words(x3)))
-        return _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(bytes, pixelOrder), narrowing)
+        return _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(bytes, pixelOrder), memoryOrder)
     }
 }
 
@@ -99,7 +102,7 @@ extension RowCodec {
     /// others by one division per pair, `c / (A, A, A, 255)`, zero where A = 0);
     /// returns how many pixels it decoded (the count rounded down to a multiple of 8).
     @inline(__always)
-    static func decodePremultipliedOctets<P: FourBytePlaces>(_ p: UnsafeRawPointer, _ count: Int,
+    static func decodePremultipliedBlocks<P: FourBytePlaces>(_ p: UnsafeRawPointer, _ count: Int,
                                                              _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
                                                              _ lanes: FourByteLanes) -> Int {
         let m = SIMD8<Float>(repeating: 255), zero = SIMD8<Float>()
@@ -129,7 +132,7 @@ extension RowCodec {
     /// `encodeWords` eight pixels a step (`padding` as there); returns how many pixels
     /// it encoded (the count rounded down to a multiple of 8).
     @inline(__always)
-    static func encodeOctets(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer,
+    static func encodeBlocks(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer,
                              padding: UInt32, _ lanes: FourByteLanes) -> Int {
         let kept = SIMD8<UInt32>(repeating: padding)
         let raw = UnsafeRawPointer(source)
@@ -152,7 +155,7 @@ extension RowCodec {
     /// and multiplied by its alpha, alpha kept by the mask; returns how many pixels it
     /// encoded (the count rounded down to a multiple of 8).
     @inline(__always)
-    static func encodePremultipliedOctets(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
+    static func encodePremultipliedBlocks(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
                                           _ p: UnsafeMutableRawPointer, _ lanes: FourByteLanes) -> Int {
         let zero = SIMD8<Float>(), one = SIMD8<Float>(repeating: 1)
         let raw = UnsafeRawPointer(source)
