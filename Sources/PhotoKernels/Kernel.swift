@@ -136,6 +136,36 @@ func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
     for i in (count & ~3)..<count { replaceColour(ofPixelAt: raw + i &* 16, colour) }
 }
 
+/// The walk of a two-pass schedule over `count` pixels, 64 at a time: first `group` on
+/// each four pixels of a chunk, with the first one's index in the chunk (a last group
+/// of one to three padded with zero pixels), each line asked for 4 KiB ahead
+/// (`Prefetch`); then `pixel` on each pixel of the chunk, with its index. The
+/// schedules keep what the first pass computes in buffers of 64 entries (vibrance's
+/// factors and lumas, monochrome's tones): where each pixel took its values straight
+/// from the vectors' lanes, the optimiser moved their arithmetic into the pixel's own
+/// lanes, with a branch per lane.
+@inline(__always)
+func forEachChunkInTwoPasses(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+                             group: (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, Int) -> Void,
+                             pixel: (UnsafeMutablePointer<SIMD4<Float>>, Int) -> Void) {
+    var done = 0
+    while done < count {
+        let q = p + done, n = min(64, count &- done)
+        var k = 0
+        while k &+ 4 <= n {
+            Prefetch.write(UnsafeRawPointer(q + k), offset: Prefetch.distance)
+            group(q[k], q[k &+ 1], q[k &+ 2], q[k &+ 3], k)
+            k &+= 4
+        }
+        if k < n {
+            let zero = SIMD4<Float>()
+            group(q[k], k &+ 1 < n ? q[k &+ 1] : zero, k &+ 2 < n ? q[k &+ 2] : zero, zero, k)
+        }
+        for j in 0..<n { pixel(q + j, j) }
+        done &+= n
+    }
+}
+
 /// A pointer that may cross into `concurrentPerform`'s closure: each band touches
 /// only its own rows, so no two threads write the same memory.
 struct SendablePointer<Pointee>: @unchecked Sendable {

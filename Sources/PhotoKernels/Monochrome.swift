@@ -201,7 +201,7 @@ public struct Monochrome: PixelKernel, Hashable {
     /// `Y < 0.5` runs on four pixels' lumas at once, and the tones reach each pixel
     /// through memory, as vibrance's factors do.
     ///
-    /// The first pass asks for each line 4 KiB ahead (`Prefetch`).
+    /// The walk is `forEachChunkInTwoPasses`'s, vibrance's too.
     @inline(__always)
     static func applyInTwoPasses(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, _ tint: Tint,
                                  intensity: Float) {
@@ -215,9 +215,9 @@ public struct Monochrome: PixelKernel, Hashable {
         let i = SIMD4<Float>(repeating: intensity)
         withUnsafeTemporaryAllocation(of: Float.self, capacity: 192) { buffer in
             let toneR = buffer.baseAddress!, toneG = toneR + 64, toneB = toneR + 128
-            // The tones of pixels c0…c3 into lanes k…k + 3 of the three buffers.
+            // The tones of pixels c0…c3 into entries k…k + 3 of the three buffers.
             @inline(__always)
-            func tones(_ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>, at k: Int) {
+            func tones(_ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _ c2: SIMD4<Float>, _ c3: SIMD4<Float>, _ k: Int) {
                 let r = SIMD4(c0.x, c1.x, c2.x, c3.x), g = SIMD4(c0.y, c1.y, c2.y, c3.y)
                 let b = SIMD4(c0.z, c1.z, c2.z, c3.z)
                 let y = wR * r + wG * g + wB * b
@@ -230,25 +230,10 @@ public struct Monochrome: PixelKernel, Hashable {
                 UnsafeMutableRawPointer(toneG + k).storeBytes(of: tone(darkG, lightG), as: SIMD4<Float>.self)
                 UnsafeMutableRawPointer(toneB + k).storeBytes(of: tone(darkB, lightB), as: SIMD4<Float>.self)
             }
-            var done = 0
-            while done < count {
-                let q = p + done, n = min(64, count &- done)
-                var k = 0
-                while k &+ 4 <= n {
-                    Prefetch.write(UnsafeRawPointer(q + k), offset: Prefetch.distance)
-                    tones(q[k], q[k &+ 1], q[k &+ 2], q[k &+ 3], at: k)
-                    k &+= 4
-                }
-                if k < n {
-                    let zero = SIMD4<Float>()
-                    tones(q[k], k &+ 1 < n ? q[k &+ 1] : zero, k &+ 2 < n ? q[k &+ 2] : zero, zero, at: k)
-                }
-                for j in 0..<n {
-                    let m = SIMD4<Float>(toneR[j], toneG[j], toneB[j], 0)
-                    replaceColour(ofPixelAt: UnsafeMutableRawPointer(q + j)) { v in v + i * (m - v) }
-                }
-                done &+= n
-            }
+            forEachChunkInTwoPasses(p, count: count, group: tones, pixel: { q, j in
+                let m = SIMD4<Float>(toneR[j], toneG[j], toneB[j], 0)
+                replaceColour(ofPixelAt: UnsafeMutableRawPointer(q)) { v in v + i * (m - v) }
+            })
         }
     }
     #endif

@@ -143,26 +143,12 @@ public struct Vibrance: PixelKernel, NumberOperation {
         // pixels a step, then each pixel from its own entries.
         withUnsafeTemporaryAllocation(of: Float.self, capacity: 128) { buffers in
             let s = buffers.baseAddress!, y = s + 64
-            var done = 0
-            while done < count {
-                let q = p + done, n = min(64, count &- done)
-                var k = 0
-                while k &+ 4 <= n {
-                    Prefetch.write(UnsafeRawPointer(q + k), offset: Prefetch.distance)
-                    factors.factors(q[k], q[k &+ 1], q[k &+ 2], q[k &+ 3], into: s + k, y + k)
-                    k &+= 4
-                }
-                if k < n {
-                    let zero = SIMD4<Float>()
-                    factors.factors(q[k], k &+ 1 < n ? q[k &+ 1] : zero, k &+ 2 < n ? q[k &+ 2] : zero, zero,
-                                    into: s + k, y + k)
-                }
-                for i in 0..<n {
-                    let yi = SIMD4<Float>(repeating: y[i]), si = SIMD4<Float>(repeating: s[i])
-                    replaceColour(ofPixelAt: UnsafeMutableRawPointer(q + i)) { c in yi + si * (c - yi) }
-                }
-                done &+= n
-            }
+            forEachChunkInTwoPasses(p, count: count, group: { c0, c1, c2, c3, k in
+                factors.factors(c0, c1, c2, c3, into: s + k, y + k)
+            }, pixel: { q, i in
+                let yi = SIMD4<Float>(repeating: y[i]), si = SIMD4<Float>(repeating: s[i])
+                replaceColour(ofPixelAt: UnsafeMutableRawPointer(q)) { c in yi + si * (c - yi) }
+            })
         }
     }
 
