@@ -128,12 +128,12 @@ public struct Monochrome: PixelKernel, Hashable {
 
     /// The schedule (in x86 builds without AVX2, `applyInTwoPasses` instead): two
     /// pixels per `SIMD8<Float>`, an odd last pixel alone. The products `wR·R`, `wG·G`,
-    /// `wB·B` are broadcast within each half (`LumaBroadcasts`), so every lane computes `Y = wR·R + wG·G + wB·B` left to
-    /// right, both branches and the `Y < 0.5` select exactly as the one-pixel formula
-    /// does: the same bits (NaN payloads aside, as above). Alpha is restored by the
-    /// masks it is given (see `AlphaMasks`); the broadcasts take their patterns from
-    /// `broadcasts`. A first pixel off a 32-byte boundary goes alone
-    /// (`pixelsBeforePairBoundary`).
+    /// `wB·B` are broadcast within each half (`LumaBroadcasts`), so every lane computes
+    /// `Y = wR·R + wG·G + wB·B` left to right, both branches and the `Y < 0.5` select
+    /// exactly as the one-pixel formula does: the same bits (NaN payloads aside, as
+    /// above). Alpha is restored by the masks it is given (see `AlphaMasks`); the
+    /// broadcasts take their patterns from `broadcasts`. A first pixel off a 32-byte
+    /// boundary goes alone (`pixelsBeforePairBoundary`).
     ///
     /// One walk in order on every processor, prefetching `Prefetch.distance` (4 KiB)
     /// ahead, not `MemoryStreams`: there its eleven copies of the loop body outgrew the
