@@ -47,7 +47,9 @@ import _Builtin_intrinsics.intel
 /// with the mask `Y < 0.5` — the same operations in the same order per channel, so
 /// the two agree to the bit (a NaN's payload aside: where two NaNs meet, the compiler
 /// may combine the operands in either order; any NaN counts as NaN, SPEC §8). It runs
-/// two pixels per `SIMD8<Float>`, lane for lane the same arithmetic.
+/// two pixels per `SIMD8<Float>`, lane for lane the same arithmetic; x86 builds without
+/// AVX2 compute four pixels' lumas and tones at once instead, then each pixel from its
+/// tones (`applyInTwoPasses`).
 ///
 /// Complexity: O(n) per row of n pixels; no allocation.
 public struct Monochrome: PixelKernel, Hashable {
@@ -138,8 +140,7 @@ public struct Monochrome: PixelKernel, Hashable {
     /// One walk in order on every processor, prefetching `Prefetch.distance` (4 KiB)
     /// ahead, not `MemoryStreams`: there its eleven copies of the loop body outgrew the
     /// inliner and every load and store became a call. On a Zen 3 the prefetches made
-    /// the native kernel 1.27× as fast at 12 MP; in the baseline build, bound by its
-    /// arithmetic, they cost nothing measurable (0.99×). Four interleaved streams,
+    /// the native kernel 1.27× as fast at 12 MP. Four interleaved streams,
     /// the Xeon's faster walk for the in-place kernels bound by memory, are not tried
     /// here.
     @inline(never)

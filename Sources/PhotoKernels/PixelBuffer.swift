@@ -379,7 +379,7 @@ struct RowCodec: Sendable {
     /// the two integers rounded once, and alpha `A / 255`. An X order's padding decodes
     /// as alpha 1. The generic loop computes the same values (`decode(_:_:_:_:)`).
     /// Where the build targets AVX2 the loops take two pixels per 256-bit register
-    /// first, the same operations on each lane (FourByteBlocks.swift).
+    /// first, the same values on each lane (FourByteBlocks.swift).
     private func decodeFourBytes(_ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
         runFourBytes(.decode(p, into: out), count: count)
     }
@@ -496,7 +496,7 @@ struct RowCodec: Sendable {
     /// its own: with the alpha factor written as a literal 1 inside the codec's method,
     /// the optimiser split the clamps into a branch per lane, about 36 cycles a pixel.
     /// Where the build targets AVX2 the loops take eight pixels a step first, two per
-    /// 256-bit register, the same operations on each lane (FourByteBlocks.swift).
+    /// 256-bit register, the same values on each lane (FourByteBlocks.swift).
     private func encodeFourBytes(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer) {
         runFourBytes(.encode(source, into: p), count: count)
     }

@@ -106,8 +106,8 @@ public struct Vibrance: PixelKernel, NumberOperation {
     }
 
     /// The schedule. Where the build targets AVX2 (and has the toolchain's Clang module
-    /// of Intel intrinsics), eight pixels a step in registers (`applyInRegisters`), the last
-    /// one to seven as below.
+    /// of Intel intrinsics), eight pixels a step in registers (`applyInRegisters`), the
+    /// last one to seven as below.
     ///
     /// Elsewhere two passes over each 64 pixels: their factors `s` and lumas `Y`
     /// four pixels a step, as structure of arrays (one `SIMD4<Float>` lane per pixel),
@@ -172,7 +172,7 @@ public struct Vibrance: PixelKernel, NumberOperation {
     /// (`LumaBroadcasts`).
     @inline(never)
     static func applyInRegisters(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, amount v: Float,
-                            _ alpha: AlphaMasks, _ broadcasts: HalfLaneBroadcasts) {
+                                 _ alpha: AlphaMasks, _ broadcasts: HalfLaneBroadcasts) {
         let raw = UnsafeMutableRawPointer(p)
         let keep = alpha.pair
         let amount = SIMD8<Float>(repeating: v), one = SIMD8<Float>(repeating: 1), zero = SIMD8<Float>()
