@@ -159,6 +159,19 @@ public protocol PreparedGains: Sendable {
     /// - Complexity: O(count); no allocation.
     func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, by gains: UnsafePointer<Float>)
 
+    /// `scale(_:count:y:x0:by:)` with the gains it scales by computed as it goes: on
+    /// return `gains[0 ..< count]` holds the values `rowGains(variant: .simd4)` writes
+    /// for pixels `x0 ..< x0 + count` of row `y`, and the pixels are scaled by them as
+    /// `scale(_:count:y:x0:by:)` scales (the same products, the same licence for gains
+    /// of exactly 1). A plan that holds row gains calls it for a row's first piece when
+    /// that piece is the whole row of its run; the row's mirror then scales by `gains`.
+    /// The vignette computes a chunk of gains just ahead of the pixels it scales, so
+    /// that their arithmetic overlaps the pixels' memory traffic.
+    ///
+    /// - Complexity: O(count); no heap allocation.
+    func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int,
+               writingGainsTo gains: UnsafeMutablePointer<Float>)
+
     /// Whether `scale(variant: .simd4)` computes each gain in the loop that applies it,
     /// so that the gains' arithmetic overlaps the pixels' memory traffic. When it does
     /// not, a plan may hold each row's gains instead (see `scale(_:count:y:x0:by:)`).
@@ -208,6 +221,15 @@ extension PreparedGains {
     public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int,
                       by gains: UnsafePointer<Float>) {
         multiply(pixels, count: count, by: gains)
+    }
+
+    /// `rowGains(variant: .simd4)` into `gains`, then `scale(_:count:y:x0:by:)`.
+    ///
+    /// - Complexity: O(count); no allocation.
+    public func scale(_ pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int,
+                      writingGainsTo gains: UnsafeMutablePointer<Float>) {
+        rowGains(y: y, x0: x0, count: count, variant: .simd4, into: gains)
+        scale(pixels, count: count, y: y, x0: x0, by: gains)
     }
 
     /// `gains[i]` times R, G and B of `pixels[i]` for `i < count`, alpha untouched: the

@@ -475,10 +475,11 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// there too), and not even read when that gain is 1, which leaves every sample
         /// as it is (a quiet NaN too); each part of the band is handed to `band` as
         /// whole-row columns `l ..< u`.
+        /// `spans`: the row's `constantSpans`, when the caller has them already.
         @inline(__always)
         func scaleBySpans(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, x0: Int, dy: Float, _ keep: AlphaMasks,
-                          band: (Int, Int) -> Void) {
-            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, resolved), end = x0 &+ count
+                          spans: (a: Int, b: Int, c: Int, e: Int)? = nil, band: (Int, Int) -> Void) {
+            let spans = spans ?? Vignette.constantSpans(count: imageWidth, dy: dy, resolved), end = x0 &+ count
             @inline(__always) func span(_ lower: Int, _ upper: Int, _ gain: Float?) {
                 let l = max(lower, x0), u = min(upper, end)
                 guard l < u else { return }
@@ -490,6 +491,48 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             span(spans.b, spans.c, 1 - resolved.intensity * 0)
             span(spans.c, spans.e, nil)
             span(spans.e, imageWidth, 1 - resolved.intensity * 1)
+        }
+
+        /// `scale(_:count:y:x0:by:)` with the gains computed a chunk at a time (`chunk`,
+        /// whose pixels are about as far as the walk prefetches ahead) just before the
+        /// pixels they scale, so that the gains' arithmetic overlaps the memory traffic
+        /// of the pixels already on their way. Each chunk's gains are `scheduledGains`'
+        /// values for the whole piece: the columns whose mirror about the centre lies
+        /// earlier in the piece are copied from it, reversed, the rest computed
+        /// (`directGains`), so a centred vignette computes half of each row.
+        func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int,
+                   writingGainsTo gains: UnsafeMutablePointer<Float>) {
+            guard Vignette.isInside(x0: x0, count: count, imageWidth: imageWidth) else {
+                rowGains(y: y, x0: x0, count: count, variant: .simd4, into: gains)
+                return scale(p, count: count, y: y, x0: x0, by: UnsafePointer(gains))
+            }
+            let dy = (Float(y) + 0.5) - resolved.cy, keep = AlphaMasks(), g = resolved
+            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, g), end = x0 &+ count
+            // m = 2·cx − 1, where it is an integer: column m − x mirrors column x.
+            let twice = 2 * g.cx
+            let m = twice.rounded() == twice && abs(twice) < 0x1p22 && end <= 1 << 22 ? Int(twice) - 1 : nil
+            var first = x0
+            while first < end {
+                let stop = min(first &+ Vignette.chunk, end)
+                // Columns copyLo ..< copyHi mirror columns x0 ..< first, written already.
+                var copyLo = stop, copyHi = stop
+                if let m {
+                    copyLo = max(first, min(stop, m &- first &+ 1))
+                    copyHi = max(copyLo, min(stop, m &- x0 &+ 1))
+                }
+                Vignette.directGains(gains + (first &- x0), x0: first, count: copyLo &- first, imageWidth: imageWidth,
+                                     dy: dy, g, spans: spans)
+                if let m, copyHi > copyLo {
+                    Vignette.reverseCopy(from: gains + (m &- (copyHi &- 1) &- x0), into: gains + (copyLo &- x0),
+                                         count: copyHi &- copyLo)
+                }
+                Vignette.directGains(gains + (copyHi &- x0), x0: copyHi, count: stop &- copyHi, imageWidth: imageWidth,
+                                     dy: dy, g, spans: spans)
+                scaleBySpans(p + (first &- x0), count: stop &- first, x0: first, dy: dy, keep, spans: spans) { l, u in
+                    Vignette.scaleRow(p + (l &- x0), count: u &- l, by: UnsafeRawPointer(gains + (l &- x0)), keep)
+                }
+                first = stop
+            }
         }
 
         /// Multiplies R, G, B of `count` pixels by their gains: `.simd4` span by span of

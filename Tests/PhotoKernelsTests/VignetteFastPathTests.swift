@@ -406,6 +406,60 @@ struct VignetteFastPathTests {
         #expect(compared > 50_000, "\(compared)")
     }
 
+    @Test("scaling while writing the gains gives rowGains(.simd4)'s bits and scale(by:)'s products, nothing written past the piece: pieces of widths 1…33 and whole rows")
+    func scaleWritingGainsOnPieces() {
+        let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 13_000) {
+            vignette, w, h, y, x0, count, pixels, start in
+            let (prepared, gains, scheduled) = scheduledPiece(vignette, w, h, y, x0, count, pixels, start)
+            var written = [Float](repeating: .nan, count: count + 9)
+            let scaled = inPlace(pixels, start: start) { p in
+                written.withUnsafeMutableBufferPointer { prepared.scale(p, count: count, y: y, x0: x0, writingGainsTo: $0.baseAddress!) }
+            }
+            #expect(written[..<count].map(\.bitPattern) == gains.map(\.bitPattern),
+                    "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): gains differ")
+            #expect(written[count...].allSatisfy { $0.bitPattern == Float.nan.bitPattern }, "written past the piece")
+            return (scaled, scheduled)
+        }
+        #expect(compared > 50_000, "\(compared)")
+    }
+
+    @Test("scaling while writing the gains over long pieces (several chunks, mirrored columns copied from earlier chunks) gives rowGains(.simd4)'s bits and scale(by:)'s products")
+    func scaleWritingGainsOnLongPieces() {
+        var mirrored = 0, compared = 0
+        for vignette in fastPathSamples where !vignette.isIdentity {
+            for (w, h) in [(4032, 3024), (2053, 3), (1001, 800), (600, 5)] {
+                let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
+                let twice = 2 * g.cx
+                if twice.rounded() == twice, abs(twice) < 0x1p22, Int(twice) - 1 > Vignette.chunk, Int(twice) - 1 < 2 * w { mirrored += 1 }
+                for y in [0, h / 2, h - 1] {
+                    let row = randomRow(w, seed: 14_000 + UInt64(y))
+                    for (x0, count) in [(0, w), (1, w - 1), (w / 3, w / 2), (w - 300, 300), (0, Vignette.chunk + 1)] {
+                        let pixels = Array(row[x0..<(x0 + count)])
+                        let (prepared, gains, _) = scheduledPiece(vignette, w, h, y, x0, count, pixels, 0)
+                        let held = inPlace(pixels, start: 0) { p in
+                            gains.withUnsafeBufferPointer { prepared.scale(p, count: count, y: y, x0: x0, by: $0.baseAddress!) }
+                        }
+                        var written = [Float](repeating: .nan, count: count + 9)
+                        let scaled = inPlace(pixels, start: 1) { p in
+                            written.withUnsafeMutableBufferPointer {
+                                prepared.scale(p, count: count, y: y, x0: x0, writingGainsTo: $0.baseAddress!)
+                            }
+                        }
+                        let wrongGains = (0..<count).filter { written[$0].bitPattern != gains[$0].bitPattern }
+                        #expect(wrongGains.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): \(wrongGains.count) gains differ, first at \(wrongGains.first.map { $0 + x0 } ?? -1)")
+                        #expect(written[count...].allSatisfy { $0.bitPattern == Float.nan.bitPattern }, "written past the piece")
+                        let bits = { (v: SIMD4<Float>) in [v.x.bitPattern, v.y.bitPattern, v.z.bitPattern, v.w.bitPattern] }
+                        let differing = (0..<count).filter { bits(scaled[$0]) != bits(held[$0]) }
+                        #expect(differing.isEmpty, "\(vignette.form) \(w)×\(h) row \(y), pixels \(x0)..<\(x0 + count): \(differing.count) pixels differ")
+                        compared += count
+                    }
+                }
+            }
+        }
+        #expect(mirrored >= 8, "\(mirrored) centred cases")
+        #expect(compared > 1_000_000, "\(compared)")
+    }
+
     @Test("scale(.simd4) on pieces of widths 1…33 at 17 starts is each pixel times its own gain, one product at a time")
     func scaleIsPixelTimesGain() {
         let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 13_000) {
