@@ -1039,7 +1039,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// gains just ahead of the pixels it scales) into the slot's row, for the row's
     /// mirror to take as they are: the gains' arithmetic then overlaps the pixels'
     /// memory traffic, where computing the row's gains first left the memory idle
-    /// meanwhile (a vignette centred in a 12 MP image ran 1.03× as fast so in the
+    /// meanwhile (a vignette centred in a 12 MP image ran 1.01–1.04× as fast so in the
     /// baseline x86-64 build on a Zen 3 EPYC, alternating runs). Out of line: inlined
     /// into `runFloat`, it left the native build's vignette, which does not hold gains
     /// on such a core, 0.91× as fast with the same machine code in every loop.

@@ -1000,6 +1000,9 @@ struct FusedFloatBlock: Sendable {
     /// coefficients on the steps between channels, `G·(m01, m12, m20)` (`fOnNext`) and
     /// `−G·(m02, m10, m21)`, and the factor on each channel itself, `G·s`.
     let fPrevious, rowGain: SIMD8<Float>
+    /// How the loops apply the folded matrix.
+    let form: Form
+    /// Whether the matrix kernel uses its grey-preserving form (outside the segment).
     let relative: Bool
     /// Whether a matrix follows the tones (else a NaN must stay in its channel, which
     /// the identity matrix's zeros would spread).
@@ -1010,6 +1013,20 @@ struct FusedFloatBlock: Sendable {
     /// All ones in the colour lanes, zero in the alpha lanes.
     let colour: SIMD8<UInt32>
     let keep: SIMDMask<SIMD8<Int32>>, keepPixel: SIMDMask<SIMD4<Int32>>
+
+    /// The loops' forms of the folded matrix.
+    enum Form {
+        /// `matrixPixel`'s, on `G·M`.
+        case plain
+        /// `greyPreservingPixel`'s, on `G·M`.
+        case relative
+        /// Tones alone, with a positive gain: `G·C + t` (`fDiagonal`, `ft`), neither
+        /// fused, as the plain form is not. The plain form's other two terms are `0·x`
+        /// with `x ≥ +0` in the segment, `+0`, and `G·C` is not `−0` there, so adding
+        /// them changes nothing: the same bits in one multiply and one addition
+        /// instead of three of each and two shuffles.
+        case diagonal
+    }
 
     /// The block for `tones` followed by `matrix` (identity for none), or `nil` when the
     /// tones have no common affine segment, when their own `Float` evaluation of white
@@ -1024,6 +1041,7 @@ struct FusedFloatBlock: Sendable {
         self.tones = tones
         hasMatrix = matrix != nil
         relative = k.relativeForm
+        form = matrix == nil && segment.gain > 0 ? .diagonal : relative ? .relative : .plain
         func pair(_ v: SIMD4<Float>) -> SIMD8<Float> { SIMD8(lowHalf: v, highHalf: v) }
         schedule = k.schedule
         // Columns of G·M and the offset t + o·(row sums), in Double, rounded once.
@@ -1055,11 +1073,13 @@ struct FusedFloatBlock: Sendable {
             return run(p + 1, count: count &- 1, gains: gains.map { $0 + 1 })
         }
         let alpha = AlphaMasks()
-        switch (relative, gains) {
-        case (false, nil): loopF(p, count, alpha)
-        case (true, nil): loopR(p, count, alpha)
-        case (false, let g?): loopFG(p, count, g, alpha)
-        case (true, let g?): loopRG(p, count, g, alpha)
+        switch (form, gains) {
+        case (.plain, nil): loopF(p, count, alpha)
+        case (.relative, nil): loopR(p, count, alpha)
+        case (.diagonal, nil): loopD(p, count, alpha)
+        case (.plain, let g?): loopFG(p, count, g, alpha)
+        case (.relative, let g?): loopRG(p, count, g, alpha)
+        case (.diagonal, let g?): loopDG(p, count, g, alpha)
         }
         guard count & 1 != 0 else { return }
         // The odd last pixel: its own decision, through the same two-pixel arithmetic.
@@ -1070,11 +1090,13 @@ struct FusedFloatBlock: Sendable {
             pairs.withMemoryRebound(to: SIMD4<Float>.self, capacity: 2) { two in
                 withUnsafePointer(to: &gain) {
                     $0.withMemoryRebound(to: Float.self, capacity: 2) { g in
-                        switch (relative, gains) {
-                        case (false, nil): loopF(two, 2, alpha)
-                        case (true, nil): loopR(two, 2, alpha)
-                        case (false, _?): loopFG(two, 2, g, alpha)
-                        case (true, _?): loopRG(two, 2, g, alpha)
+                        switch (form, gains) {
+                        case (.plain, nil): loopF(two, 2, alpha)
+                        case (.relative, nil): loopR(two, 2, alpha)
+                        case (.diagonal, nil): loopD(two, 2, alpha)
+                        case (.plain, _?): loopFG(two, 2, g, alpha)
+                        case (.relative, _?): loopRG(two, 2, g, alpha)
+                        case (.diagonal, _?): loopDG(two, 2, g, alpha)
                         }
                     }
                 }
@@ -1083,11 +1105,13 @@ struct FusedFloatBlock: Sendable {
         last.pointee = pair.0
     }
 
-    // One loop per form: F plain / R grey-preserving, G with gains.
-    @inline(never) func loopF(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, relative: false) }
-    @inline(never) func loopR(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, relative: true) }
-    @inline(never) func loopFG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, relative: false) }
-    @inline(never) func loopRG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, relative: true) }
+    // One loop per form: F plain / R grey-preserving / D diagonal, G with gains.
+    @inline(never) func loopF(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, form: .plain) }
+    @inline(never) func loopR(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, form: .relative) }
+    @inline(never) func loopD(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ a: AlphaMasks) { pairs(p, n, nil, a, form: .diagonal) }
+    @inline(never) func loopFG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, form: .plain) }
+    @inline(never) func loopRG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, form: .relative) }
+    @inline(never) func loopDG(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ n: Int, _ g: UnsafePointer<Float>, _ a: AlphaMasks) { pairs(p, n, g, a, form: .diagonal) }
 
     /// The constants of the loops as one local value, so that they are read into
     /// registers once (a load through `self` in the loop could alias the stores).
@@ -1106,11 +1130,13 @@ struct FusedFloatBlock: Sendable {
 
         /// The pair `v` through the folded matrix and its two gains at `gains`; alpha kept.
         @inline(__always)
-        func transform(_ v: SIMD8<Float>, _ gains: UnsafePointer<Float>?, relative: Bool) -> SIMD8<Float> {
+        func transform(_ v: SIMD8<Float>, _ gains: UnsafePointer<Float>?, form: Form) -> SIMD8<Float> {
             var out: SIMD8<Float>
-            if relative {
+            if form == .relative {
                 let (d, e) = greyPreservingSteps(v)
                 out = next * d + previous * e + (v * rowGain + ct)
+            } else if form == .diagonal {
+                out = c0 * v + ct
             } else {
                 let (next, previous) = rotatedChannels(v)
                 out = c0 * v + c1 * next + c2 * previous + ct
@@ -1136,14 +1162,14 @@ struct FusedFloatBlock: Sendable {
     /// constants are read into registers once.
     @_transparent
     func body(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ gains: UnsafePointer<Float>?, _ alpha: AlphaMasks,
-              relative: Bool, from first: Int) -> (Int, SIMD8<Float>, Bool, Bool)? {
+              form: Form, from first: Int) -> (Int, SIMD8<Float>, Bool, Bool)? {
         let raw = UnsafeMutableRawPointer(p)
         let k = constants(alpha)
         var offset = 16 &* first
         var i = first
         while i &+ 1 < count {
             let v = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-            raw.storeBytes(of: k.transform(v, gains == nil ? nil : gains! + i, relative: relative), toByteOffset: offset, as: SIMD8<Float>.self)
+            raw.storeBytes(of: k.transform(v, gains == nil ? nil : gains! + i, form: form), toByteOffset: offset, as: SIMD8<Float>.self)
             let q = unsafeBitCast(k.outside(v), to: SIMD4<UInt64>.self)
             // Rare: a pixel outside the segment ends the run; `redo` takes it from its input.
             if q[0] | q[1] | q[2] | q[3] != 0 { return (i, v, q[0] | q[1] != 0, q[2] | q[3] != 0) }
@@ -1157,21 +1183,21 @@ struct FusedFloatBlock: Sendable {
     /// outside the segment that ends a run redone from its input by `general`.
     @_transparent
     func pairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ gains: UnsafePointer<Float>?, _ alpha: AlphaMasks,
-               relative: Bool) {
+               form: Form) {
         var start = 0
         // Whole blocks of eight pixels; one with a pixel outside the segment, left
         // untouched, goes pair by pair.
-        while let i = blocks(p, count, gains, alpha, relative: relative, from: start) {
+        while let i = blocks(p, count, gains, alpha, form: form, from: start) {
             let end = i &+ 8
             var pair = i
-            while let (j, v, low, high) = body(p, end, gains, alpha, relative: relative, from: pair) {
+            while let (j, v, low, high) = body(p, end, gains, alpha, form: form, from: pair) {
                 redo(p, j, v, low, high, gains)
                 pair = j &+ 2
             }
             start = end
         }
         start = count & ~7
-        while let (i, v, low, high) = body(p, count, gains, alpha, relative: relative, from: start) {
+        while let (i, v, low, high) = body(p, count, gains, alpha, form: form, from: start) {
             redo(p, i, v, low, high, gains)
             start = i &+ 2
         }
@@ -1183,11 +1209,11 @@ struct FusedFloatBlock: Sendable {
     /// per block, not per pair: the four pairs' tests are combined first.
     @_transparent
     func blocks(_ p: UnsafeMutablePointer<SIMD4<Float>>, _ count: Int, _ gains: UnsafePointer<Float>?, _ alpha: AlphaMasks,
-                relative: Bool, from first: Int) -> Int? {
+                form: Form, from first: Int) -> Int? {
         let raw = UnsafeMutableRawPointer(p)
         let k = constants(alpha)
         @inline(__always) func transform(_ v: SIMD8<Float>, _ i: Int) -> SIMD8<Float> {
-            k.transform(v, gains == nil ? nil : gains! + i, relative: relative)
+            k.transform(v, gains == nil ? nil : gains! + i, form: form)
         }
         var i = first
         while i &+ 8 <= count {

@@ -514,6 +514,36 @@ struct SamplePipelineTests {
         }
     }
 
+    @Test("Float block of tones alone: the diagonal form gives the plain form's bits (with and without gains), pixels off the line included")
+    func floatBlockDiagonalForm() throws {
+        var rng = SeededGenerator(seed: 41)
+        let specials: [Float] = [0, -0.0, 0.002, -0.3, 1e31, .nan, -.nan, .infinity, 1, 2]
+        for ev: Float in [-3, -1, 0.3, 2, 7] {
+            let block = try #require(FusedFloatBlock(tones: [Exposure(ev: ev)], matrix: nil))
+            #expect(block.form == .diagonal, "exposure \(ev)")
+            let sepia = try #require(FusedFloatBlock(tones: [Exposure(ev: ev)], matrix: ColorMatrixKernel(.sepia(intensity: 0.7))))
+            #expect(sepia.form == .plain, "exposure \(ev) with sepia")
+            for count in stride(from: 2, through: 34, by: 2) {
+                let input: [SIMD4<Float>] = (0..<count).map { i in
+                    var p = SIMD4<Float>(Float.random(in: 0.05...1.2, using: &rng), Float.random(in: 0.05...1.2, using: &rng),
+                                         Float.random(in: 0.05...1.2, using: &rng), Float.random(in: 0...1, using: &rng))
+                    if i % 5 == 3 { p[i % 4] = specials[(i / 5 + count) % specials.count] }
+                    return p
+                }
+                let gains = (0..<count).map { _ in Float.random(in: 0.2...1, using: &rng) }
+                let alpha = AlphaMasks()
+                let plain = inPlace(input, start: 0) { block.loopF($0, count, alpha) }
+                let diagonal = inPlace(input, start: 0) { block.loopD($0, count, alpha) }
+                let plainGains = inPlace(input, start: 0) { p in gains.withUnsafeBufferPointer { block.loopFG(p, count, $0.baseAddress!, alpha) } }
+                let diagonalGains = inPlace(input, start: 0) { p in gains.withUnsafeBufferPointer { block.loopDG(p, count, $0.baseAddress!, alpha) } }
+                for i in 0..<count {
+                    #expect(sameBits(diagonal[i], plain[i]), "exposure \(ev), \(count) pixels, pixel \(i): \(diagonal[i]) vs \(plain[i])")
+                    #expect(sameBits(diagonalGains[i], plainGains[i]), "exposure \(ev) with gains, \(count) pixels, pixel \(i)")
+                }
+            }
+        }
+    }
+
     @Test("Float rows from either 16-byte place of a 32-byte boundary give the same bits, matrix, tones, Float block and monochrome")
     func floatRowsAnyAlignment() throws {
         // A row of 27 pixels is 432 bytes, so every other row starts 16 bytes past a
