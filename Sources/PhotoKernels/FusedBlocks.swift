@@ -1150,10 +1150,21 @@ struct FusedFloatBlock: Sendable {
         }
     }
 
+    /// The loops' constants. Where a `SIMD8` is two 128-bit registers, each is built
+    /// from its low half twice (both halves are equal), so that the loop keeps one
+    /// register per constant, not two.
     @inline(__always)
     func constants(_ alpha: AlphaMasks) -> Constants {
+        #if canImport(TargetFeatures.AVX2)
         Constants(c0: fDiagonal, c1: fOnNext, c2: fOnPrevious, ct: ft, next: fOnNext, previous: fPrevious, rowGain: rowGain, least: low, width: span,
                   colour: colour, keep: alpha.pair)
+        #else
+        @inline(__always) func twice<T: SIMDScalar>(_ v: SIMD8<T>) -> SIMD8<T> { SIMD8(lowHalf: v.lowHalf, highHalf: v.lowHalf) }
+        return Constants(c0: twice(fDiagonal), c1: twice(fOnNext), c2: twice(fOnPrevious), ct: twice(ft), next: twice(fOnNext),
+                         previous: twice(fPrevious), rowGain: twice(rowGain), least: twice(low), width: twice(span),
+                         colour: twice(colour),
+                         keep: unsafeBitCast(twice(unsafeBitCast(alpha.pair, to: SIMD8<Int32>.self)), to: SIMDMask<SIMD8<Int32>>.self))
+        #endif
     }
 
     /// The pairs of `count` pixels from pixel `first` on, up to the first pair with a
