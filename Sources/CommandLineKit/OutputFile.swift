@@ -314,12 +314,10 @@ public enum OutputFile {
         let url = URL(fileURLWithPath: target)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
-        // Exclusive, mode 0666 less the umask: what a plain create gives.
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        let (descriptor, error) = TemporaryFiles.create(temporary)
         guard descriptor >= 0 else {
-            throw .cantCreate("cannot create '\(path)': \(String(cString: strerror(errno)))")
+            throw .cantCreate("cannot create '\(path)': \(String(cString: strerror(error)))")
         }
-        TemporaryFiles.insert(temporary)
         defer { TemporaryFiles.remove(temporary) }
         do throws(CommandLineError) {
             try body(descriptor, "'\(path)'")
@@ -389,7 +387,19 @@ public enum TemporaryFiles {
     // The signal sources, kept alive for the life of the process.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
-    static func insert(_ path: String) { lock.withLock { _ = paths.insert(path) } }
+    /// Creates `path` for writing, exclusively, mode 0666 less the umask (what a plain
+    /// create gives), and records it, both under the lock the signal handler takes: a
+    /// signal that arrives meanwhile is handled once the file is recorded, so it cannot
+    /// fall between the creation and the record and leave the file behind. Returns the
+    /// descriptor (−1 on failure) and `errno` as open(2) left it.
+    static func create(_ path: String) -> (descriptor: Int32, error: Int32) {
+        lock.withLock {
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let error = errno
+            if descriptor >= 0 { paths.insert(path) }
+            return (descriptor, error)
+        }
+    }
 
     static func remove(_ path: String) { lock.withLock { _ = paths.remove(path) } }
 

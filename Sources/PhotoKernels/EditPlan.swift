@@ -1240,8 +1240,8 @@ struct ScratchSlot {
     /// `gains` (`Int.min`: none).
     let state: UnsafeMutablePointer<Int>
 
-    /// For each row of `gains`, the key (`pieceGains`) of the row it holds, `Int.min`
-    /// for none.
+    /// For each row of `gains`, the key (`PreparedEditPlan.heldEntry`) of the row it
+    /// holds, `Int.min` for none.
     var heldRows: UnsafeMutablePointer<Int> { state + 2 }
     /// The columns of the run.
     var span: (x: Int, width: Int) { (state[0], state[1]) }

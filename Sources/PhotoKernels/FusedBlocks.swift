@@ -1117,7 +1117,8 @@ struct FusedFloatBlock: Sendable {
     /// registers once (a load through `self` in the loop could alias the stores).
     struct Constants {
         // The plain form's three coefficients (on each channel, the next, the previous)
-        // and offset; the grey-preserving form's two and the factor on each channel.
+        // and offset; the grey-preserving form's two and the factor on each channel; the
+        // diagonal form's coefficient and offset are the plain form's first and last.
         let c0, c1, c2, ct, next, previous, rowGain: SIMD8<Float>
         let least, width, colour: SIMD8<UInt32>
         let keep: SIMDMask<SIMD8<Int32>>

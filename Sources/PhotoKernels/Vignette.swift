@@ -422,7 +422,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
 
     /// Pixels per chunk of the band: their gains fill 1 KiB, which
     /// `withUnsafeTemporaryAllocation` places on the stack without a size check, and
-    /// which stays in L1 between the two passes. A multiple of 8.
+    /// which stays in L1 between the two passes. A multiple of 8. Also the chunk of a
+    /// piece whose gains are written as it is scaled
+    /// (`scale(_:count:y:x0:writingGainsTo:)`), its pixels about as far as the walk
+    /// prefetches ahead.
     static var chunk: Int { 256 }
 
     /// The gains of one vignette for one image size.
@@ -493,13 +496,12 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             span(spans.e, imageWidth, 1 - resolved.intensity * 1)
         }
 
-        /// `scale(_:count:y:x0:by:)` with the gains computed a chunk at a time (`chunk`,
-        /// whose pixels are about as far as the walk prefetches ahead) just before the
-        /// pixels they scale, so that the gains' arithmetic overlaps the memory traffic
-        /// of the pixels already on their way. Each chunk's gains are `scheduledGains`'
-        /// values for the whole piece: the columns whose mirror about the centre lies
-        /// earlier in the piece are copied from it, reversed, the rest computed
-        /// (`directGains`), so a centred vignette computes half of each row.
+        /// `scale(_:count:y:x0:by:)` with the gains computed a chunk at a time (`chunk`)
+        /// just before the pixels they scale, so that the gains' arithmetic overlaps the
+        /// memory traffic of the pixels already on their way. Each chunk's gains are
+        /// `scheduledGains`' values for the whole piece: the columns whose mirror about
+        /// the centre lies earlier in the piece are copied from it, reversed, the rest
+        /// computed (`directGains`), so a centred vignette computes half of each row.
         func scale(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int,
                    writingGainsTo gains: UnsafeMutablePointer<Float>) {
             guard Vignette.isInside(x0: x0, count: count, imageWidth: imageWidth) else {

@@ -406,7 +406,7 @@ struct VignetteFastPathTests {
         #expect(compared > 50_000, "\(compared)")
     }
 
-    @Test("scaling while writing the gains gives rowGains(.simd4)'s bits and scale(by:)'s products, nothing written past the piece: pieces of widths 1…33 and whole rows")
+    @Test("scaling while writing the gains gives rowGains(.simd4)'s bits and scale(.simd4)'s products (which scaling by held gains gives too), nothing written past the piece: pieces of widths 1…33 and whole rows")
     func scaleWritingGainsOnPieces() {
         let compared = comparePieces(fastPathSamples.filter { !$0.isIdentity }, seed: 13_000) {
             vignette, w, h, y, x0, count, pixels, start in
