@@ -1000,10 +1000,10 @@ struct FusedFloatBlock: Sendable {
     /// coefficients on the steps between channels, `G·(m01, m12, m20)` (`fOnNext`) and
     /// `−G·(m02, m10, m21)`, and the factor on each channel itself, `G·s`.
     let fPrevious, rowGain: SIMD8<Float>
-    /// How the loops apply the folded matrix.
+    /// How the loops apply the folded matrix. `general` applies the matrix kernel's
+    /// grey-preserving form to the pixels outside the segment exactly where it is
+    /// `.relative` (the kernel's `relativeForm`).
     let form: Form
-    /// Whether the matrix kernel uses its grey-preserving form (outside the segment).
-    let relative: Bool
     /// Whether a matrix follows the tones (else a NaN must stay in its channel, which
     /// the identity matrix's zeros would spread).
     let hasMatrix: Bool
@@ -1040,8 +1040,7 @@ struct FusedFloatBlock: Sendable {
         let k = matrix ?? ColorMatrixKernel(.identity, name: "identity")
         self.tones = tones
         hasMatrix = matrix != nil
-        relative = k.relativeForm
-        form = matrix == nil && segment.gain > 0 ? .diagonal : relative ? .relative : .plain
+        form = matrix == nil && segment.gain > 0 ? .diagonal : k.relativeForm ? .relative : .plain
         func pair(_ v: SIMD4<Float>) -> SIMD8<Float> { SIMD8(lowHalf: v, highHalf: v) }
         schedule = k.schedule
         // Columns of G·M and the offset t + o·(row sums), in Double, rounded once.
@@ -1271,7 +1270,7 @@ struct FusedFloatBlock: Sendable {
             var out: SIMD4<Float>
             if !hasMatrix {
                 out = v
-            } else if relative {
+            } else if form == .relative {
                 out = greyPreservingPixel(v, k.towardNext, k.fromPrevious, k.rowSums, k.translation)
             } else {
                 out = matrixPixel(v, k.diagonal, k.onNext, k.onPrevious, k.translation)

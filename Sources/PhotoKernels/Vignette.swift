@@ -244,6 +244,15 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         /// `BandFormula` computes it.
         func squaredDistance(_ x: Int, dy2: Float) -> Float { dx(x) * dx(x) + dy2 }
 
+        /// `m = 2·cx − 1` when it is an integer and the columns end by `end ≤ 2^22`:
+        /// then column `m − x` mirrors column `x`, `dx` exact for both with only its
+        /// sign differing, so their gains are equal to the bit. `nil` otherwise.
+        func mirrorSum(columnsEndingBy end: Int) -> Int? {
+            let twice = 2 * cx
+            guard twice.rounded() == twice, abs(twice) < 0x1p22, end <= 1 << 22 else { return nil }
+            return Int(twice) - 1
+        }
+
         /// The least non-negative `Float` `s` whose correctly rounded square root is
         /// at least `r` (0 when `r ≤ 0` or NaN), so that for every `d²`,
         /// `(d²).squareRoot() ≥ r ⟺ d² ≥ s`: comparing squares then makes exactly the
@@ -324,15 +333,12 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         }
         let spans = spans ?? constantSpans(count: imageWidth, dy: dy, g)
         let end = x0 &+ count
-        // Pixel m − x mirrors pixel x about the centre when m = 2·cx − 1 is an integer:
-        // then dx = (x + 0.5) − cx is exact for both and only its sign differs, so
-        // their gains are equal to the bit. The right part of the piece whose mirrors
-        // lie in its left part is copied from them, reversed, instead of computed.
-        let twice = 2 * g.cx
-        guard twice.rounded() == twice, abs(twice) < 0x1p22, end <= 1 << 22 else {
+        // Pixel m − x mirrors pixel x about the centre (`mirrorSum`): the right part of
+        // the piece whose mirrors lie in its left part is copied from them, reversed,
+        // instead of computed.
+        guard let m = g.mirrorSum(columnsEndingBy: end) else {
             return directGains(out, x0: x0, count: count, imageWidth: imageWidth, dy: dy, g, spans: spans)
         }
-        let m = Int(twice) - 1
         let lo = max(x0, (m + 2) / 2), hi = min(end, m - x0 + 1)
         guard hi - lo >= 64 else {
             return directGains(out, x0: x0, count: count, imageWidth: imageWidth, dy: dy, g, spans: spans)
@@ -510,9 +516,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             }
             let dy = (Float(y) + 0.5) - resolved.cy, keep = AlphaMasks(), g = resolved
             let spans = Vignette.constantSpans(count: imageWidth, dy: dy, g), end = x0 &+ count
-            // m = 2·cx − 1, where it is an integer: column m − x mirrors column x.
-            let twice = 2 * g.cx
-            let m = twice.rounded() == twice && abs(twice) < 0x1p22 && end <= 1 << 22 ? Int(twice) - 1 : nil
+            // Column m − x mirrors column x (`mirrorSum`).
+            let m = g.mirrorSum(columnsEndingBy: end)
             var first = x0
             while first < end {
                 let stop = min(first &+ Vignette.chunk, end)
