@@ -35,7 +35,8 @@
 // rounded by adding 2²³, and repacked from the low mantissa bits with shifts and ORs
 // (the baseline build's straight RGBA loops: SSE2's conversion and packs instead,
 // `BytePacking.rgbaBlock`; the 16-bit loops where the build targets AVX2: the
-// conversion and a saturating pack, `PairLanes.packing`).
+// conversion and a saturating pack, `PairLanes.packing`; the baseline build's 16-bit
+// loops: SSE2's conversion after the two clamps, `ChannelWords.packing`).
 // Every combination of table, matrix form and gain is its own loop (`@inline(never)`
 // entry, `@_transparent` body), so no flag is tested per pixel; the loops come twice,
 // with RGBA's channel positions as constants (BGRA too, red and blue exchanged) and
@@ -854,6 +855,7 @@ struct FusedBlock: @unchecked Sendable {
     @inline(never) func loop16SR<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ l: L.Type) { body16(s, d, n, nil, table: true, line: true, relative: true, l) }
     @inline(never) func loop16SRG<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body16(s, d, n, g, table: true, line: true, relative: true, l) }
 
+    #if !(arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2))
     /// `blocks` blocks of `blockPixels` pixels of 16-bit samples, each half a block in
     /// one block-wide vector as it lies in memory, two 32-bit lanes per pixel: a mask
     /// gives every pixel's words 0 and 2 (red and blue), a shift its words 1 and 3
@@ -937,6 +939,86 @@ struct FusedBlock: @unchecked Sendable {
             offset &+= blockBytes8
         }
     }
+
+    #else
+    /// `blocks` blocks of `blockPixels` pixels of 16-bit samples in `body8`'s channel
+    /// form, the baseline build's: each pixel is two 32-bit lanes as it lies in memory,
+    /// red and green in the first and blue and the fourth sample in the second, so one
+    /// `shufps` per half block gathers the block's first lanes and one its second lanes
+    /// (`ChannelWords.lanes`); a mask and a shift then give each channel, and the
+    /// fourth samples stay in the second lanes until `ChannelWords.packing` puts the
+    /// pixels back. Four shuffles per four pixels where the pair lanes, in 128-bit
+    /// halves without `vpermilps`, took ten; and the fourth sample is neither converted
+    /// nor multiplied (the baseline build's `pipeline/rgba16/adjustments/simd4` 1.57×
+    /// as fast). The arithmetic is `body8`'s (`BlockMatrix.apply`), the relative form's
+    /// channels as `2²³ + c` like its bytes, so the results may differ from the pair
+    /// lanes' only as SPEC §8 allows, near a tie. Pixels whose red is not word 0 are
+    /// rotated by whole words to RGBA's positions on load and back on store. `line` as
+    /// in `body8`.
+    @_transparent
+    func body16<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
+                                _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
+                                _ layout: L.Type) {
+        let p = L.positions ?? positions
+        let rotation = UInt64(16 &* p.red)
+        let word = BlockWords(repeating: 0xFFFF)
+        let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
+        let inPlace = input == UnsafeRawPointer(output)
+        // Half a block: one `BlockWords` of memory.
+        let half = MemoryLayout<BlockWords>.size
+        var offset = 0
+        for j in 0..<blocks {
+            // As in `body8`: the destination and a separate source, 4 KiB ahead.
+            Prefetch.block(at: offset, bytes: 2 &* half, destination: output, source: input, inPlace: inPlace)
+            var v0 = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
+            var v1 = input.loadUnaligned(fromByteOffset: offset &+ half, as: BlockWords.self)
+            if L.positions == nil {
+                v0 = PairLanes.rotating(v0, right: rotation); v1 = PairLanes.rotating(v1, right: rotation)
+            }
+            let (first, second) = ChannelWords.lanes(v0, v1)
+            let (rw, gw, bw) = (first & word, first &>> 16, second & word)
+            var r, g, b: BlockFloats
+            var bias: BlockFloats? = nil
+            if table && !(line && channelsOnLine(rw, gw, bw)) {
+                let at = s + offset / 2
+                r = lookup16(red, at, p.red); g = lookup16(green, at, p.green); b = lookup16(blue, at, p.blue)
+            } else if relative {
+                // 2²³ + c from the bits (exact): the differences need no conversion.
+                r = biased(rw); g = biased(gw); b = biased(bw)
+                bias = BlockFloats(repeating: magic)
+            } else {
+                r = decode(rw); g = decode(gw); b = decode(bw)
+            }
+            let gain = gains.map {
+                UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self)
+            }
+            let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
+            var (o0, o1) = ChannelWords.packing(x, y, z, maxval: maxval, second: second)
+            if L.positions == nil {
+                o0 = PairLanes.rotating(o0, right: 64 &- rotation); o1 = PairLanes.rotating(o1, right: 64 &- rotation)
+            }
+            output.storeBytes(of: o0, toByteOffset: offset, as: BlockWords.self)
+            output.storeBytes(of: o1, toByteOffset: offset &+ half, as: BlockWords.self)
+            offset &+= 2 &* half
+        }
+    }
+
+    /// Whether a block's red, green and blue samples (`body16`'s channel form) all lie
+    /// on the tones' line.
+    @_transparent
+    func channelsOnLine(_ r: BlockWords, _ g: BlockWords, _ b: BlockWords) -> Bool {
+        let off = ((r &- lineFrom) .> lineSpan) .| ((g &- lineFrom) .> lineSpan) .| ((b &- lineFrom) .> lineSpan)
+        return !anyBitSet(BlockWords(repeating: 0).replacing(with: 1, where: off))
+    }
+
+    /// A block's entries of table `t` indexed by channel `c`'s 16-bit samples, one load
+    /// each, indices clamped (`clampedEntry`).
+    @_transparent
+    func lookup16(_ t: UnsafePointer<Float>, _ s: UnsafePointer<UInt16>, _ c: Int) -> BlockFloats {
+        let base = Int(bitPattern: t)
+        return blockLanes { clampedEntry(base, s[c &+ 4 &* $0]) }
+    }
+    #endif
 
     /// Whether the red, blue and green samples of half a block of 16-bit pixels, in
     /// their two lanes (`body16`), all lie on the tones' line.

@@ -9,7 +9,9 @@
 // intrinsics, the shuffles take their patterns from registers and the results are
 // rounded by the conversion and clamped by a saturating pack, as in BytePacking.swift;
 // elsewhere (and with `PHOTOKERNELS_NO_INTRINSICS`) the portable forms give the same
-// bits.
+// bits. The baseline x86-64 build with the intrinsics runs the block in channels
+// instead (`ChannelWords`, at the end): its 128-bit shuffles have no register patterns,
+// and the pair lanes' shuffles cost more there than taking the pixels apart.
 
 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
 import _Builtin_intrinsics.intel
@@ -166,3 +168,58 @@ struct PairLanes: Sendable {
         #endif
     }
 }
+
+#if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
+/// The transpose and packing of the fused 16-bit block's channel form, the baseline
+/// build's (`FusedBlock.body16` without AVX2): a block of eight pixels, each two 32-bit
+/// lanes as it lies in memory (red | green << 16, then blue | fourth << 16, in RGBA's
+/// positions), taken apart into its pixels' first and second lanes, and put back.
+///
+/// The rounding, clamping and packing are SSE2's own instructions, reached through the
+/// intrinsics: written as SIMD selects and masks on the encoded bits, LLVM saw through
+/// the encoding and rebuilt the clamps as compares and blends and the shifts as
+/// multiplies, three times the instructions.
+enum ChannelWords {
+    /// Each pixel's first lanes and second lanes, in pixel order, from a block's two
+    /// halves as they lie in memory: one `shufps` per half block each.
+    @_transparent
+    static func lanes(_ v0: SIMD8<UInt32>, _ v1: SIMD8<UInt32>) -> (first: SIMD8<UInt32>, second: SIMD8<UInt32>) {
+        @_transparent func even(_ v: SIMD8<UInt32>) -> SIMD4<UInt32> {
+            SIMD4(v.lowHalf[0], v.lowHalf[2], v.highHalf[0], v.highHalf[2])
+        }
+        @_transparent func odd(_ v: SIMD8<UInt32>) -> SIMD4<UInt32> {
+            SIMD4(v.lowHalf[1], v.lowHalf[3], v.highHalf[1], v.highHalf[3])
+        }
+        return (SIMD8(lowHalf: even(v0), highHalf: even(v1)), SIMD8(lowHalf: odd(v0), highHalf: odd(v1)))
+    }
+
+    /// A block's two halves as they lie in memory, from its three channels on the
+    /// samples' scale and its pixels' second lanes, whose fourth samples it keeps: each
+    /// sample clamped to [0, m] (NaN → 0) and rounded half to even, as
+    /// `FusedBlock.encode` does, to the bit (`maxval` holds m ≤ 65535 in every lane).
+    ///
+    /// `maxps(x, 0)` is `x > 0 ? x : 0`, so NaN and −∞ give 0; `minps(m, x)` then takes
+    /// +∞ and every value past m to m, and the conversion rounds half to even (the
+    /// default MXCSR mode). Clamping before rounding gives the same integer (m is an
+    /// integer, and rounding is monotone). Green's words are shifted above red's, blue's
+    /// are ORed under the fourth samples, and interleaving the two puts each pixel back
+    /// in its two lanes.
+    @_transparent
+    static func packing(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, maxval m: SIMD8<Float>,
+                        second: SIMD8<UInt32>) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
+        let zero = _mm_setzero_ps(), fourth = _mm_set1_epi32(Int32(bitPattern: 0xFFFF_0000))
+        @_transparent func words(_ x: SIMD4<Float>, _ m: SIMD4<Float>) -> __m128i {
+            _mm_cvtps_epi32(_mm_min_ps(m, _mm_max_ps(x, zero)))
+        }
+        @_transparent func pixels(_ r: SIMD4<Float>, _ g: SIMD4<Float>, _ b: SIMD4<Float>, _ m: SIMD4<Float>,
+                                  _ second: SIMD4<UInt32>) -> SIMD8<UInt32> {
+            let rg = _mm_or_si128(words(r, m), _mm_slli_epi32(words(g, m), 16))
+            let ba = _mm_or_si128(words(b, m), _mm_and_si128(unsafeBitCast(second, to: __m128i.self), fourth))
+            return SIMD8(lowHalf: unsafeBitCast(_mm_unpacklo_epi32(rg, ba), to: SIMD4<UInt32>.self),
+                         highHalf: unsafeBitCast(_mm_unpackhi_epi32(rg, ba), to: SIMD4<UInt32>.self))
+        }
+        return (pixels(r.lowHalf, g.lowHalf, b.lowHalf, m.lowHalf, second.lowHalf),
+                pixels(r.highHalf, g.highHalf, b.highHalf, m.highHalf, second.highHalf))
+    }
+}
+#endif

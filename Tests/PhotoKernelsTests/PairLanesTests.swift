@@ -112,4 +112,40 @@ struct PairLanesTests {
             }
         }
     }
+
+    #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
+    @Test("the baseline build's channel form: lanes takes each pixel's first and second lanes in pixel order; packing gives the portable encoding's words (NaN, ±∞, −0, negatives, ties, past maxval; maxval 1, 1000, 65535), every fourth sample kept, and puts the lanes back")
+    func channelWords() {
+        // Pixel p of the block: lanes 2p and 2p + 1 of the two halves in memory order.
+        let v0 = SIMD8<UInt32>((0..<8).map { UInt32(100 + $0) }), v1 = SIMD8<UInt32>((0..<8).map { UInt32(108 + $0) })
+        let (first, second) = ChannelWords.lanes(v0, v1)
+        for p in 0..<8 {
+            #expect(first[p] == UInt32(100 + 2 * p), "pixel \(p): first lane")
+            #expect(second[p] == UInt32(101 + 2 * p), "pixel \(p): second lane")
+        }
+        let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, -0.4, -0.5, -1e10, -3e9, 0.5, 1.5, 2.5, 999.5,
+                                 1000.5, 65534.5, 65535.5, 65536, 3e9, 1e10]
+        var rng = SeededGenerator(seed: 6)
+        for maxval in [1, 1000, 65535] {
+            let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: maxval, tables: nil, positions: .rgba,
+                                   largestGain: 1)
+            func channel() -> SIMD8<Float> {
+                SIMD8((0..<8).map { _ in
+                    Bool.random(using: &rng) ? specials.randomElement(using: &rng)! : Float.random(in: -2...Float(maxval + 2), using: &rng)
+                })
+            }
+            for _ in 0..<256 {
+                let (r, g, b) = (channel(), channel(), channel())
+                let second = SIMD8<UInt32>((0..<8).map { _ in UInt32.random(in: 0...UInt32.max, using: &rng) })
+                let (o0, o1) = ChannelWords.packing(r, g, b, maxval: block.maxval, second: second)
+                let word = SIMD8<UInt32>(repeating: 0xFFFF)
+                let portableFirst = block.encode(r, nil) & word | (block.encode(g, nil) & word) &<< 16
+                let portableSecond = block.encode(b, nil) & word | second & ~word
+                let (back0, back1) = (ChannelWords.lanes(o0, o1).first, ChannelWords.lanes(o0, o1).second)
+                #expect(back0 == portableFirst, "maxval \(maxval): \(r), \(g): \(back0) vs \(portableFirst)")
+                #expect(back1 == portableSecond, "maxval \(maxval): \(b): \(back1) vs \(portableSecond)")
+            }
+        }
+    }
+    #endif
 }
