@@ -207,7 +207,9 @@ struct BlockMatrix {
     }
 }
 
-/// A `BlockMatrix` for 16-bit pixels in pair lanes (`FusedBlock.body16`): each lane's
+/// A `BlockMatrix` for 16-bit pixels in pair lanes (`FusedBlock.body16` where the
+/// build targets AVX2, and in the portable build; the baseline x86-64 build's channel
+/// form reads only `fourthLanes`, through `mostlyOnLine16`): each lane's
 /// coefficients are its own channel's row. The red-blue lanes take the row of red or
 /// blue, the green-fourth lanes green's row or, for the fourth sample, 0, 0, 1 and no
 /// offset, which give back the sample exactly. The terms are `BlockMatrix.apply`'s,
@@ -269,7 +271,7 @@ struct PairMatrix {
 struct FusedBlock: @unchecked Sendable {
     /// The matrix on decoded samples or table entries.
     let matrix: BlockMatrix
-    /// `matrix` for 16-bit pixels in pair lanes.
+    /// `matrix` for 16-bit pixels in pair lanes (`PairMatrix`).
     let pairMatrix: PairMatrix
     /// Whether the tone tables have a line (`ToneTables.line`): samples `v` with
     /// `v − lineFrom ≤ lineSpan` (unsigned) lie on it, where the tables hold `v` itself
@@ -1021,7 +1023,8 @@ struct FusedBlock: @unchecked Sendable {
     #endif
 
     /// Whether the red, blue and green samples of half a block of 16-bit pixels, in
-    /// their two lanes (`body16`), all lie on the tones' line.
+    /// their two lanes (the pair lanes' `body16`, and `mostlyOnLine16` in every build),
+    /// all lie on the tones' line.
     @_transparent
     func pairsOnLine(_ redBlue: BlockWords, _ greenFourth: BlockWords, _ fourthLanes: BlockMask) -> Bool {
         let green = greenFourth.replacing(with: lineFrom, where: fourthLanes)

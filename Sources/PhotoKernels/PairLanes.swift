@@ -91,9 +91,6 @@ struct PairLanes: Sendable {
         _mm512_cvtepi32_ps(unsafeBitCast(v, to: __m512i.self))
         #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         _mm256_cvtepi32_ps(unsafeBitCast(v, to: __m256i.self))
-        #elseif arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
-        BlockFloats(lowHalf: _mm_cvtepi32_ps(unsafeBitCast(v.lowHalf, to: __m128i.self)),
-                    highHalf: _mm_cvtepi32_ps(unsafeBitCast(v.highHalf, to: __m128i.self)))
         #else
         // 2²³ + v from the bits (v < 2²³), less 2²³: both steps exact.
         unsafeBitCast(v | BlockWords(repeating: 0x4B00_0000), to: BlockFloats.self) - BlockFloats(repeating: 0x1p23)
@@ -178,7 +175,7 @@ struct PairLanes: Sendable {
 /// The rounding, clamping and packing are SSE2's own instructions, reached through the
 /// intrinsics: written as SIMD selects and masks on the encoded bits, LLVM saw through
 /// the encoding and rebuilt the clamps as compares and blends and the shifts as
-/// multiplies, three times the instructions.
+/// multiplies, about three times the pair lanes' cycles a pixel.
 enum ChannelWords {
     /// Each pixel's first lanes and second lanes, in pixel order, from a block's two
     /// halves as they lie in memory: one `shufps` per half block each.

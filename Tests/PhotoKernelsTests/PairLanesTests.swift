@@ -113,6 +113,53 @@ struct PairLanesTests {
         }
     }
 
+    @Test("the 16-bit block's colour samples above maxval: with tone tables (a line or not) they take the last entry, as maxval does; without, they decode as v/m (SPEC §8 against Double); every channel order, counts 1…33")
+    func coloursAboveMaxval() throws {
+        let maxval = 4095
+        let kernel = Adjustments(saturation: 1.3, contrast: 1.2, brightness: 0.05, hue: 10).kernel
+        let curve = try ToneCurve(masterPoints: [SIMD2(0, 0), SIMD2(0.3, 0.2), SIMD2(1, 1)])
+        let exposure = ToneTables([Exposure(ev: 0.7)], maxval: maxval, eightBit: false)
+        let curved = ToneTables([curve], maxval: maxval, eightBit: false)
+        #expect(exposure.line != nil && curved.line == nil)
+        var rng = SeededGenerator(seed: 7)
+        let orders: [[Int]] = [[0, 1, 2, 3], [2, 1, 0, 3], [1, 2, 3, 0], [3, 2, 1, 0]]
+        for order in orders {
+            let positions = ChannelPositions(red: order[0], green: order[1], blue: order[2], fourth: order[3])
+            func run(_ block: FusedBlock, _ pixels: [UInt16]) -> [UInt16] {
+                var out = [UInt16](repeating: 0, count: pixels.count)
+                pixels.withUnsafeBufferPointer { s in
+                    out.withUnsafeMutableBufferPointer { block.run16(s.baseAddress!, $0.baseAddress!, count: pixels.count / 4, gains: nil) }
+                }
+                return out
+            }
+            for count in 1...33 {
+                // Colour samples above maxval in about a third of the places, the rest
+                // within; the fourth sample anything.
+                var pixels = [UInt16](repeating: 0, count: 4 * count)
+                for i in 0..<count {
+                    for c in 0..<3 {
+                        pixels[4 * i + order[c]] = Int.random(in: 0..<3, using: &rng) == 0
+                            ? UInt16.random(in: UInt16(maxval + 1)...65535, using: &rng)
+                            : UInt16.random(in: 0...UInt16(maxval), using: &rng)
+                    }
+                    pixels[4 * i + order[3]] = UInt16.random(in: 0...65535, using: &rng)
+                }
+                var clamped = pixels
+                for i in 0..<count { for c in 0..<3 { clamped[4 * i + order[c]] = min(pixels[4 * i + order[c]], UInt16(maxval)) } }
+                for (name, tables) in [("exposure", exposure), ("curve", curved)] {
+                    let block = FusedBlock(matrix: kernel, maxval: maxval, tables: tables, positions: positions, largestGain: 1)
+                    #expect(run(block, pixels) == run(block, clamped), "\(name), \(order), count \(count)")
+                }
+                if order == [0, 1, 2, 3] {
+                    let block = FusedBlock(matrix: kernel, maxval: maxval, tables: nil, positions: positions, largestGain: 1)
+                    let report = SamplePipelineTests.tieAware(kernel, run(block, pixels), pixels, width: count, height: 1,
+                                                              maxval: maxval)
+                    #expect(report.failures == 0, "no tables, count \(count): \(report)")
+                }
+            }
+        }
+    }
+
     #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
     @Test("the baseline build's channel form: lanes takes each pixel's first and second lanes in pixel order; packing gives the portable encoding's words (NaN, ±∞, −0, negatives, ties, past maxval; maxval 1, 1000, 65535), every fourth sample kept, and puts the lanes back")
     func channelWords() {
