@@ -176,13 +176,9 @@ struct PairLanesTests {
         for maxval in [1, 1000, 65535] {
             let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: maxval, tables: nil, positions: .rgba,
                                    largestGain: 1)
-            func channel() -> SIMD8<Float> {
-                SIMD8((0..<8).map { _ in
-                    Bool.random(using: &rng) ? specials.randomElement(using: &rng)! : Float.random(in: -2...Float(maxval + 2), using: &rng)
-                })
-            }
             for _ in 0..<256 {
-                let (r, g, b) = (channel(), channel(), channel())
+                let r = packingLanes(specials, maxval: maxval, using: &rng), g = packingLanes(specials, maxval: maxval, using: &rng)
+                let b = packingLanes(specials, maxval: maxval, using: &rng)
                 let second = SIMD8<UInt32>((0..<8).map { _ in UInt32.random(in: 0...UInt32.max, using: &rng) })
                 let (o0, o1) = ChannelWords.packing(r, g, b, maxval: block.maxval, second: second)
                 let word = SIMD8<UInt32>(repeating: 0xFFFF)

@@ -611,13 +611,9 @@ struct SamplePipelineTests {
                                              (255, true, bounded)] {
             let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: maxval, tables: nil, positions: .rgba,
                                    largestGain: 1)
-            func lanes() -> SIMD8<Float> {
-                SIMD8((0..<8).map { _ in
-                    Bool.random(using: &rng) ? values.randomElement(using: &rng)! : Float.random(in: -2...Float(maxval + 2), using: &rng)
-                })
-            }
             for _ in 0..<256 {
-                let (r, g, b) = (lanes(), lanes(), lanes())
+                let r = packingLanes(values, maxval: maxval, using: &rng), g = packingLanes(values, maxval: maxval, using: &rng)
+                let b = packingLanes(values, maxval: maxval, using: &rng)
                 let fourth = SIMD8<UInt32>((0..<8).map { _ in UInt32.random(in: 0...255, using: &rng) << 24 })
                 let byte = SIMD8<UInt32>(repeating: 0xFF)
                 let portable = block.encode(r, nil) & byte | (block.encode(g, nil) & byte) &<< 8

@@ -15,6 +15,14 @@ struct SeededGenerator: RandomNumberGenerator {
     }
 }
 
+/// Eight values for the packing tests of the blocks: each, at random, one of `specials`
+/// or uniform in −2…maxval + 2.
+func packingLanes(_ specials: [Float], maxval: Int, using rng: inout SeededGenerator) -> SIMD8<Float> {
+    SIMD8((0..<8).map { _ in
+        Bool.random(using: &rng) ? specials.randomElement(using: &rng)! : Float.random(in: -2...Float(maxval + 2), using: &rng)
+    })
+}
+
 /// Widths 1…33 cover every remainder of an 8- or 16-pixel block; the heights are odd.
 let testWidths = Array(1...33)
 let testHeights = [1, 3, 5]
