@@ -1363,8 +1363,8 @@ struct FusedFloatBlock: Sendable {
         // loaded before the pixels and stored back over them, two scalar memory
         // operations a pixel where the blend takes three vector instructions (SSE2 has no
         // `blendps`); and the colour lanes are masked once for the block's four pairs.
-        // The default build's `kernel/exposure/simd4` 1.21× as fast at 12 MP (0.81× native
-        // before, 0.99× after), `kernel/recipe/simd4` 1.22×.
+        // The default build's `kernel/exposure/simd4` 1.21–1.28× as fast at 12 MP
+        // (0.75–0.81× native before, 0.96–0.99× after), `kernel/recipe/simd4` 1.22–1.24×.
         while i &+ 8 <= count {
             let offset = 16 &* i
             // In place, front to back: the two lines 4 KiB ahead.
