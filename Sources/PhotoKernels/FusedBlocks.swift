@@ -1370,8 +1370,10 @@ struct FusedFloatBlock: Sendable {
             // In place, front to back: the two lines 4 KiB ahead.
             Prefetch.read(raw, offset: offset &+ Prefetch.distance)
             Prefetch.read(raw, offset: offset &+ (Prefetch.distance &+ 64))
-            @inline(__always) func alpha(_ p: Int) -> UInt32 { raw.load(fromByteOffset: offset &+ 16 &* p &+ 12, as: UInt32.self) }
-            let alphas = (alpha(0), alpha(1), alpha(2), alpha(3), alpha(4), alpha(5), alpha(6), alpha(7))
+            @inline(__always) func alphaBits(_ pixel: Int) -> UInt32 {
+                raw.load(fromByteOffset: offset &+ 16 &* pixel &+ 12, as: UInt32.self)
+            }
+            let alphas = (alphaBits(0), alphaBits(1), alphaBits(2), alphaBits(3), alphaBits(4), alphaBits(5), alphaBits(6), alphaBits(7))
             let v0 = raw.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
             let v1 = raw.loadUnaligned(fromByteOffset: offset &+ 32, as: SIMD8<Float>.self)
             let v2 = raw.loadUnaligned(fromByteOffset: offset &+ 64, as: SIMD8<Float>.self)
@@ -1385,7 +1387,9 @@ struct FusedFloatBlock: Sendable {
                                toByteOffset: offset &+ 32 &* pair, as: SIMD8<Float>.self)
             }
             store(v0, 0); store(v1, 1); store(v2, 2); store(v3, 3)
-            @inline(__always) func restore(_ p: Int, _ a: UInt32) { raw.storeBytes(of: a, toByteOffset: offset &+ 16 &* p &+ 12, as: UInt32.self) }
+            @inline(__always) func restore(_ pixel: Int, _ bits: UInt32) {
+                raw.storeBytes(of: bits, toByteOffset: offset &+ 16 &* pixel &+ 12, as: UInt32.self)
+            }
             restore(0, alphas.0); restore(1, alphas.1); restore(2, alphas.2); restore(3, alphas.3)
             restore(4, alphas.4); restore(5, alphas.5); restore(6, alphas.6); restore(7, alphas.7)
             i &+= 8

@@ -184,7 +184,7 @@ struct PairLanesTests {
                 let word = SIMD8<UInt32>(repeating: 0xFFFF)
                 let portableFirst = block.encode(r, nil) & word | (block.encode(g, nil) & word) &<< 16
                 let portableSecond = block.encode(b, nil) & word | second & ~word
-                let (back0, back1) = (ChannelWords.lanes(o0, o1).first, ChannelWords.lanes(o0, o1).second)
+                let (back0, back1) = ChannelWords.lanes(o0, o1)
                 #expect(back0 == portableFirst, "maxval \(maxval): \(r), \(g): \(back0) vs \(portableFirst)")
                 #expect(back1 == portableSecond, "maxval \(maxval): \(b): \(back1) vs \(portableSecond)")
             }
