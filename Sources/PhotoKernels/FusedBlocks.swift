@@ -430,22 +430,19 @@ struct FusedBlock: @unchecked Sendable {
     /// which gives the same integer for every input (below 2²³ every value clamps to
     /// 0, and rounding is monotone), and the lower bound is then not 0: the
     /// baseline (SSE2) build emits `maxps` for it, where a select against 0 becomes a
-    /// compare and a mask.
+    /// compare and a mask. With `alpha` the clamp comes first (`clamped(_:upTo:)`).
     @_transparent
     func encode(_ y: BlockFloats, _ alpha: BlockFloats?) -> BlockWords {
-        // The comparison and the replacement use the same operands: the shape the
-        // compiler emits as one `max` / `min` instruction.
         guard let alpha else {
+            // The comparison and the replacement use the same operands: the shape the
+            // compiler emits as one `max` / `min` instruction.
             let low = BlockFloats(repeating: magic), high = maxval + magic
             var c = y + magic
             c = low.replacing(with: c, where: c .> low)
             c = c.replacing(with: high, where: c .> high)
             return unsafeBitCast(c, to: BlockWords.self)
         }
-        let zero = BlockFloats(repeating: 0)
-        var c = zero.replacing(with: y, where: y .> zero)
-        c = c.replacing(with: maxval, where: c .> maxval)
-        return unsafeBitCast(c * alpha + magic, to: BlockWords.self)
+        return unsafeBitCast(clamped(y, upTo: maxval) * alpha + magic, to: BlockWords.self)
     }
 
     /// `matrix` on decoded samples, on table entries, or (where the tones have a line)

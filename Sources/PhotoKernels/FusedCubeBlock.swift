@@ -200,10 +200,8 @@ struct FusedCubeBlock {
     /// rounded up) and the fraction `t − ⌊t⌋`.
     @_transparent
     func cell(_ t: SIMD8<Float>) -> (f: SIMD8<Float>, floor: SIMD8<Float>) {
-        let zero = SIMD8<Float>(repeating: 0), m = SIMD8<Float>(repeating: magic)
-        // The comparison and the replacement use the same operands: one `max` / `min`.
-        var c = zero.replacing(with: t, where: t .> zero)
-        c = c.replacing(with: top, where: c .> top)
+        let m = SIMD8<Float>(repeating: magic)
+        let c = clamped(t, upTo: top)
         let nearest = (c + m) - m
         let up = unsafeBitCast(nearest .> c, to: SIMD8<Int32>.self)
             & unsafeBitCast(SIMD8<Float>(repeating: 1), to: SIMD8<Int32>.self)
@@ -308,7 +306,6 @@ struct FusedCubeBlock {
     @_transparent
     func finishBody(_ p: UnsafeRawPointer, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ s: UnsafeRawPointer,
                     _ gains: UnsafePointer<Float>?, mixing: Bool) {
-        let zero = SIMD4<Float>(repeating: 0)
         let fourthMask = UInt32(0xFF) << UInt32(8 * positions.fourth)
         let e = entries, far = entries + farOffset
         let out = UnsafeMutableRawPointer(d)
@@ -325,9 +322,7 @@ struct FusedCubeBlock {
                 y += keep * SIMD4<Float>(SIMD4<Int32>(truncatingIfNeeded: v))
             }
             if let gains { y *= SIMD4(repeating: gains[x]) }
-            var c = zero.replacing(with: y, where: y .> zero)
-            c = c.replacing(with: maxval, where: c .> maxval)
-            let r = unsafeBitCast(c + magic, to: SIMD4<UInt32>.self)
+            let r = unsafeBitCast(clamped(y, upTo: maxval) + magic, to: SIMD4<UInt32>.self)
             let packed = unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: r), to: UInt32.self)
             out.storeBytes(of: packed | (word & fourthMask), toByteOffset: 4 &* x, as: UInt32.self)
         }

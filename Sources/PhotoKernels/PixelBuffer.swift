@@ -505,11 +505,9 @@ struct RowCodec: Sendable {
     /// bits of a 32-bit word in memory.
     @inline(__always)
     private static func word<P: FourBytePlaces>(_ c: SIMD4<Float>, _: P.Type) -> UInt32 {
-        let zero = SIMD4<Float>(repeating: 0), one = SIMD4<Float>(repeating: 1), m = SIMD4<Float>(repeating: 255)
-        var e = zero.replacing(with: c, where: c .> zero)
-        e = e.replacing(with: one, where: e .> one)
+        let one = SIMD4<Float>(repeating: 1), m = SIMD4<Float>(repeating: 255)
         // The integer sits in the low byte of each lane's pattern (2²³ + k, k ≤ 255).
-        let v = P.memory(unsafeBitCast(e * m + 8_388_608, to: SIMD4<UInt32>.self))
+        let v = P.memory(unsafeBitCast(clamped(c, upTo: one) * m + 8_388_608, to: SIMD4<UInt32>.self))
         return unsafeBitCast(SIMD4<UInt8>(truncatingIfNeeded: v), to: UInt32.self)
     }
 
@@ -566,13 +564,11 @@ struct RowCodec: Sendable {
     private static func encodePremultipliedWords<P: FourBytePlaces>(
         _ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer, _: P.Type,
         alphaLane: SIMDMask<SIMD4<Int32>>, _ lanes: FourByteLanes) {
-        let zero = SIMD4<Float>(repeating: 0), one = SIMD4<Float>(repeating: 1)
+        let one = SIMD4<Float>(repeating: 1)
         // clamp(C′, 0, 1)·a, alpha kept.
         @inline(__always) func premultiplied(_ i: Int) -> SIMD4<Float> {
             let c = source[i]
-            var k = zero.replacing(with: c, where: c .> zero)
-            k = k.replacing(with: one, where: k .> one)
-            return (k * SIMD4(repeating: c.w)).replacing(with: c, where: alphaLane)
+            return (clamped(c, upTo: one) * SIMD4(repeating: c.w)).replacing(with: c, where: alphaLane)
         }
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         var i = encodePremultipliedBlocks(source, count, p, lanes)

@@ -459,14 +459,12 @@ func tripledBytes(_ from: UnsafeRawPointer, offset: Int) -> (SIMD8<UInt32>, SIMD
 /// `2²³ + round_half_even(clamp(x, 0, 1)·m)` (the caller masks them off); `maxval` holds
 /// m ≤ 65535 in every lane.
 ///
-/// `zero.replacing(with: x, where: x .> zero)` is `x > 0 ? x : 0`, so NaN fails the
-/// test and lands on 0 as in the scalar function (one `vmaxps` in the native build, and
-/// the clamp to 1 one `vminps`); adding 2²³ rounds half to even, no `rintf` call.
+/// The clamp sends NaN to 0 as the scalar function does (`clamped(_:upTo:)`: one
+/// `maxps` and one `minps` per 128 bits); adding 2²³ rounds half to even, no `rintf`
+/// call.
 @inline(__always)
 func encodedSamples(_ x: SIMD8<Float>, maxval: SIMD8<Float>) -> SIMD8<UInt32> {
-    let zero = SIMD8<Float>(repeating: 0), one = SIMD8<Float>(repeating: 1)
-    let positive = zero.replacing(with: x, where: x .> zero)
-    let c = one.replacing(with: positive, where: positive .< one)
+    let c = clamped(x, upTo: SIMD8(repeating: 1))
     return unsafeBitCast(c * maxval + SIMD8(repeating: 8_388_608), to: SIMD8<UInt32>.self)
 }
 
