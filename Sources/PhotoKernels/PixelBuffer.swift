@@ -516,7 +516,7 @@ struct RowCodec: Sendable {
     /// Where the build has the Clang module of Intel intrinsics: SSE2's conversion, which
     /// rounds half to even like the `+ 2²³` above, of `minps(1, x)·255` (NaN kept, and
     /// converted to Int32.min like −∞), then the saturating packs, which clamp below
-    /// (see `BytePacking`): five instructions a pixel where the selects, the masks and
+    /// (see `BytePacking`): five instructions a pixel where the clamps, the masks and
     /// the narrowing of one word took about twenty.
     @inline(__always)
     private static func words<P: FourBytePlaces>(_ x0: SIMD4<Float>, _ x1: SIMD4<Float>, _ x2: SIMD4<Float>,

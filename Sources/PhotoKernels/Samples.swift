@@ -460,8 +460,8 @@ func tripledBytes(_ from: UnsafeRawPointer, offset: Int) -> (SIMD8<UInt32>, SIMD
 /// m ≤ 65535 in every lane.
 ///
 /// The clamp sends NaN to 0 as the scalar function does (`clamped(_:upTo:)`: one
-/// `maxps` and one `minps` per 128 bits); adding 2²³ rounds half to even, no `rintf`
-/// call.
+/// `vmaxps` and one `vminps` natively, one `maxps` and one `minps` per half in the
+/// baseline build); adding 2²³ rounds half to even, no `rintf` call.
 @inline(__always)
 func encodedSamples(_ x: SIMD8<Float>, maxval: SIMD8<Float>) -> SIMD8<UInt32> {
     let c = clamped(x, upTo: SIMD8(repeating: 1))

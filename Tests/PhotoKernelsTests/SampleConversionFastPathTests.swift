@@ -120,35 +120,37 @@ struct SampleConversionFastPathTests {
         #expect(SampleCoding.byteQuotient(255) == 1 && SampleCoding.byteQuotient(0).bitPattern == 0)
     }
 
-    @Test("clamped(_:upTo:) is x > 0 ? min(x, m) : 0 in every lane, bit for bit: NaN, ±0, ±∞, subnormals, m itself")
+    @Test("clamped(_:upTo:) is x > 0 ? min(x, m) : 0 in every lane, bit for bit: NaNs, ±0, ±∞, subnormals, m itself")
     func laneClamps() {
         // The clamp every encoder applies before rounding; the baseline x86-64 build
         // takes it from SSE's maxps and minps, whose operand order decides NaN and ±0.
-        let specials: [Float] = [.nan, -.nan, .signalingNaN, 0, -0, .infinity, -.infinity,
+        let specials: [Float] = [.nan, -.nan, .signalingNaN, Float(nan: 0x1234, signaling: false),
+                                 -Float(nan: 5, signaling: true), 0.0, -0.0, .infinity, -.infinity,
                                  .leastNonzeroMagnitude, -.leastNonzeroMagnitude, .greatestFiniteMagnitude,
                                  -1, 0.5, 1, 1.5, 254.5, 255, 255.00002, 256, 65535, 65536, -65536]
         func expected(_ x: Float, _ m: Float) -> Float { x > 0 ? (x > m ? m : x) : 0 }
+        func lanes(_ k: Int, _ j: Int) -> Float { specials[(k + 3 * j) % specials.count] }
         var wrong: [String] = []
         for m: Float in [1, 255, 65535] {
             for k in specials.indices {
                 // Every value in every lane: lane j holds specials[(k + 3j) mod n].
-                let four = SIMD4<Float>((0..<4).map { specials[(k + 3 * $0) % specials.count] })
-                let eight = SIMD8<Float>((0..<8).map { specials[(k + 3 * $0) % specials.count] })
+                let four = SIMD4<Float>((0..<4).map { lanes(k, $0) })
+                let eight = SIMD8<Float>((0..<8).map { lanes(k, $0) })
+                let sixteen = SIMD16<Float>((0..<16).map { lanes(k, $0) })
                 let c4 = clamped(four, upTo: SIMD4(repeating: m)), c8 = clamped(eight, upTo: SIMD8(repeating: m))
-                let p4 = positivePart(four), p8 = positivePart(eight)
-                for j in 0..<4 where c4[j].bitPattern != expected(four[j], m).bitPattern
-                    || p4[j].bitPattern != expected(four[j], .infinity).bitPattern {
-                    wrong.append("4 lanes: \(four[j]) at m = \(m)")
-                }
-                for j in 0..<8 where c8[j].bitPattern != expected(eight[j], m).bitPattern
-                    || p8[j].bitPattern != expected(eight[j], .infinity).bitPattern {
-                    wrong.append("8 lanes: \(eight[j]) at m = \(m)")
+                let c16 = clamped(sixteen, upTo: SIMD16(repeating: m))
+                let p4 = positivePart(four), p8 = positivePart(eight), p16 = positivePart(sixteen)
+                for j in 0..<16 {
+                    let x = lanes(k, j), clamp = expected(x, m).bitPattern, positive = expected(x, .infinity).bitPattern
+                    if c16[j].bitPattern != clamp || p16[j].bitPattern != positive { wrong.append("16 lanes: \(x) at m = \(m)") }
+                    if j < 8, c8[j].bitPattern != clamp || p8[j].bitPattern != positive { wrong.append("8 lanes: \(x) at m = \(m)") }
+                    if j < 4, c4[j].bitPattern != clamp || p4[j].bitPattern != positive { wrong.append("4 lanes: \(x) at m = \(m)") }
                 }
             }
         }
         #expect(wrong.isEmpty, "\(wrong.prefix(8))")
         // Hand-computed: NaN and −0 give +0 (bits 0), 300 gives 255.
-        let c = clamped(SIMD4<Float>(.nan, -0, 300, 7.25), upTo: SIMD4(repeating: 255))
+        let c = clamped(SIMD4<Float>(.nan, -0.0, 300, 7.25), upTo: SIMD4(repeating: 255))
         #expect(c[0].bitPattern == 0 && c[1].bitPattern == 0 && c[2] == 255 && c[3] == 7.25)
     }
 
