@@ -203,10 +203,13 @@ public struct ToneCurve: PixelKernel, Hashable {
     /// instruction (AVX2's `vblendvps`, NEON's `bsl`).
     func applyPairs(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
         schedule.table.withUnsafeBufferPointer { table in
-            ToneCurve.applyVector(p, count: count, table: table.baseAddress!,
-                                  masterKnots: schedule.masterKnots, channelKnots: schedule.channelKnots,
-                                  channelOffset: schedule.channelOffset,
-                                  masterKeep: schedule.masterKeep, channelKeep: schedule.channelKeep)
+            schedule.masterBySegment.withUnsafeBufferPointer { bySegment in
+                ToneCurve.applyVector(p, count: count, table: table.baseAddress!,
+                                      masterKnots: schedule.masterKnots, channelKnots: schedule.channelKnots,
+                                      channelOffset: schedule.channelOffset,
+                                      masterKeep: schedule.masterKeep, channelKeep: schedule.channelKeep,
+                                      masterBySegment: bySegment.isEmpty ? nil : bySegment.baseAddress)
+            }
         }
     }
 
@@ -255,13 +258,15 @@ public struct ToneCurve: PixelKernel, Hashable {
     @inline(never)
     static func applyVector(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, table: UnsafePointer<SIMD8<Float>>,
                             masterKnots: Int, channelKnots: Int, channelOffset: Int,
-                            masterKeep: SIMDMask<SIMD8<Int32>>, channelKeep: SIMDMask<SIMD8<Int32>>) {
+                            masterKeep: SIMDMask<SIMD8<Int32>>, channelKeep: SIMDMask<SIMD8<Int32>>,
+                            masterBySegment: UnsafePointer<SIMD8<Float>>?) {
         if pixelsBeforePairBoundary(p, count: count) != 0, count > 1 {
             applyVector(p, count: 1, table: table, masterKnots: masterKnots, channelKnots: channelKnots,
-                        channelOffset: channelOffset, masterKeep: masterKeep, channelKeep: channelKeep)
+                        channelOffset: channelOffset, masterKeep: masterKeep, channelKeep: channelKeep,
+                        masterBySegment: masterBySegment)
             return applyVector(p + 1, count: count &- 1, table: table, masterKnots: masterKnots,
                                channelKnots: channelKnots, channelOffset: channelOffset,
-                               masterKeep: masterKeep, channelKeep: channelKeep)
+                               masterKeep: masterKeep, channelKeep: channelKeep, masterBySegment: masterBySegment)
         }
         typealias V = SIMD8<Float>
         let channelTable = table + channelOffset
@@ -282,7 +287,12 @@ public struct ToneCurve: PixelKernel, Hashable {
             var v0 = raw.loadUnaligned(fromByteOffset: offset, as: V.self)
             var v1 = raw.loadUnaligned(fromByteOffset: offset &+ 32, as: V.self)
             if masterKnots > 0 {
+                #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+                let (y0, y1) = masterBySegment.map { evaluatePermuted(v0, v1, table, knots: masterKnots, bySegment: $0) }
+                    ?? evaluate(v0, v1, table, knots: masterKnots)
+                #else
                 let (y0, y1) = evaluate(v0, v1, table, knots: masterKnots)
+                #endif
                 v0 = y0.replacing(with: v0, where: masterKeep)
                 v1 = y1.replacing(with: v1, where: masterKeep)
             }
@@ -370,6 +380,37 @@ public struct ToneCurve: PixelKernel, Hashable {
                 cubic1.replacing(with: a1 + b1 * t1, where: (x1 .< first) .| (x1 .>= last)))
     }
 
+    #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
+    /// `evaluate(_:_:_:knots:)` for a stage whose colour lanes run one curve of at most
+    /// seven knots (the master): each lane's segment counted as its knots `≤ x` (a
+    /// compare and a subtraction per knot, where the select chain takes seven), then
+    /// each of the six coefficients picked by one `vpermps` from `bySegment`, whose
+    /// vector `j` holds coefficient `j` of segment `s` in lane `s`
+    /// (`Schedule.masterBySegment`). The same segment and the same arithmetic, so the
+    /// same bits: NaN and lanes without knots (alpha) count none, as they select none.
+    @_transparent
+    static func evaluatePermuted(_ x0: SIMD8<Float>, _ x1: SIMD8<Float>, _ table: UnsafePointer<SIMD8<Float>>,
+                                 knots: Int, bySegment: UnsafePointer<SIMD8<Float>>) -> (SIMD8<Float>, SIMD8<Float>) {
+        var s0 = SIMD8<Int32>(), s1 = SIMD8<Int32>()
+        for k in 0..<knots {
+            let knot = table[2 &+ k]
+            s0 &-= unsafeBitCast(x0 .>= knot, to: SIMD8<Int32>.self)
+            s1 &-= unsafeBitCast(x1 .>= knot, to: SIMD8<Int32>.self)
+        }
+        let i0 = unsafeBitCast(s0, to: __m256i.self), i1 = unsafeBitCast(s1, to: __m256i.self)
+        @_transparent func pick(_ j: Int, _ i: __m256i) -> SIMD8<Float> { _mm256_permutevar8x32_ps(bySegment[j], i) }
+        let base0 = pick(0, i0), inverseWidth0 = pick(1, i0), a0 = pick(2, i0), b0 = pick(3, i0)
+        let c0 = pick(4, i0), d0 = pick(5, i0)
+        let base1 = pick(0, i1), inverseWidth1 = pick(1, i1), a1 = pick(2, i1), b1 = pick(3, i1)
+        let c1 = pick(4, i1), d1 = pick(5, i1)
+        let first = table[0], last = table[1]
+        let t0 = (x0 - base0) * inverseWidth0, t1 = (x1 - base1) * inverseWidth1
+        let cubic0 = a0 + t0 * (b0 + t0 * (c0 + t0 * d0)), cubic1 = a1 + t1 * (b1 + t1 * (c1 + t1 * d1))
+        return (cubic0.replacing(with: a0 + b0 * t0, where: (x0 .< first) .| (x0 .>= last)),
+                cubic1.replacing(with: a1 + b1 * t1, where: (x1 .< first) .| (x1 .>= last)))
+    }
+    #endif
+
     /// The schedule for builds without AVX2: one pixel per `SIMD4<Float>`, each stage
     /// restoring the lanes it must not change (alpha; identity channels) by mask.
     ///
@@ -451,6 +492,11 @@ public struct ToneCurve: PixelKernel, Hashable {
         let channelOffset: Int
         /// Both stages' tables (see `evaluate`), lanes `R G B A R G B A`.
         let table: [SIMD8<Float>]
+        /// The master stage's six coefficients by segment for `evaluatePermuted`: vector
+        /// `j` holds coefficient `j` (`base, 1/h, a, b, c, d`) of segment `s` in lane `s`.
+        /// Empty without a master or with more than seven knots (more than eight
+        /// segments).
+        let masterBySegment: [SIMD8<Float>]
         /// Both stages' knots for `applyGathered` (`evaluateGathered`), lanes `R G B A`.
         let bounds: [SIMD4<Float>]
         /// Both stages' coefficients for `applyGathered`, by stage, channel and segment.
@@ -476,6 +522,12 @@ public struct ToneCurve: PixelKernel, Hashable {
             channelKnots = c.map { $0?.count ?? 0 }.max() ?? 0
             channelOffset = masterTable.count
             table = masterTable + channelTable
+            let knots = masterKnots
+            masterBySegment = knots == 0 || knots > 7 ? [] : (0..<6).map { j in
+                var v = SIMD8<Float>(repeating: 0)
+                for s in 0...knots { v[s] = masterTable[2 + knots + 6 * s + j][0] }
+                return v
+            }
             let masterGathered = Schedule.gatheredTables(masterTable, knots: masterKnots)
             let channelGathered = Schedule.gatheredTables(channelTable, knots: channelKnots)
             bounds = masterGathered.bounds + channelGathered.bounds

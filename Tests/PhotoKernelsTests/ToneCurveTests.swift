@@ -232,7 +232,7 @@ struct ToneCurveTests {
         #expect(worstScalar < 3e-6 && worstVector < 3e-6, "worst relative error: scalar \(worstScalar), vector \(worstVector)")
     }
 
-    @Test("the two vector schedules (pairs with selects, gathered) give the same bits on widths 1…33, in every build")
+    @Test("the two vector schedules (pairs with selects or permutes, gathered) give the same bits on widths 1…33, in every build")
     func schedulesAgree() throws {
         // Values at and around every knot, outside the curves, and the specials.
         var specials: [Float] = [0, -0.0, 1, -1, 2, .infinity, -.infinity, .nan, Float(bitPattern: 0x7FC0_1234),
@@ -240,12 +240,18 @@ struct ToneCurveTests {
         for k in 0...15 { specials += [Float(k) / 15, (Float(k) / 15).nextUp, (Float(k) / 15).nextDown] }
         var rng = SeededGenerator(seed: 91)
         let randoms = (0..<200).map { _ in Float.random(in: -0.5...1.5, using: &rng) }
+        let seven: [(Double, Double)] = (0..<7).map { k in let x = Double(k) / 6; return (x, x.squareRoot()) }
+        let eight: [(Double, Double)] = (0..<8).map { k in let x = Double(k) / 7; return (x, x * x) }
         let curves = curveSamples + [
             // The most knots each stage may have, with channels of different counts.
             ToneCurve(master: points((0..<16).map { (Double($0) / 15, Double($0 * $0) / 225) }),
                       red: points((0..<16).map { (Double($0) / 15, 1 - Double($0) / 15) }),
                       green: points([(0, 0.2), (1, 0.8)]),
                       blue: points((0..<9).map { (Double($0) / 8, (Double($0) / 8).squareRoot()) })),
+            // Where the build targets AVX2 a master of up to seven knots picks its
+            // coefficients by permutes, one of eight or more by the select chain.
+            ToneCurve(master: points(seven)),
+            ToneCurve(master: points(eight), red: points([(0, 0.1), (0.5, 0.4), (1, 0.9)])),
         ]
         for (n, curve) in curves.enumerated() {
             // This curve's own knots, and their neighbours, too.
