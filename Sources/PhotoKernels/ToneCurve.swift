@@ -255,6 +255,11 @@ public struct ToneCurve: PixelKernel, Hashable {
     /// does the same arithmetic whichever way it is grouped, so the bits do not depend
     /// on the row's length or a pixel's place. A first pixel off a 32-byte boundary goes
     /// alone (`pixelsBeforePairBoundary`).
+    ///
+    /// `masterBySegment` (`Schedule.masterBySegment`, or `nil`): where the build targets
+    /// AVX2, the two-vector steps take the master stage's coefficients by permutes
+    /// (`evaluatePermuted`), the same bits as the chain, which the last pair and pixel
+    /// keep.
     @inline(never)
     static func applyVector(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, table: UnsafePointer<SIMD8<Float>>,
                             masterKnots: Int, channelKnots: Int, channelOffset: Int,
