@@ -195,19 +195,17 @@ enum ChannelWords {
     /// sample clamped to [0, m] (NaN → 0) and rounded half to even, as
     /// `FusedBlock.encode` does, to the bit (`maxval` holds m ≤ 65535 in every lane).
     ///
-    /// `maxps(x, 0)` is `x > 0 ? x : 0`, so NaN and −∞ give 0; `minps(m, x)` then takes
-    /// +∞ and every value past m to m, and the conversion rounds half to even (the
-    /// default MXCSR mode). Clamping before rounding gives the same integer (m is an
+    /// `clamped(_:upTo:)` (`maxps(x, 0)`, so NaN and −∞ give 0, then `minps` with m,
+    /// which takes +∞ and every value past m to m), and the conversion rounds half to
+    /// even (the default MXCSR mode). Clamping before rounding gives the same integer (m is an
     /// integer, and rounding is monotone). Green's words are shifted above red's, blue's
     /// are ORed under the fourth samples, and interleaving the two puts each pixel back
     /// in its two lanes.
     @_transparent
     static func packing(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>, maxval m: SIMD8<Float>,
                         second: SIMD8<UInt32>) -> (SIMD8<UInt32>, SIMD8<UInt32>) {
-        let zero = _mm_setzero_ps(), fourth = _mm_set1_epi32(Int32(bitPattern: 0xFFFF_0000))
-        @_transparent func words(_ x: SIMD4<Float>, _ m: SIMD4<Float>) -> __m128i {
-            _mm_cvtps_epi32(_mm_min_ps(m, _mm_max_ps(x, zero)))
-        }
+        let fourth = _mm_set1_epi32(Int32(bitPattern: 0xFFFF_0000))
+        @_transparent func words(_ x: SIMD4<Float>, _ m: SIMD4<Float>) -> __m128i { _mm_cvtps_epi32(clamped(x, upTo: m)) }
         @_transparent func pixels(_ r: SIMD4<Float>, _ g: SIMD4<Float>, _ b: SIMD4<Float>, _ m: SIMD4<Float>,
                                   _ second: SIMD4<UInt32>) -> SIMD8<UInt32> {
             let rg = _mm_or_si128(words(r, m), _mm_slli_epi32(words(g, m), 16))
