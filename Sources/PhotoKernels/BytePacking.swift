@@ -86,6 +86,37 @@ enum BytePacking {
         let high = unsafeBitCast(_mm_unpackhi_epi16(rg, bw), to: SIMD4<UInt32>.self)
         return SIMD8(lowHalf: low, highHalf: high) | fourth
     }
+
+    /// A block of eight premultiplied R G B A pixels of the fused 8-bit schedule in the
+    /// baseline build, from its straight channels on the samples' scale, their
+    /// `alpha` (`A/m`, at most 1) and its fourth bytes (the alpha bytes, the other bytes
+    /// zero): each sample `min(m, x)·A/m` rounded half to even and clamped below at 0,
+    /// as `FusedBlock.encode` gives it with `alpha` (NaN → 0), m ≤ 255.
+    ///
+    /// Where `x` is not negative, `min(m, x)` is the clamp's own number, so the product
+    /// and its rounding are the same bits. Below 0 the product is at most 0 and rounds
+    /// to an integer of at most 0, which the word `max` with 0 takes to 0, as the
+    /// clamp's 0 rounds; NaN (kept by `minps`, or from −∞ times 0) converts to
+    /// Int32.min, which the signed pack takes to −32768 and the `max` to 0. The words
+    /// are then bytes, packed as `rgbaBlock` packs them without saturation: one `minps`,
+    /// one multiply and a conversion per half and channel where the portable encoding
+    /// clamps twice, multiplies, adds, masks and shifts. (Written with the saturating
+    /// packs instead, the optimiser reordered the block's lanes to suit them: its loads
+    /// in halves and a shuffle per decoded vector, slower than the portable encoding.)
+    @inline(__always)
+    static func premultipliedRGBABlock(_ r: SIMD8<Float>, _ g: SIMD8<Float>, _ b: SIMD8<Float>,
+                                       alpha: SIMD8<Float>, maxval m: SIMD8<Float>,
+                                       fourth: SIMD8<UInt32>) -> SIMD8<UInt32> {
+        let zero = _mm_setzero_si128()
+        @inline(__always) func words(_ x: SIMD8<Float>) -> __m128i {
+            _mm_max_epi16(_mm_packs_epi32(_mm_cvtps_epi32(_mm_min_ps(m.lowHalf, x.lowHalf) * alpha.lowHalf),
+                                          _mm_cvtps_epi32(_mm_min_ps(m.highHalf, x.highHalf) * alpha.highHalf)), zero)
+        }
+        let rg = _mm_or_si128(words(r), _mm_slli_epi16(words(g), 8)), bw = words(b)
+        let low = unsafeBitCast(_mm_unpacklo_epi16(rg, bw), to: SIMD4<UInt32>.self)
+        let high = unsafeBitCast(_mm_unpackhi_epi16(rg, bw), to: SIMD4<UInt32>.self)
+        return SIMD8(lowHalf: low, highHalf: high) | fourth
+    }
     #endif
 
     /// Whether `rgba8` encodes eight pixels per step: on x86-64, where the intrinsics

@@ -33,8 +33,8 @@
 // lies on it), so the path never changes a result; the matrix broadcasts stay in
 // registers; the result is clamped with two lane selects (one `max`, one `min`),
 // rounded by adding 2²³, and repacked from the low mantissa bits with shifts and ORs
-// (the baseline build's straight RGBA loops: SSE2's conversion and packs instead,
-// `BytePacking.rgbaBlock`; the 16-bit loops where the build targets AVX2: the
+// (the baseline build's RGBA loops, straight and premultiplied: SSE2's conversion and
+// packs instead, `BytePacking.rgbaBlock` and `premultipliedRGBABlock`; the 16-bit loops where the build targets AVX2: the
 // conversion and a saturating pack, `PairLanes.packing`; the baseline build's 16-bit
 // loops: SSE2's conversion after the two clamps, `ChannelWords.packing`).
 // Every combination of table, matrix form and gain is its own loop (`@inline(never)`
@@ -752,13 +752,16 @@ struct FusedBlock: @unchecked Sendable {
                 }
                 let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
                 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
-                // The baseline build rounds, clamps and packs straight R G B A with SSE2's
-                // conversion and packs (`BytePacking.rgbaBlock`).
-                if L.positions == .rgba && !premultiplied {
+                // The baseline build rounds, clamps and packs R G B A, straight or
+                // premultiplied, with SSE2's conversion and packs (`BytePacking`).
+                if L.positions == .rgba {
                     let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
-                    output.storeBytes(of: BytePacking.rgbaBlock(x, y, z, maxval: maxval, fourth: v & fourthMask,
-                                                                saturating: saturating),
-                                      toByteOffset: offset, as: BlockWords.self)
+                    let out = if let alpha {
+                        BytePacking.premultipliedRGBABlock(x, y, z, alpha: alpha, maxval: maxval, fourth: v & fourthMask)
+                    } else {
+                        BytePacking.rgbaBlock(x, y, z, maxval: maxval, fourth: v & fourthMask, saturating: saturating)
+                    }
+                    output.storeBytes(of: out, toByteOffset: offset, as: BlockWords.self)
                     offset &+= blockBytes8
                     continue
                 }

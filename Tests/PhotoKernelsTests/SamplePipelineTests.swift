@@ -623,6 +623,44 @@ struct SamplePipelineTests {
             }
         }
     }
+
+    @Test("the baseline build's SSE2 packing of a premultiplied block gives the portable encoding's bytes: every alpha A/m, NaN, ±∞, −0, negatives, ties and values past maxval, at maxval 1, 100 and 255")
+    func sse2PremultipliedBlockPacking() {
+        let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, -0.4, -0.5, -1e10, -3e9, 0.5, 1.5, 2.5, 99.5,
+                                 100.5, 254.5, 255.5, 3e9, 1e10]
+        var rng = SeededGenerator(seed: 5)
+        for maxval in [1, 100, 255] {
+            let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: maxval, tables: nil, positions: .rgba,
+                                   premultiplied: true, largestGain: 1)
+            // Every alpha the block computes, A·(1/m) for A = 0…m, and 1 for opaque blocks.
+            let alphas = (0...maxval).map { Float($0) * block.inverseMaxval[0] } + [1]
+            for round in 0..<(8 * (maxval + 2)) {
+                let r = packingLanes(specials, maxval: maxval, using: &rng), g = packingLanes(specials, maxval: maxval, using: &rng)
+                let b = packingLanes(specials, maxval: maxval, using: &rng)
+                // Each alpha in lane `round % 8` once, random ones in the others.
+                var alpha = SIMD8<Float>((0..<8).map { _ in alphas.randomElement(using: &rng)! })
+                alpha[round % 8] = alphas[(round / 8) % alphas.count]
+                let fourth = SIMD8<UInt32>((0..<8).map { _ in UInt32.random(in: 0...255, using: &rng) << 24 })
+                let byte = SIMD8<UInt32>(repeating: 0xFF)
+                let portable = block.encode(r, alpha) & byte | (block.encode(g, alpha) & byte) &<< 8
+                    | (block.encode(b, alpha) & byte) &<< 16 | fourth
+                let packed = BytePacking.premultipliedRGBABlock(r, g, b, alpha: alpha, maxval: block.maxval, fourth: fourth)
+                #expect(packed == portable, "maxval \(maxval): \(r), \(g), \(b), alpha \(alpha): \(packed) vs \(portable)")
+            }
+        }
+        // Hand-computed, at alpha 128/255: 200 → 100.39… → 100, 300 clamped to 255 →
+        // 128.00001 → 128, −7 → −3.5 → −4 → 0, NaN → 0, G 60 → 30, B 1.5 → 0.75 → 1; at
+        // alpha 1 the ties 127.5 and 1.5 → 128 and 2 (even); at alpha 0 every sample 0.
+        let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: 255, tables: nil, positions: .rgba,
+                               premultiplied: true, largestGain: 1)
+        let half = Float(128) * block.inverseMaxval[0]
+        let packed = BytePacking.premultipliedRGBABlock(
+            SIMD8(200, 300, -7, .nan, 127.5, 10, 255, 0), SIMD8(repeating: 60), SIMD8(repeating: 1.5),
+            alpha: SIMD8(half, half, half, half, 1, 0, 1, 1), maxval: block.maxval,
+            fourth: SIMD8(repeating: 0x7F00_0000))
+        #expect(packed == SIMD8<UInt32>(0x7F01_1E64, 0x7F01_1E80, 0x7F01_1E00, 0x7F01_1E00,
+                                         0x7F02_3C80, 0x7F00_0000, 0x7F02_3CFF, 0x7F02_3C00))
+    }
     #endif
 
     @Test("packing by saturation only where every result is known within ±2³⁰: maxval 255, straight pixels, bounded coefficients, table entries and gains")
