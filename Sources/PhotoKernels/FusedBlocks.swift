@@ -33,10 +33,11 @@
 // lies on it), so the path never changes a result; the matrix broadcasts stay in
 // registers; the result is clamped with two lane selects (one `max`, one `min`),
 // rounded by adding 2²³, and repacked from the low mantissa bits with shifts and ORs
-// (the baseline build's RGBA loops, straight and premultiplied: SSE2's conversion and
-// packs instead, `BytePacking.rgbaBlock` and `premultipliedRGBABlock`; the 16-bit loops where the build targets AVX2: the
-// conversion and a saturating pack, `PairLanes.packing`; the baseline build's 16-bit
-// loops: SSE2's conversion after the two clamps, `ChannelWords.packing`).
+// (the baseline build's RGBA and BGRA loops, straight and premultiplied: SSE2's
+// conversion and packs instead, `BytePacking.rgbaBlock` and
+// `BytePacking.premultipliedRGBABlock`; the 16-bit loops where the build targets
+// AVX2: the conversion and a saturating pack, `PairLanes.packing`; the baseline
+// build's 16-bit loops: SSE2's conversion after the two clamps, `ChannelWords.packing`).
 // Every combination of table, matrix form and gain is its own loop (`@inline(never)`
 // entry, `@_transparent` body), so no flag is tested per pixel; the loops come twice,
 // with RGBA's channel positions as constants (BGRA too, red and blue exchanged) and

@@ -637,7 +637,7 @@ struct SamplePipelineTests {
             for round in 0..<(8 * (maxval + 2)) {
                 let r = packingLanes(specials, maxval: maxval, using: &rng), g = packingLanes(specials, maxval: maxval, using: &rng)
                 let b = packingLanes(specials, maxval: maxval, using: &rng)
-                // Each alpha in lane `round % 8` once, random ones in the others.
+                // Every alpha once in every lane (lane `round % 8`), random ones in the others.
                 var alpha = SIMD8<Float>((0..<8).map { _ in alphas.randomElement(using: &rng)! })
                 alpha[round % 8] = alphas[(round / 8) % alphas.count]
                 let fourth = SIMD8<UInt32>((0..<8).map { _ in UInt32.random(in: 0...255, using: &rng) << 24 })
@@ -649,17 +649,18 @@ struct SamplePipelineTests {
             }
         }
         // Hand-computed, at alpha 128/255: 200 → 100.39… → 100, 300 clamped to 255 →
-        // 128.00001 → 128, −7 → −3.5 → −4 → 0, NaN → 0, G 60 → 30, B 1.5 → 0.75 → 1; at
-        // alpha 1 the ties 127.5 and 1.5 → 128 and 2 (even); at alpha 0 every sample 0.
+        // exactly 128, −7 → −3.51… → −4 → 0, NaN → 0, G 60 → 30.1… → 30, B 1.5 → 0.75… → 1;
+        // at alpha 1 the ties 126.5 and 2.5 → 126 and 2 (to even, where half up gives 127
+        // and 3), 1.5 → 2; at alpha 0 every sample 0.
         let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: 255, tables: nil, positions: .rgba,
                                premultiplied: true, largestGain: 1)
         let half = Float(128) * block.inverseMaxval[0]
         let packed = BytePacking.premultipliedRGBABlock(
-            SIMD8(200, 300, -7, .nan, 127.5, 10, 255, 0), SIMD8(repeating: 60), SIMD8(repeating: 1.5),
+            SIMD8(200, 300, -7, .nan, 126.5, 10, 255, 0), SIMD8(repeating: 60), SIMD8(1.5, 1.5, 1.5, 1.5, 2.5, 1.5, 1.5, 1.5),
             alpha: SIMD8(half, half, half, half, 1, 0, 1, 1), maxval: block.maxval,
             fourth: SIMD8(repeating: 0x7F00_0000))
         #expect(packed == SIMD8<UInt32>(0x7F01_1E64, 0x7F01_1E80, 0x7F01_1E00, 0x7F01_1E00,
-                                         0x7F02_3C80, 0x7F00_0000, 0x7F02_3CFF, 0x7F02_3C00))
+                                         0x7F02_3C7E, 0x7F00_0000, 0x7F02_3CFF, 0x7F02_3C00))
     }
     #endif
 
