@@ -197,8 +197,8 @@ enum ChannelWords {
     ///
     /// `clamped(_:upTo:)` (`maxps(x, 0)`, so NaN and −∞ give 0, then `minps` with m,
     /// which takes +∞ and every value past m to m), and the conversion rounds half to
-    /// even (the default MXCSR mode). Clamping before rounding gives the same integer (m is an
-    /// integer, and rounding is monotone). Green's words are shifted above red's, blue's
+    /// even (the default MXCSR mode). Clamping before rounding gives the same integer
+    /// (m is an integer, and rounding is monotone). Green's words are shifted above red's, blue's
     /// are ORed under the fourth samples, and interleaving the two puts each pixel back
     /// in its two lanes.
     @_transparent

@@ -499,8 +499,8 @@ public struct ToneCurve: PixelKernel, Hashable {
         let table: [SIMD8<Float>]
         /// The master stage's six coefficients by segment for `evaluatePermuted`: vector
         /// `j` holds coefficient `j` (`base, 1/h, a, b, c, d`) of segment `s` in lane `s`.
-        /// Empty without a master or with more than seven knots (more than eight
-        /// segments).
+        /// Empty without a master, with more than seven knots (more than eight
+        /// segments), and where the build does not target AVX2 (which alone reads it).
         let masterBySegment: [SIMD8<Float>]
         /// Both stages' knots for `applyGathered` (`evaluateGathered`), lanes `R G B A`.
         let bounds: [SIMD4<Float>]
@@ -527,12 +527,16 @@ public struct ToneCurve: PixelKernel, Hashable {
             channelKnots = c.map { $0?.count ?? 0 }.max() ?? 0
             channelOffset = masterTable.count
             table = masterTable + channelTable
+            #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
             let knots = masterKnots
             masterBySegment = knots == 0 || knots > 7 ? [] : (0..<6).map { j in
                 var v = SIMD8<Float>(repeating: 0)
                 for s in 0...knots { v[s] = masterTable[2 + knots + 6 * s + j][0] }
                 return v
             }
+            #else
+            masterBySegment = []
+            #endif
             let masterGathered = Schedule.gatheredTables(masterTable, knots: masterKnots)
             let channelGathered = Schedule.gatheredTables(channelTable, knots: channelKnots)
             bounds = masterGathered.bounds + channelGathered.bounds
