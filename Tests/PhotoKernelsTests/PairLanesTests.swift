@@ -190,5 +190,41 @@ struct PairLanesTests {
             }
         }
     }
+
+    @Test("the baseline build's signed packing at maxval 65535: on channels 32768 below the samples' scale, the portable encoding's words of the samples (ties to even, below 0, past 65535, to ±2³⁰), every fourth sample kept")
+    func signedChannelWords() {
+        let block = FusedBlock(matrix: ColorMatrixKernel(.identity), maxval: 65535, tables: nil, positions: .rgba,
+                               largestGain: 1)
+        #expect(block.packsWordsBySaturation)
+        // Samples whose value less 32768 is exact in Float (below 2^24 in magnitude,
+        // halves included), and the ends of the range the block allows.
+        let specials: [Float] = [-0x1p30, -1e9, -65536, -1.5, -0.5, -0.25, 0, 0.5, 1.5, 2.5, 32767.5, 32768.5,
+                                 65533.5, 65534.5, 65535, 65535.25, 65535.5, 65536, 1e9, 0x1p30]
+        var rng = SeededGenerator(seed: 7)
+        func samples() -> SIMD8<Float> {
+            SIMD8((0..<8).map { _ in
+                Bool.random(using: &rng) ? specials.randomElement(using: &rng)!
+                    : Float(Int.random(in: -8...131_078, using: &rng)) / 2
+            })
+        }
+        let word = SIMD8<UInt32>(repeating: 0xFFFF), shift = SIMD8<Float>(repeating: 32768)
+        for _ in 0..<2048 {
+            let (r, g, b) = (samples(), samples(), samples())
+            let second = SIMD8<UInt32>((0..<8).map { _ in UInt32.random(in: 0...UInt32.max, using: &rng) })
+            let (o0, o1) = ChannelWords.signedPacking(r - shift, g - shift, b - shift, second: second,
+                                                      fourthBits: block.fourthSampleBits)
+            let portableFirst = block.encode(r, nil) & word | (block.encode(g, nil) & word) &<< 16
+            let portableSecond = block.encode(b, nil) & word | second & ~word
+            let (back0, back1) = ChannelWords.lanes(o0, o1)
+            #expect(back0 == portableFirst, "\(r), \(g): \(back0) vs \(portableFirst)")
+            #expect(back1 == portableSecond, "\(b): \(back1) vs \(portableSecond)")
+        }
+        // Hand-computed: 2.5 → 2 and 3.5 → 4 (ties to even), −3 → 0, 70000 → 65535.
+        let r = SIMD8<Float>(2.5, 3.5, -3, 70000, 0, 65535, 1, 32768) - shift
+        let (o0, _) = ChannelWords.signedPacking(r, r, r, second: SIMD8(repeating: 0xABCD_0000),
+                                                 fourthBits: block.fourthSampleBits)
+        #expect(o0 == SIMD8<UInt32>(0x0002_0002, 0xABCD_0002, 0x0004_0004, 0xABCD_0004,
+                                    0, 0xABCD_0000, 0xFFFF_FFFF, 0xABCD_FFFF))
+    }
     #endif
 }
