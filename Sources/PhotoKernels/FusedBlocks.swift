@@ -202,11 +202,16 @@ struct BlockMatrix {
     func apply(_ r: BlockFloats, _ g: BlockFloats, _ b: BlockFloats, relative: Bool,
                greenBias: BlockFloats? = nil) -> (BlockFloats, BlockFloats, BlockFloats) {
         if relative {
-            let rg = r - g, bg = b - g
-            let green = (greenBias == nil ? g : g - greenBias.unsafelyUnwrapped) * greenGain + t0
-            return (m00 * rg + m02 * bg + green, m10 * rg + m12 * bg + green, m20 * rg + m22 * bg + green)
+            return applyRelative(r - g, b - g, green: greenBias == nil ? g : g - greenBias.unsafelyUnwrapped)
         }
         return (m00 * r + m02 * b + m01 * g + t0, m10 * r + m12 * b + m11 * g + t1, m20 * r + m22 * b + m21 * g + t2)
+    }
+
+    /// The relative form on the steps `R − G` and `B − G` and on green itself.
+    @_transparent
+    func applyRelative(_ rg: BlockFloats, _ bg: BlockFloats, green g: BlockFloats) -> (BlockFloats, BlockFloats, BlockFloats) {
+        let green = g * greenGain + t0
+        return (m00 * rg + m02 * bg + green, m10 * rg + m12 * bg + green, m20 * rg + m22 * bg + green)
     }
 }
 
@@ -481,6 +486,17 @@ struct FusedBlock: @unchecked Sendable {
     func scaled(_ r: BlockFloats, _ g: BlockFloats, _ b: BlockFloats, relative: Bool, gain: BlockFloats?,
                 greenBias: BlockFloats? = nil, signedWords: Bool = false) -> (BlockFloats, BlockFloats, BlockFloats) {
         var (x, y, z) = (signedWords ? signedWordMatrix : matrix).apply(r, g, b, relative: relative, greenBias: greenBias)
+        if let gain {
+            x = gain * x; y = gain * y; z = gain * z
+        }
+        return (x, y, z)
+    }
+
+    /// `scaled` in the relative form from the steps `R − G`, `B − G` and green.
+    @_transparent
+    func scaledSteps(_ rg: BlockFloats, _ bg: BlockFloats, green g: BlockFloats, gain: BlockFloats?,
+                     signedWords: Bool) -> (BlockFloats, BlockFloats, BlockFloats) {
+        var (x, y, z) = (signedWords ? signedWordMatrix : matrix).applyRelative(rg, bg, green: g)
         if let gain {
             x = gain * x; y = gain * y; z = gain * z
         }
@@ -974,13 +990,15 @@ struct FusedBlock: @unchecked Sendable {
     /// halves without `vpermilps`, took ten; and the fourth sample is neither converted
     /// nor multiplied (the baseline build's `pipeline/rgba16/adjustments/simd4` 1.57×
     /// as fast). The arithmetic is `body8`'s (`BlockMatrix.apply`), the relative form's
-    /// channels as `2²³ + c` like its bytes, so the results may differ from the pair
+    /// channels as `2²³ + c` like its bytes, or in the loops without tables and gains
+    /// its steps `R − G` and `B − G` taken in `Int32` and converted (the same numbers,
+    /// one instruction fewer per half block), so the results may differ from the pair
     /// lanes' only as SPEC §8 allows, near a tie. Pixels whose red is not word 0 are
     /// rotated by whole words to RGBA's positions on load and back on store. `line` as
     /// in `body8`. At maxval 65535 without gains (`packsWordsBySaturation`) the
     /// results are computed 32768 below the samples' scale (`signedWordMatrix`) and
-    /// packed by `ChannelWords.signedPacking`, with no `maxps` or `minps`: 1.045× on
-    /// `pipeline/rgba16/adjustments/simd4` at 12 MP on a Zen 3.
+    /// packed by `ChannelWords.signedPacking`, with no `maxps` or `minps`. The two
+    /// together: `pipeline/rgba16/adjustments/simd4` 1.07–1.08× at 12 MP on a Zen 3.
     @_transparent
     func body16<L: BlockLayout>(_ s: UnsafePointer<UInt16>, _ d: UnsafeMutablePointer<UInt16>, _ blocks: Int,
                                 _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
@@ -1004,22 +1022,32 @@ struct FusedBlock: @unchecked Sendable {
                 }
                 let (first, second) = ChannelWords.lanes(v0, v1)
                 let (rw, gw, bw) = (first & word, first &>> 16, second & word)
-                var r, g, b: BlockFloats
-                var bias: BlockFloats? = nil
-                if table && !(line && channelsOnLine(rw, gw, bw)) {
-                    let at = s + offset / 2
-                    r = lookup16(red, at, p.red); g = lookup16(green, at, p.green); b = lookup16(blue, at, p.blue)
-                } else if relative {
-                    // 2²³ + c from the bits (exact): the differences need no conversion.
-                    r = biased(rw); g = biased(gw); b = biased(bw)
-                    bias = BlockFloats(repeating: magic)
-                } else {
-                    r = decode(rw); g = decode(gw); b = decode(bw)
-                }
                 let gain = gains.map {
                     UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self)
                 }
-                let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias, signedWords: signedWords)
+                let (x, y, z): (BlockFloats, BlockFloats, BlockFloats)
+                if relative && !table && gains == nil {
+                    // The steps between channels taken in Int32 and converted, exactly:
+                    // no bias to set and take away again. (In the loops with tables,
+                    // which also take this path on a line, a second copy of the
+                    // arithmetic ran 0.75×; with gains, 0.98×.)
+                    (x, y, z) = scaledSteps(exactFloats(rw &- gw), exactFloats(bw &- gw), green: decode(gw), gain: gain,
+                                            signedWords: signedWords)
+                } else {
+                    var r, g, b: BlockFloats
+                    var bias: BlockFloats? = nil
+                    if table && !(line && channelsOnLine(rw, gw, bw)) {
+                        let at = s + offset / 2
+                        r = lookup16(red, at, p.red); g = lookup16(green, at, p.green); b = lookup16(blue, at, p.blue)
+                    } else if relative {
+                        // 2²³ + c from the bits (exact): the differences need no conversion.
+                        r = biased(rw); g = biased(gw); b = biased(bw)
+                        bias = BlockFloats(repeating: magic)
+                    } else {
+                        r = decode(rw); g = decode(gw); b = decode(bw)
+                    }
+                    (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias, signedWords: signedWords)
+                }
                 var (o0, o1) = signedWords ? ChannelWords.signedPacking(x, y, z, second: second, fourthBits: fourthSampleBits)
                     : ChannelWords.packing(x, y, z, maxval: maxval, second: second)
                 if L.positions == nil {
