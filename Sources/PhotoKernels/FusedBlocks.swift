@@ -374,24 +374,23 @@ struct FusedBlock: @unchecked Sendable {
         // same result.
         // The line is folded before red and blue are exchanged, so that the exchange
         // permutes the same rounded coefficients and BGRA keeps RGBA's bits.
+        let source: ColorMatrix, rowScale: Double
         if let toneLine = tables?.line {
-            let g = toneLine.segment.gain, folded = k.matrix.afterLine(offset: toneLine.segment.offset)
-            matrix = BlockMatrix(exchange ? folded.exchangingRedAndBlue : folded, scale: g, offsetScale: m,
-                                 greenGain: g * Double(k.rowSum))
-            signedWordMatrix = BlockMatrix(exchange ? folded.exchangingRedAndBlue : folded, scale: g, offsetScale: m,
-                                           greenGain: g * Double(k.rowSum), offsetShift: -32768)
+            rowScale = toneLine.segment.gain
+            source = k.matrix.afterLine(offset: toneLine.segment.offset)
             hasLine = true
             lineBytes = BlockWords(repeating: UInt32(toneLine.from) &* 0x0101_0101)
             lineFrom = BlockWords(repeating: UInt32(toneLine.from))
             lineSpan = BlockWords(repeating: UInt32(toneLine.last - toneLine.from))
         } else {
-            matrix = BlockMatrix(exchange ? k.matrix.exchangingRedAndBlue : k.matrix, scale: scale, offsetScale: m,
-                                 greenGain: scale * Double(k.rowSum))
-            signedWordMatrix = BlockMatrix(exchange ? k.matrix.exchangingRedAndBlue : k.matrix, scale: scale,
-                                           offsetScale: m, greenGain: scale * Double(k.rowSum), offsetShift: -32768)
+            (source, rowScale) = (k.matrix, scale)
             hasLine = false
             (lineBytes, lineFrom, lineSpan) = (.zero, .zero, .zero)
         }
+        let exchanged = exchange ? source.exchangingRedAndBlue : source
+        matrix = BlockMatrix(exchanged, scale: rowScale, offsetScale: m, greenGain: rowScale * Double(k.rowSum))
+        signedWordMatrix = BlockMatrix(exchanged, scale: rowScale, offsetScale: m, greenGain: rowScale * Double(k.rowSum),
+                                       offsetShift: -32768)
         pairMatrix = PairMatrix(matrix, maxval: Float(maxval))
         self.maxval = .init(repeating: Float(maxval))
         relativeToGreen = k.relativeForm
@@ -424,7 +423,7 @@ struct FusedBlock: @unchecked Sendable {
     /// offset's, times the larger of `gain` and 1 (a small gain does not keep the
     /// matrix's own result finite); the largest row's. NaN or +∞ where an operand is.
     /// The few roundings of the block's arithmetic stay far inside the factor of 2 that
-    /// `packsBySaturation` leaves below 2³¹.
+    /// `packsBySaturation` and `packsWordsBySaturation` leave below 2³¹.
     static func largestResult(_ m: BlockMatrix, input: Float, gain: Float) -> Double {
         func row(_ c0: BlockFloats, _ c1: BlockFloats, _ c2: BlockFloats, _ t: BlockFloats) -> Double {
             let coefficients = 2 * Double(c0[0].magnitude) + Double(c1[0].magnitude) + 2 * Double(c2[0].magnitude)
@@ -492,15 +491,11 @@ struct FusedBlock: @unchecked Sendable {
         return (x, y, z)
     }
 
-    /// `scaled` in the relative form from the steps `R − G`, `B − G` and green.
+    /// The relative form from the steps `R − G`, `B − G` and green, without gains.
     @_transparent
-    func scaledSteps(_ rg: BlockFloats, _ bg: BlockFloats, green g: BlockFloats, gain: BlockFloats?,
+    func scaledSteps(_ rg: BlockFloats, _ bg: BlockFloats, green g: BlockFloats,
                      signedWords: Bool) -> (BlockFloats, BlockFloats, BlockFloats) {
-        var (x, y, z) = (signedWords ? signedWordMatrix : matrix).applyRelative(rg, bg, green: g)
-        if let gain {
-            x = gain * x; y = gain * y; z = gain * z
-        }
-        return (x, y, z)
+        (signedWords ? signedWordMatrix : matrix).applyRelative(rg, bg, green: g)
     }
 
     /// Whether every colour byte of a block of 8-bit pixels is at least the segment's first
@@ -1028,10 +1023,11 @@ struct FusedBlock: @unchecked Sendable {
                 let (x, y, z): (BlockFloats, BlockFloats, BlockFloats)
                 if relative && !table && gains == nil {
                     // The steps between channels taken in Int32 and converted, exactly:
-                    // no bias to set and take away again. (In the loops with tables,
-                    // which also take this path on a line, a second copy of the
-                    // arithmetic ran 0.75×; with gains, 0.98×.)
-                    (x, y, z) = scaledSteps(exactFloats(rw &- gw), exactFloats(bw &- gw), green: decode(gw), gain: gain,
+                    // no bias to set and take away again. The loops with tables keep
+                    // the biased channels, which their lookups' path shares (a second
+                    // copy of the arithmetic there was slower), and so do those with
+                    // gains (measured slower too).
+                    (x, y, z) = scaledSteps(exactFloats(rw &- gw), exactFloats(bw &- gw), green: decode(gw),
                                             signedWords: signedWords)
                 } else {
                     var r, g, b: BlockFloats

@@ -219,12 +219,15 @@ struct PairLanesTests {
             #expect(back0 == portableFirst, "\(r), \(g): \(back0) vs \(portableFirst)")
             #expect(back1 == portableSecond, "\(b): \(back1) vs \(portableSecond)")
         }
-        // Hand-computed: 2.5 → 2 and 3.5 → 4 (ties to even), −3 → 0, 70000 → 65535.
+        // Hand-computed: 2.5 → 2 and 3.5 → 4 (ties to even), −3 → 0, 70000 → 65535, and
+        // 0, 65535, 1 and 32768 as they are.
         let r = SIMD8<Float>(2.5, 3.5, -3, 70000, 0, 65535, 1, 32768) - shift
-        let (o0, _) = ChannelWords.signedPacking(r, r, r, second: SIMD8(repeating: 0xABCD_0000),
-                                                 fourthBits: block.fourthSampleBits)
+        let (o0, o1) = ChannelWords.signedPacking(r, r, r, second: SIMD8(repeating: 0xABCD_0000),
+                                                  fourthBits: block.fourthSampleBits)
         #expect(o0 == SIMD8<UInt32>(0x0002_0002, 0xABCD_0002, 0x0004_0004, 0xABCD_0004,
                                     0, 0xABCD_0000, 0xFFFF_FFFF, 0xABCD_FFFF))
+        #expect(o1 == SIMD8<UInt32>(0, 0xABCD_0000, 0xFFFF_FFFF, 0xABCD_FFFF,
+                                    0x0001_0001, 0xABCD_0001, 0x8000_8000, 0xABCD_8000))
     }
     #endif
 }
