@@ -37,7 +37,9 @@
 // conversion and packs instead, `BytePacking.rgbaBlock` and
 // `BytePacking.premultipliedRGBABlock`; the 16-bit loops where the build targets
 // AVX2: the conversion and a saturating pack, `PairLanes.packing`; the baseline
-// build's 16-bit loops: SSE2's conversion after the two clamps, `ChannelWords.packing`).
+// build's 16-bit loops: SSE2's conversion after the two clamps, `ChannelWords.packing`,
+// or at maxval 65535 without gains the conversion and a signed saturating pack,
+// `ChannelWords.signedPacking`).
 // Every combination of table, matrix form and gain is its own loop (`@inline(never)`
 // entry, `@_transparent` body), so no flag is tested per pixel; the loops come twice,
 // with RGBA's channel positions as constants (BGRA too, red and blue exchanged) and
@@ -480,7 +482,7 @@ struct FusedBlock: @unchecked Sendable {
         return (encode(x, alpha), encode(y, alpha), encode(z, alpha))
     }
 
-    /// `matrix` times the gains, before encoding.
+    /// `matrix` (`signedWordMatrix` for `signedWords`) times the gains, before encoding.
     @_transparent
     func scaled(_ r: BlockFloats, _ g: BlockFloats, _ b: BlockFloats, relative: Bool, gain: BlockFloats?,
                 greenBias: BlockFloats? = nil, signedWords: Bool = false) -> (BlockFloats, BlockFloats, BlockFloats) {

@@ -210,8 +210,7 @@ enum ChannelWords {
                                   _ second: SIMD4<UInt32>) -> SIMD8<UInt32> {
             let rg = _mm_or_si128(words(r, m), _mm_slli_epi32(words(g, m), 16))
             let ba = _mm_or_si128(words(b, m), _mm_and_si128(unsafeBitCast(second, to: __m128i.self), fourth))
-            return SIMD8(lowHalf: unsafeBitCast(_mm_unpacklo_epi32(rg, ba), to: SIMD4<UInt32>.self),
-                         highHalf: unsafeBitCast(_mm_unpackhi_epi32(rg, ba), to: SIMD4<UInt32>.self))
+            return interleaving(rg, ba)
         }
         return (pixels(r.lowHalf, g.lowHalf, b.lowHalf, m.lowHalf, second.lowHalf),
                 pixels(r.highHalf, g.highHalf, b.highHalf, m.highHalf, second.highHalf))
@@ -235,11 +234,15 @@ enum ChannelWords {
         let s = unsafeBitCast(second, to: (__m128i, __m128i).self)
         let ba0 = _mm_or_si128(_mm_unpacklo_epi16(bw, zero), _mm_and_si128(s.0, fourth))
         let ba1 = _mm_or_si128(_mm_unpackhi_epi16(bw, zero), _mm_and_si128(s.1, fourth))
-        @_transparent func pixels(_ rg: __m128i, _ ba: __m128i) -> SIMD8<UInt32> {
-            SIMD8(lowHalf: unsafeBitCast(_mm_unpacklo_epi32(rg, ba), to: SIMD4<UInt32>.self),
-                  highHalf: unsafeBitCast(_mm_unpackhi_epi32(rg, ba), to: SIMD4<UInt32>.self))
-        }
-        return (pixels(rg0, ba0), pixels(rg1, ba1))
+        return (interleaving(rg0, ba0), interleaving(rg1, ba1))
+    }
+
+    /// Four pixels as they lie in memory from their first lanes (red | green << 16)
+    /// and their second lanes (blue | fourth << 16): `punpckldq` and `punpckhdq`.
+    @_transparent
+    static func interleaving(_ rg: __m128i, _ ba: __m128i) -> SIMD8<UInt32> {
+        SIMD8(lowHalf: unsafeBitCast(_mm_unpacklo_epi32(rg, ba), to: SIMD4<UInt32>.self),
+              highHalf: unsafeBitCast(_mm_unpackhi_epi32(rg, ba), to: SIMD4<UInt32>.self))
     }
 }
 #endif
