@@ -46,10 +46,54 @@ enum MemoryStreams {
     /// ASCII bytes, little-endian) gains from interleaved streams: all but AMD's
     /// ("AuthenticAMD") and Hygon's ("HygonGenuine", a Zen core).
     static func interleaves(vendor: (UInt32, UInt32, UInt32)) -> Bool {
-        let amd: (UInt32, UInt32, UInt32) = (0x6874_7541, 0x6974_6E65, 0x444D_4163)    // "Auth" "enti" "cAMD"
-        let hygon: (UInt32, UInt32, UInt32) = (0x6F67_7948, 0x6E65_476E, 0x656E_6975)  // "Hygo" "nGen" "uine"
-        return !(vendor == amd || vendor == hygon)
+        !(vendor == amd || vendor == hygon)
     }
+
+    /// Whether the processor's own prefetcher keeps ahead of a loop that walks one span
+    /// in order with streaming stores, so that software prefetches there only cost
+    /// (`forEachBlock(_:blockBytes:prefetchingInOrder:ahead:_:)`): on a Zen 4, not on
+    /// a Zen 3 (`prefetcherLeadsStreamingStores(vendor:family:model:)`). Read once,
+    /// from the processor the process runs on; false in builds without the CPUID
+    /// module, which interleave, and so take no prefetches there either.
+    static let prefetcherLeadsStreamingStores: Bool = {
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
+        var leaves: UInt32 = 0, b: UInt32 = 0, c: UInt32 = 0, d: UInt32 = 0
+        guard __get_cpuid(0, &leaves, &b, &c, &d) != 0, leaves >= 1 else { return false }
+        let vendor = (b, d, c)
+        var signature: UInt32 = 0
+        guard __get_cpuid(1, &signature, &b, &c, &d) != 0 else { return false }
+        let (family, model) = familyAndModel(signature: signature)
+        return prefetcherLeadsStreamingStores(vendor: vendor, family: family, model: model)
+        #else
+        return false
+        #endif
+    }()
+
+    /// Whether a processor of the CPUID vendor `vendor`, `family` and `model` is a
+    /// Zen 4 or Zen 4c core: AMD's family 19h, models 10h–1Fh, 60h–7Fh and A0h–AFh. On
+    /// one (an EPYC 9004, model 11h) the `Float` → 8-bit RGBA encoder with streaming
+    /// stores ran at 12 MP 1.15–1.27× as fast natively and 1.05–1.08× in the default
+    /// build without software prefetches, on 2 MiB and on 4 KiB pages, and the same
+    /// at two threads (docs/performance-log.md). The same family's Zen 3 models
+    /// (00h–0Fh, 20h–5Fh) gained from them; later families are unmeasured and keep them.
+    static func prefetcherLeadsStreamingStores(vendor: (UInt32, UInt32, UInt32), family: Int, model: Int) -> Bool {
+        vendor == amd && family == 0x19 && (0x10...0x1F ~= model || 0x60...0x7F ~= model || 0xA0...0xAF ~= model)
+    }
+
+    /// The family and model of a CPUID signature (leaf 1's EAX), as the vendors'
+    /// manuals compose them: the extended family added where the base family is 0Fh,
+    /// the extended model prefixed where the base family is 0Fh or 6.
+    static func familyAndModel(signature: UInt32) -> (family: Int, model: Int) {
+        let baseFamily = Int(signature >> 8 & 0xF), baseModel = Int(signature >> 4 & 0xF)
+        let extendedFamily = Int(signature >> 20 & 0xFF), extendedModel = Int(signature >> 16 & 0xF)
+        let family = baseFamily == 0xF ? baseFamily + extendedFamily : baseFamily
+        let model = baseFamily == 0xF || baseFamily == 6 ? extendedModel << 4 | baseModel : baseModel
+        return (family, model)
+    }
+
+    // CPUID leaf 0's vendors, EBX, EDX, ECX.
+    private static let amd: (UInt32, UInt32, UInt32) = (0x6874_7541, 0x6974_6E65, 0x444D_4163)    // "Auth" "enti" "cAMD"
+    private static let hygon: (UInt32, UInt32, UInt32) = (0x6F67_7948, 0x6E65_476E, 0x656E_6975)  // "Hygo" "nGen" "uine"
 
     /// Spans of fewer blocks go in order: split, their sub-spans would be shorter than
     /// a page or two (48–64 blocks of 64 bytes, 56–64 of 128), too short to be worth a
@@ -96,14 +140,16 @@ enum MemoryStreams {
     }
 
     /// `forEachBlock(_:blockBytes:prefetching:ahead:interleaved:_:)` where the walk is
-    /// in order (`interleaves` false), and without prefetches where it interleaves: for
-    /// loops with streaming stores, which hold the line fill buffers that four streams'
-    /// prefetches would also take (on a Xeon an encoder ran 0.93× with them), while
-    /// one stream in order gains from them (a Zen 3's encoders 1.15–1.2×).
+    /// in order (`interleaves` false), and without prefetches where it interleaves or
+    /// the processor's own prefetcher keeps ahead (`prefetcherLeadsStreamingStores`):
+    /// for loops with streaming stores, which hold the line fill buffers that four
+    /// streams' prefetches would also take (on a Xeon an encoder ran 0.93× with them),
+    /// while one stream in order gains from them on a Zen 3 (its encoders 1.15–1.2×)
+    /// and loses on a Zen 4 (its `Float` → 8-bit encoder 0.79–0.95× with them).
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetchingInOrder source: UnsafeRawPointer,
                              ahead: Int, _ body: (Int) -> Void) {
-        if interleaves {
+        if interleaves || prefetcherLeadsStreamingStores {
             forEachBlock(blocks, blockBytes: blockBytes, body)
         } else {
             forEachBlock(blocks, blockBytes: blockBytes, prefetching: source, ahead: ahead, body)

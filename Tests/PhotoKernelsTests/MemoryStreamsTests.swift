@@ -173,6 +173,46 @@ struct MemoryStreamsTests {
         #expect(MemoryStreams.interleaves(vendor: vendor("AuthenticAMC")))
     }
 
+    @Test("CPUID signatures give the family and model the vendors' manuals name: extended family only under base family 0Fh, extended model under 0Fh and 6")
+    func familyAndModel() {
+        let cases: [(UInt32, Int, Int)] = [
+            (0x00A1_0F11, 0x19, 0x11),  // EPYC 9004 (Zen 4)
+            (0x00A0_0F11, 0x19, 0x01),  // EPYC 7003 (Zen 3)
+            (0x00A6_0F12, 0x19, 0x61),  // Ryzen 7000 (Zen 4)
+            (0x0083_0F10, 0x17, 0x31),  // EPYC 7002 (Zen 2)
+            (0x00B0_0F21, 0x1A, 0x02),  // EPYC 9005 (Zen 5)
+            (0x0090_0F00, 0x18, 0x00),  // Hygon Dhyana
+            (0x0008_06F8, 0x06, 0x8F),  // Xeon (Sapphire Rapids)
+            (0x0000_0F29, 0x0F, 0x02),  // Pentium 4: base family 0Fh, no extension
+            (0x0001_0543, 0x05, 0x04),  // Pentium: the extended model is not read
+        ]
+        for (signature, family, model) in cases {
+            let found = MemoryStreams.familyAndModel(signature: signature)
+            #expect(found.family == family && found.model == model,
+                    "\(String(signature, radix: 16)): \(found) instead of (\(family), \(model))")
+        }
+    }
+
+    @Test("software prefetches beside streaming stores are left out on Zen 4 models only: AMD family 19h, models 10h–1Fh, 60h–7Fh, A0h–AFh")
+    func prefetcherLeadsOnZen4() {
+        let amd = vendor("AuthenticAMD")
+        let zen4 = [0x10, 0x11, 0x18, 0x1F, 0x60, 0x61, 0x74, 0x78, 0x7F, 0xA0, 0xAF]
+        let zen3 = [0x00, 0x01, 0x08, 0x0F, 0x20, 0x21, 0x44, 0x50, 0x5F]
+        let others = [0x80, 0x9F, 0xB0, 0xFF]
+        for model in zen4 {
+            #expect(MemoryStreams.prefetcherLeadsStreamingStores(vendor: amd, family: 0x19, model: model), "model \(model)")
+        }
+        for model in zen3 + others {
+            #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: amd, family: 0x19, model: model), "model \(model)")
+        }
+        // Other families (Zen 2, Zen 5) and other vendors with a Zen 4's numbers keep them.
+        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: amd, family: 0x17, model: 0x31))
+        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: amd, family: 0x1A, model: 0x11))
+        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: vendor("HygonGenuine"), family: 0x19, model: 0x11))
+        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: vendor("GenuineIntel"), family: 0x19, model: 0x11))
+        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: vendor("AuthenticAMC"), family: 0x19, model: 0x11))
+    }
+
     @Test("the walk this process takes follows the vendor the kernel reports")
     func interleavesOnThisProcessor() throws {
         #if os(Linux) && arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
@@ -180,6 +220,26 @@ struct MemoryStreamsTests {
         let line = try #require(cpuinfo.split(separator: "\n").first { $0.hasPrefix("vendor_id") })
         let name = try #require(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces))
         #expect(MemoryStreams.interleaves == MemoryStreams.interleaves(vendor: vendor(name)), "\(name)")
+        #endif
+    }
+
+    @Test("whether this process leaves out the prefetches beside streaming stores follows the vendor, family and model the kernel reports")
+    func prefetcherLeadsOnThisProcessor() throws {
+        #if os(Linux) && arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        func field(_ key: String) throws -> String {
+            let line = try #require(cpuinfo.split(separator: "\n").first {
+                $0.split(separator: ":").first?.trimmingCharacters(in: .whitespaces) == key
+            })
+            return try #require(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces))
+        }
+        let name = try field("vendor_id")
+        let family = try #require(Int(try field("cpu family"))), model = try #require(Int(try field("model")))
+        #expect(MemoryStreams.prefetcherLeadsStreamingStores
+                    == MemoryStreams.prefetcherLeadsStreamingStores(vendor: vendor(name), family: family, model: model),
+                "\(name) family \(family) model \(model)")
+        #else
+        #expect(!MemoryStreams.prefetcherLeadsStreamingStores)
         #endif
     }
 }
