@@ -69,12 +69,13 @@ enum MemoryStreams {
         #endif
     }()
 
-    /// Whether a processor of the CPUID vendor `vendor`, `family` and `model` is a
-    /// Zen 4 or Zen 4c core: AMD's family 19h, models 10h–1Fh, 60h–7Fh and A0h–AFh. On
+    /// Whether a processor of the CPUID vendor `vendor`, `family` and `model` is one of
+    /// the Zen 4 and Zen 4c EPYC and Ryzen models: AMD's family 19h, models 10h–1Fh,
+    /// 60h–7Fh and A0h–AFh (80h–9Fh, which hold other Zen 4 parts, are left out). On
     /// one (an EPYC 9004, model 11h) the `Float` → 8-bit RGBA encoder with streaming
     /// stores ran at 12 MP 1.15–1.27× as fast natively and 1.05–1.08× in the default
-    /// build without software prefetches, on 2 MiB and on 4 KiB pages, and the same
-    /// at two threads (docs/performance-log.md). The same family's Zen 3 models
+    /// build without software prefetches, on 2 MiB and on 4 KiB pages (at two threads
+    /// 0.98–1.00×; docs/performance-log.md). The same family's Zen 3 models
     /// (00h–0Fh, 20h–5Fh) gained from them; later families are unmeasured and keep them.
     static func prefetcherLeadsStreamingStores(vendor: (UInt32, UInt32, UInt32), family: Int, model: Int) -> Bool {
         vendor == amd && family == 0x19 && (0x10...0x1F ~= model || 0x60...0x7F ~= model || 0xA0...0xAF ~= model)
