@@ -146,7 +146,8 @@ enum MemoryStreams {
     /// for loops with streaming stores, which hold the line fill buffers that four
     /// streams' prefetches would also take (on a Xeon an encoder ran 0.93× with them),
     /// while one stream in order gains from them on a Zen 3 (its encoders 1.15–1.2×)
-    /// and loses on a Zen 4 (its `Float` → 8-bit encoder 0.79–0.95× with them).
+    /// and loses on a Zen 4 (its `Float` → 8-bit encoder 1.05–1.27× as fast without
+    /// them).
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetchingInOrder source: UnsafeRawPointer,
                              ahead: Int, _ body: (Int) -> Void) {
