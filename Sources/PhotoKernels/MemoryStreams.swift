@@ -32,13 +32,23 @@ enum MemoryStreams {
     /// but on Zen cores (`interleaves(vendor:)`), which walk in order. Read once, from
     /// the processor the process runs on; builds without the CPUID module (arm64,
     /// `PHOTOKERNELS_NO_INTRINSICS`) interleave.
-    static let interleaves: Bool = {
+    static let interleaves: Bool = processor.map { interleaves(vendor: $0.vendor) } ?? true
+
+    /// The processor the process runs on, read once from CPUID: leaf 0's vendor and
+    /// leaf 1's family and model (both 0 where leaf 1 is not answered). `nil` in builds
+    /// without the CPUID module (arm64, `PHOTOKERNELS_NO_INTRINSICS`) and where CPUID
+    /// answers no leaf.
+    private static let processor: (vendor: (UInt32, UInt32, UInt32), family: Int, model: Int)? = {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
         var leaves: UInt32 = 0, b: UInt32 = 0, c: UInt32 = 0, d: UInt32 = 0
-        guard __get_cpuid(0, &leaves, &b, &c, &d) != 0 else { return true }
-        return interleaves(vendor: (b, d, c))
+        guard __get_cpuid(0, &leaves, &b, &c, &d) != 0 else { return nil }
+        let vendor = (b, d, c)
+        var signature: UInt32 = 0
+        if leaves < 1 || __get_cpuid(1, &signature, &b, &c, &d) == 0 { signature = 0 }
+        let (family, model) = familyAndModel(signature: signature)
+        return (vendor, family, model)
         #else
-        return true
+        return nil
         #endif
     }()
 
@@ -55,19 +65,9 @@ enum MemoryStreams {
     /// a Zen 3 (`prefetcherLeadsStreamingStores(vendor:family:model:)`). Read once,
     /// from the processor the process runs on; false in builds without the CPUID
     /// module, which interleave, and so take no prefetches there either.
-    static let prefetcherLeadsStreamingStores: Bool = {
-        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
-        var leaves: UInt32 = 0, b: UInt32 = 0, c: UInt32 = 0, d: UInt32 = 0
-        guard __get_cpuid(0, &leaves, &b, &c, &d) != 0, leaves >= 1 else { return false }
-        let vendor = (b, d, c)
-        var signature: UInt32 = 0
-        guard __get_cpuid(1, &signature, &b, &c, &d) != 0 else { return false }
-        let (family, model) = familyAndModel(signature: signature)
-        return prefetcherLeadsStreamingStores(vendor: vendor, family: family, model: model)
-        #else
-        return false
-        #endif
-    }()
+    static let prefetcherLeadsStreamingStores: Bool = processor.map {
+        prefetcherLeadsStreamingStores(vendor: $0.vendor, family: $0.family, model: $0.model)
+    } ?? false
 
     /// Whether a processor of the CPUID vendor `vendor`, `family` and `model` is one of
     /// the Zen 4 and Zen 4c EPYC and Ryzen models: AMD's family 19h, models 10h–1Fh,
