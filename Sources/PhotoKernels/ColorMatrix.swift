@@ -589,7 +589,7 @@ func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
     }
     @inline(__always) func last(_ x: Int) { pixel(p + x) }
-    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetching: raw, pair, last: last)
+    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetchingUnlessAhead: raw, pair, last: last)
 }
 
 
@@ -620,7 +620,7 @@ func applyGreyPreservingMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, cou
         raw.storeBytes(of: out.replacing(with: v, where: keep), toByteOffset: offset, as: SIMD8<Float>.self)
     }
     @inline(__always) func last(_ x: Int) { pixel(p + x) }
-    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetching: raw, pair, last: last)
+    MemoryStreams.forEachPair(from: head, to: count, pairBytes: 32, prefetchingUnlessAhead: raw, pair, last: last)
 }
 
 /// The plain form on `count` pixels in place, alpha kept, one pixel per `SIMD4<Float>`

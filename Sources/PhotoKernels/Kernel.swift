@@ -114,16 +114,19 @@ func keepingAlpha(of pixel: SIMD4<Float>, in colour: SIMD4<Float>) -> SIMD4<Floa
 
 /// Replaces R, G, B of each of `count` pixels with lanes 0–2 of `colour(v)`, `v` the
 /// pixel; alpha keeps its bits (`replaceColour(ofPixelAt:_:)`). Four pixels (one
-/// 64-byte block) per step, a long span's blocks through `MemoryStreams`, which
-/// prefetches ahead, then the last pixels one at a time: every pixel once.
+/// 64-byte block) per step, a long span's blocks through `MemoryStreams`, with
+/// `prefetching` asking for the lines ahead, then the last pixels one at a time: every
+/// pixel once.
 ///
 /// The prefetches serve even the loops their arithmetic bounds (the 128-bit colour
-/// matrices, about 16 instructions a pixel in SSE2): on a Zen 3 the baseline build's
-/// matrices at 12 MP ran 1.11–1.27× as fast with them at one thread and 1.05–1.14× at
-/// two; on a Zen 4, whose own prefetcher kept up with such a loop, one pixel at a time
-/// without them had been 1.02–1.06× as fast (docs/performance-log.md).
+/// matrices, about 16 instructions a pixel in SSE2) on a Zen 3, where the baseline
+/// build's matrices at 12 MP ran 1.11–1.27× as fast with them at one thread and
+/// 1.05–1.14× at two, but only cost on a Zen 4, whose own prefetcher keeps ahead of
+/// such a loop (`MemoryStreams.prefetcherKeepsAhead`): there the matrices ran
+/// 1.02–1.14× as fast without them (docs/performance-log.md).
 @inline(__always)
 func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
+                         prefetching: Bool = !MemoryStreams.prefetcherKeepsAhead,
                          _ colour: (SIMD4<Float>) -> SIMD4<Float>) {
     let raw = UnsafeMutableRawPointer(p)
     @inline(__always) func block(_ k: Int) {
@@ -132,7 +135,11 @@ func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
         replaceColour(ofPixelAt: raw + (k &* 64 &+ 32), colour)
         replaceColour(ofPixelAt: raw + (k &* 64 &+ 48), colour)
     }
-    MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, block)
+    if prefetching {
+        MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, prefetching: raw, block)
+    } else {
+        MemoryStreams.forEachBlock(count &>> 2, blockBytes: 64, block)
+    }
     for i in (count & ~3)..<count { replaceColour(ofPixelAt: raw + i &* 16, colour) }
 }
 

@@ -60,24 +60,27 @@ enum MemoryStreams {
     }
 
     /// Whether the processor's own prefetcher keeps ahead of a loop that walks one span
-    /// in order with streaming stores, so that software prefetches there only cost
-    /// (`forEachBlock(_:blockBytes:prefetchingInOrder:ahead:_:)`): on a Zen 4, not on
-    /// a Zen 3 (`prefetcherLeadsStreamingStores(vendor:family:model:)`). Read once,
+    /// in order, so that software prefetches there only cost: on a Zen 4, not on a
+    /// Zen 3 (`prefetcherKeepsAhead(vendor:family:model:)`). The loops with streaming
+    /// stores (`forEachBlock(_:blockBytes:prefetchingInOrder:ahead:_:)`) and the
+    /// 128-bit schedules' in-place pixel loop (`forEachPixelInPlace`) ask. Read once,
     /// from the processor the process runs on; false in builds without the CPUID
-    /// module, which interleave, and so take no prefetches there either.
-    static let prefetcherLeadsStreamingStores: Bool = processor.map {
-        prefetcherLeadsStreamingStores(vendor: $0.vendor, family: $0.family, model: $0.model)
+    /// module.
+    static let prefetcherKeepsAhead: Bool = processor.map {
+        prefetcherKeepsAhead(vendor: $0.vendor, family: $0.family, model: $0.model)
     } ?? false
 
     /// Whether a processor of the CPUID vendor `vendor`, `family` and `model` is one of
     /// the Zen 4 and Zen 4c EPYC and Ryzen models: AMD's family 19h, models 10h–1Fh,
     /// 60h–7Fh and A0h–AFh (80h–9Fh, which hold other Zen 4 parts, are left out). On
-    /// one (an EPYC 9004, model 11h) the `Float` → 8-bit RGBA encoder with streaming
-    /// stores ran at 12 MP 1.15–1.27× as fast natively and 1.05–1.08× in the default
-    /// build without software prefetches, on 2 MiB and on 4 KiB pages (at two threads
-    /// 0.98–1.00×; docs/performance-log.md). The same family's Zen 3 models
-    /// (00h–0Fh, 20h–5Fh) gained from them; later families are unmeasured and keep them.
-    static func prefetcherLeadsStreamingStores(vendor: (UInt32, UInt32, UInt32), family: Int, model: Int) -> Bool {
+    /// one (an EPYC 9004, model 11h), at 12 MP and one thread, without software
+    /// prefetches: the `Float` → 8-bit RGBA encoder with streaming stores ran 1.15–1.27×
+    /// as fast natively and 1.05–1.08× in the default build, on 2 MiB and on 4 KiB pages
+    /// (at two threads 0.98–1.00×); the default build's one-pixel colour matrices
+    /// 1.02–1.14× on 2 MiB pages and 1.01–1.06× on 4 KiB (docs/performance-log.md). The
+    /// same family's Zen 3 models (00h–0Fh, 20h–5Fh) gained from them (the matrices
+    /// 1.11–1.27×); later families are unmeasured and keep them.
+    static func prefetcherKeepsAhead(vendor: (UInt32, UInt32, UInt32), family: Int, model: Int) -> Bool {
         vendor == amd && family == 0x19 && (0x10...0x1F ~= model || 0x60...0x7F ~= model || 0xA0...0xAF ~= model)
     }
 
@@ -142,7 +145,7 @@ enum MemoryStreams {
 
     /// `forEachBlock(_:blockBytes:prefetching:ahead:interleaved:_:)` where the walk is
     /// in order (`interleaves` false), and without prefetches where it interleaves or
-    /// the processor's own prefetcher keeps ahead (`prefetcherLeadsStreamingStores`):
+    /// the processor's own prefetcher keeps ahead (`prefetcherKeepsAhead`):
     /// for loops with streaming stores, which hold the line fill buffers that four
     /// streams' prefetches would also take (on a Xeon an encoder ran 0.93× with them),
     /// while one stream in order gains from them on a Zen 3 (its encoders 1.15–1.2×)
@@ -151,7 +154,7 @@ enum MemoryStreams {
     @inline(__always)
     static func forEachBlock(_ blocks: Int, blockBytes: Int, prefetchingInOrder source: UnsafeRawPointer,
                              ahead: Int, _ body: (Int) -> Void) {
-        if interleaves || prefetcherLeadsStreamingStores {
+        if interleaves || prefetcherKeepsAhead {
             forEachBlock(blocks, blockBytes: blockBytes, body)
         } else {
             forEachBlock(blocks, blockBytes: blockBytes, prefetching: source, ahead: ahead, body)
@@ -215,6 +218,22 @@ enum MemoryStreams {
                             _ pair: (Int) -> Void, last pixel: (Int) -> Void) {
         forEachPair(from: start, to: count, pairBytes: pairBytes,
                     requesting: { Prefetch.read(source, offset: $0) }, pair, last: pixel)
+    }
+
+    /// `forEachPair(from:to:pairBytes:prefetching:_:last:)` without the prefetches where
+    /// the processor's own prefetcher keeps ahead of the walk (`prefetcherKeepsAhead`),
+    /// for the in-place colour matrices: on a Zen 4 the native build's ran 1.03–1.09× as
+    /// fast at 12 MP without them on 2 MiB pages, 0.99–1.04× on 4 KiB ones
+    /// (docs/performance-log.md). The choice is a test before each block's prefetch, not
+    /// a second copy of the walk: with two copies the optimiser called each pair through
+    /// a closure.
+    @inline(__always)
+    static func forEachPair(from start: Int, to count: Int, pairBytes: Int,
+                            prefetchingUnlessAhead source: UnsafeRawPointer,
+                            _ pair: (Int) -> Void, last pixel: (Int) -> Void) {
+        let prefetches = !prefetcherKeepsAhead
+        forEachPair(from: start, to: count, pairBytes: pairBytes,
+                    requesting: { if prefetches { Prefetch.read(source, offset: $0) } }, pair, last: pixel)
     }
 
     /// `forEachPair(from:to:pairBytes:prefetching:_:last:)` with each prefetch given to

@@ -193,24 +193,24 @@ struct MemoryStreamsTests {
         }
     }
 
-    @Test("software prefetches beside streaming stores are left out on Zen 4 models only: AMD family 19h, models 10h–1Fh, 60h–7Fh, A0h–AFh")
-    func prefetcherLeadsOnZen4() {
+    @Test("software prefetches in the in-order walks that ask (beside streaming stores, the one-pixel in-place loop) are left out on Zen 4 models only: AMD family 19h, models 10h–1Fh, 60h–7Fh, A0h–AFh")
+    func prefetcherKeepsAheadOnZen4() {
         let amd = vendor("AuthenticAMD")
         let zen4 = [0x10, 0x11, 0x18, 0x1F, 0x60, 0x61, 0x74, 0x78, 0x7F, 0xA0, 0xAF]
         let zen3 = [0x00, 0x01, 0x08, 0x0F, 0x20, 0x21, 0x44, 0x50, 0x5F]
         let others = [0x80, 0x9F, 0xB0, 0xFF]
         for model in zen4 {
-            #expect(MemoryStreams.prefetcherLeadsStreamingStores(vendor: amd, family: 0x19, model: model), "model \(model)")
+            #expect(MemoryStreams.prefetcherKeepsAhead(vendor: amd, family: 0x19, model: model), "model \(model)")
         }
         for model in zen3 + others {
-            #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: amd, family: 0x19, model: model), "model \(model)")
+            #expect(!MemoryStreams.prefetcherKeepsAhead(vendor: amd, family: 0x19, model: model), "model \(model)")
         }
         // Other families (Zen 2, Zen 5) and other vendors with a Zen 4's numbers keep them.
-        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: amd, family: 0x17, model: 0x31))
-        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: amd, family: 0x1A, model: 0x11))
-        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: vendor("HygonGenuine"), family: 0x19, model: 0x11))
-        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: vendor("GenuineIntel"), family: 0x19, model: 0x11))
-        #expect(!MemoryStreams.prefetcherLeadsStreamingStores(vendor: vendor("AuthenticAMC"), family: 0x19, model: 0x11))
+        #expect(!MemoryStreams.prefetcherKeepsAhead(vendor: amd, family: 0x17, model: 0x31))
+        #expect(!MemoryStreams.prefetcherKeepsAhead(vendor: amd, family: 0x1A, model: 0x11))
+        #expect(!MemoryStreams.prefetcherKeepsAhead(vendor: vendor("HygonGenuine"), family: 0x19, model: 0x11))
+        #expect(!MemoryStreams.prefetcherKeepsAhead(vendor: vendor("GenuineIntel"), family: 0x19, model: 0x11))
+        #expect(!MemoryStreams.prefetcherKeepsAhead(vendor: vendor("AuthenticAMC"), family: 0x19, model: 0x11))
     }
 
     @Test("the walk this process takes follows the vendor the kernel reports")
@@ -223,8 +223,8 @@ struct MemoryStreamsTests {
         #endif
     }
 
-    @Test("whether this process leaves out the prefetches beside streaming stores follows the vendor, family and model the kernel reports")
-    func prefetcherLeadsOnThisProcessor() throws {
+    @Test("whether this process leaves out those prefetches follows the vendor, family and model the kernel reports")
+    func prefetcherKeepsAheadOnThisProcessor() throws {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel.cpuid) && !PHOTOKERNELS_NO_INTRINSICS
         #if os(Linux)
         let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
@@ -236,13 +236,14 @@ struct MemoryStreamsTests {
         }
         let name = try field("vendor_id")
         let family = try #require(Int(try field("cpu family"))), model = try #require(Int(try field("model")))
-        #expect(MemoryStreams.prefetcherLeadsStreamingStores
-                    == MemoryStreams.prefetcherLeadsStreamingStores(vendor: vendor(name), family: family, model: model),
+        #expect(MemoryStreams.prefetcherKeepsAhead
+                    == MemoryStreams.prefetcherKeepsAhead(vendor: vendor(name), family: family, model: model),
                 "\(name) family \(family) model \(model)")
         #endif
         #else
-        // Without the CPUID module the walks interleave and the value is never read.
-        #expect(!MemoryStreams.prefetcherLeadsStreamingStores)
+        // Without the CPUID module the value is false: every loop keeps its prefetches
+        // (and the walks interleave).
+        #expect(!MemoryStreams.prefetcherKeepsAhead)
         #endif
     }
 }

@@ -118,8 +118,9 @@ struct PixelKernelFastPathTests {
 
 @Suite("The 128-bit schedules' in-place pixel loop")
 struct PixelLoopTests {
-    @Test("every pixel's colour replaced once and its alpha's bits kept (signalling NaNs too), nothing past the count touched: counts 0…33 (blocks of four and the last pixels alone), 1027, 4099 (long enough for four streams where the walk interleaves)")
-    func everyPixelOnce() {
+    @Test("every pixel's colour replaced once and its alpha's bits kept (signalling NaNs too), nothing past the count touched: counts 0…33 (blocks of four and the last pixels alone), 1027, 4099 (long enough for four streams where the walk interleaves), with and without prefetches",
+          arguments: [true, false])
+    func everyPixelOnce(prefetching: Bool) {
         for count in Array(0...33) + [1027, 4099] {
             // One sentinel pixel past the count, which the loop must leave alone.
             let alphaBits = (0...count).map { UInt32(0x7FA0_0000) | UInt32($0) }
@@ -127,7 +128,7 @@ struct PixelLoopTests {
                 SIMD4<Float>(Float(i), Float(i) + 0.25, Float(i) + 0.5, Float(bitPattern: alphaBits[i]))
             }
             pixels.withUnsafeMutableBufferPointer { buffer in
-                forEachPixelInPlace(buffer.baseAddress!, count: count) { $0 * 2 + 1 }
+                forEachPixelInPlace(buffer.baseAddress!, count: count, prefetching: prefetching) { $0 * 2 + 1 }
             }
             for i in 0..<count {
                 let x = Float(i)
