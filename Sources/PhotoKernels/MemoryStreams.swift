@@ -222,7 +222,7 @@ enum MemoryStreams {
 
     /// `forEachPair(from:to:pairBytes:prefetching:_:last:)` without the prefetches where
     /// the processor's own prefetcher keeps ahead of the walk (`prefetcherKeepsAhead`),
-    /// for the in-place colour matrices: on a Zen 4 the native build's ran 1.03–1.09× as
+    /// for the in-place colour matrices: on a Zen 4 the native build's ran 1.03–1.08× as
     /// fast at 12 MP without them on 2 MiB pages, 0.99–1.04× on 4 KiB ones
     /// (docs/performance-log.md). The choice is a test before each block's prefetch, not
     /// a second copy of the walk: with two copies the optimiser called each pair through
