@@ -565,7 +565,8 @@ func greyPreservingSteps(_ v: SIMD8<Float>) -> (d: SIMD8<Float>, e: SIMD8<Float>
 /// exactly as the one-pixel formula does, so the result is the same to the bit. An
 /// odd last pixel takes the one-pixel formula, and so does a first pixel that would
 /// leave the pairs off a 32-byte boundary (`pixelsBeforePairBoundary`). Two pairs
-/// make a block; a long span's blocks go through `MemoryStreams`.
+/// make a block; a long span's blocks go through `MemoryStreams`, prefetched ahead
+/// unless the processor's own prefetcher keeps ahead (Zen 4).
 @inline(__always)
 func applyMatrixSIMD4(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                       _ diagonal: SIMD4<Float>, _ onNext: SIMD4<Float>, _ onPrevious: SIMD4<Float>, _ t: SIMD4<Float>,

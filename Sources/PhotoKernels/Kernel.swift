@@ -123,7 +123,10 @@ func keepingAlpha(of pixel: SIMD4<Float>, in colour: SIMD4<Float>) -> SIMD4<Floa
 /// build's matrices at 12 MP ran 1.11–1.27× as fast with them at one thread and
 /// 1.05–1.14× at two, but only cost on a Zen 4, whose own prefetcher keeps ahead of
 /// such a loop (`MemoryStreams.prefetcherKeepsAhead`): there the matrices ran
-/// 1.02–1.14× as fast without them (docs/performance-log.md).
+/// 1.02–1.14× as fast without them on 2 MiB pages, 1.01–1.07× on 4 KiB ones
+/// (docs/performance-log.md). The choice takes two copies of the walk, each the
+/// instructions of a walk chosen at compile time; the vignette's constant spans pass
+/// `true`, unmeasured without.
 @inline(__always)
 func forEachPixelInPlace(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                          prefetching: Bool = !MemoryStreams.prefetcherKeepsAhead,

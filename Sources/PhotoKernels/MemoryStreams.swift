@@ -15,7 +15,8 @@ import _Builtin_intrinsics.intel.cpuid
 /// going, so their misses overlap.
 ///
 /// Where the loop says what it reads, each stream also prefetches its lines a little
-/// ahead (`Prefetch`), which hides the start of each page as well.
+/// ahead (`Prefetch`), which hides the start of each page as well, unless the loop
+/// leaves that to a processor whose own prefetcher keeps ahead (`prefetcherKeepsAhead`).
 ///
 /// The sub-spans start 1 KiB or 3 KiB apart modulo 4 KiB, never a whole number of
 /// pages: a load whose address matches a store still in flight in its low 12 bits
@@ -63,9 +64,11 @@ enum MemoryStreams {
     /// in order, so that software prefetches there only cost: on a Zen 4, not on a
     /// Zen 3 (`prefetcherKeepsAhead(vendor:family:model:)`). The loops with streaming
     /// stores (`forEachBlock(_:blockBytes:prefetchingInOrder:ahead:_:)`) and the
-    /// 128-bit schedules' in-place pixel loop (`forEachPixelInPlace`) ask. Read once,
-    /// from the processor the process runs on; false in builds without the CPUID
-    /// module.
+    /// colour matrices (the 128-bit schedules' `forEachPixelInPlace`, the two-pixel
+    /// schedules' `forEachPair(from:to:pairBytes:prefetchingUnlessAhead:_:last:)`) ask.
+    /// Read once, from the processor the process runs on; false in builds without the
+    /// CPUID module, where those loops prefetch as every other does (and the streaming
+    /// stores' walk, which interleaves there, takes none).
     static let prefetcherKeepsAhead: Bool = processor.map {
         prefetcherKeepsAhead(vendor: $0.vendor, family: $0.family, model: $0.model)
     } ?? false
@@ -77,7 +80,8 @@ enum MemoryStreams {
     /// prefetches: the `Float` → 8-bit RGBA encoder with streaming stores ran 1.15–1.27×
     /// as fast natively and 1.05–1.08× in the default build, on 2 MiB and on 4 KiB pages
     /// (at two threads 0.98–1.00×); the default build's one-pixel colour matrices
-    /// 1.02–1.14× on 2 MiB pages and 1.01–1.06× on 4 KiB (docs/performance-log.md). The
+    /// 1.02–1.14× on 2 MiB pages and 1.01–1.07× on 4 KiB, the native two-pixel ones
+    /// 1.03–1.08× and 0.99–1.04× (docs/performance-log.md). The
     /// same family's Zen 3 models (00h–0Fh, 20h–5Fh) gained from them (the matrices
     /// 1.11–1.27×); later families are unmeasured and keep them.
     static func prefetcherKeepsAhead(vendor: (UInt32, UInt32, UInt32), family: Int, model: Int) -> Bool {
@@ -223,7 +227,8 @@ enum MemoryStreams {
     /// `forEachPair(from:to:pairBytes:prefetching:_:last:)` without the prefetches where
     /// the processor's own prefetcher keeps ahead of the walk (`prefetcherKeepsAhead`),
     /// for the in-place colour matrices: on a Zen 4 the native build's ran 1.03–1.08× as
-    /// fast at 12 MP without them on 2 MiB pages, 0.99–1.04× on 4 KiB ones
+    /// fast at 12 MP without them on 2 MiB pages in runs of 5 rounds (0.99–1.09× in
+    /// runs of 3, by which binary went first), 0.99–1.04× on 4 KiB ones
     /// (docs/performance-log.md). The choice is a test before each block's prefetch, not
     /// a second copy of the walk: with two copies the optimiser called each pair through
     /// a closure.

@@ -193,7 +193,7 @@ struct MemoryStreamsTests {
         }
     }
 
-    @Test("software prefetches in the in-order walks that ask (beside streaming stores, the one-pixel in-place loop) are left out on Zen 4 models only: AMD family 19h, models 10h–1Fh, 60h–7Fh, A0h–AFh")
+    @Test("software prefetches in the in-order walks that ask (beside streaming stores, in the colour matrices) are left out on Zen 4 models only: AMD family 19h, models 10h–1Fh, 60h–7Fh, A0h–AFh")
     func prefetcherKeepsAheadOnZen4() {
         let amd = vendor("AuthenticAMD")
         let zen4 = [0x10, 0x11, 0x18, 0x1F, 0x60, 0x61, 0x74, 0x78, 0x7F, 0xA0, 0xAF]
@@ -241,8 +241,8 @@ struct MemoryStreamsTests {
                 "\(name) family \(family) model \(model)")
         #endif
         #else
-        // Without the CPUID module the value is false: every loop keeps its prefetches
-        // (and the walks interleave).
+        // Without the CPUID module the value is false: the loops that ask keep their
+        // prefetches (and the streaming stores' walk, which interleaves there, takes none).
         #expect(!MemoryStreams.prefetcherKeepsAhead)
         #endif
     }
