@@ -81,9 +81,9 @@ enum MemoryStreams {
     /// as fast natively and 1.05–1.08× in the default build, on 2 MiB and on 4 KiB pages
     /// (at two threads 0.98–1.00×); the default build's one-pixel colour matrices
     /// 1.02–1.14× on 2 MiB pages and 1.01–1.07× on 4 KiB, the native two-pixel ones
-    /// 1.03–1.08× and 0.99–1.04× (docs/performance-log.md). The
-    /// same family's Zen 3 models (00h–0Fh, 20h–5Fh) gained from them (the matrices
-    /// 1.11–1.27×); later families are unmeasured and keep them.
+    /// 1.03–1.08× and 0.99–1.04× (docs/performance-log.md). The same family's Zen 3
+    /// models (00h–0Fh, 20h–5Fh) gained from them (the matrices 1.11–1.27×); later
+    /// families are unmeasured and keep them.
     static func prefetcherKeepsAhead(vendor: (UInt32, UInt32, UInt32), family: Int, model: Int) -> Bool {
         vendor == amd && family == 0x19 && (0x10...0x1F ~= model || 0x60...0x7F ~= model || 0xA0...0xAF ~= model)
     }
