@@ -417,6 +417,12 @@ final class AppBufferSet {
     let reference: UnsafeMutableRawPointer
     /// Which workload `reference` holds (`Workload.scalarKey`).
     var referenceName: String?
+    /// The 16-bit export's destination and the scalar variant's export (straight RGBA16,
+    /// rows packed, `exportByteCount` bytes each), allocated on first use.
+    private var export: (output: UnsafeMutableRawPointer, reference: UnsafeMutableRawPointer)?
+    /// Which workload the export reference holds (`Workload.scalarKey`).
+    var exportReferenceName: String?
+    private let pages: PageChoice
 
     /// The three buffers of `kind` for a `width × height` image on `pages`, the input
     /// filled from `raster` (straight RGBA8, `width × height × 4` bytes).
@@ -426,6 +432,7 @@ final class AppBufferSet {
         self.height = height
         bytesPerRow = kind.bytesPerRow(width: width)
         byteCount = bytesPerRow * height
+        self.pages = pages
         input = LargeBuffer.allocate(byteCount: byteCount, alignment: 64, pages)
         work = LargeBuffer.allocate(byteCount: byteCount, alignment: 64, pages)
         reference = LargeBuffer.allocate(byteCount: byteCount, alignment: 64, pages)
@@ -457,6 +464,38 @@ final class AppBufferSet {
         input.deallocate()
         work.deallocate()
         reference.deallocate()
+        export?.output.deallocate()
+        export?.reference.deallocate()
+    }
+
+    /// The bytes of a 16-bit export: `width × 8` per row, rows packed.
+    var exportByteCount: Int { width * 8 * height }
+
+    /// The 16-bit export's destination and reference memory (allocated on first use).
+    func exportMemory() -> (output: UnsafeMutableRawPointer, reference: UnsafeMutableRawPointer) {
+        if let export { return export }
+        let memory = (output: LargeBuffer.allocate(byteCount: exportByteCount, alignment: 64, pages),
+                      reference: LargeBuffer.allocate(byteCount: exportByteCount, alignment: 64, pages))
+        memory.output.initializeMemory(as: UInt8.self, repeating: 0, count: exportByteCount)
+        memory.reference.initializeMemory(as: UInt8.self, repeating: 0, count: exportByteCount)
+        export = memory
+        return memory
+    }
+
+    /// Copies the export's output into its reference and records whose output it is.
+    func keepExportReference(named name: String, threads: Int) {
+        let memory = exportMemory()
+        Parallel.copy(memory.reference, from: UnsafeRawPointer(memory.output), byteCount: exportByteCount, threads: threads)
+        exportReferenceName = name
+    }
+
+    /// The straight RGBA16 pixel buffer of the export over `memory` (`exportMemory()`).
+    func exportBuffer(_ memory: UnsafeMutableRawPointer) throws(ToolError) -> PixelBuffer {
+        do {
+            return try PixelBuffer(baseAddress: memory, width: width, height: height, bytesPerRow: width * 8, format: .rgba16)
+        } catch {
+            throw ToolError("cannot describe the 16-bit export buffer: \(error)", status: .failure)
+        }
     }
 
     /// The alpha of pixel `(x, y)` of a premultiplied buffer: 255 outside the disc,

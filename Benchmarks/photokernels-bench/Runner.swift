@@ -160,6 +160,15 @@ final class Runner {
                 try? plan.run(buffer, variant: variant)
             }
 
+        case .export(let entry, let variant):
+            let buffers = fixture.appBuffers(.bgra8Premultiplied)
+            let plan = try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads)
+            try verifyExport(workload, buffers, plan)
+            let source = try buffers.buffer(buffers.input)
+            let destination = try buffers.exportBuffer(buffers.exportMemory().output)
+            // The input is never written, so every sample starts from it without a restore.
+            return Sampler.measure(policy: policy) { try? plan.run(from: source, to: destination, variant: variant) }
+
         case .convert(let direction, let depth):
             switch depth {
             case .eight: return try measureConversion(workload, direction, fixture.samples8(), in: fixture)
@@ -252,6 +261,11 @@ final class Runner {
             let buffers = fixture.appBuffers(kind)
             try verifyAppBuffer(workload, buffers,
                                 try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads))
+
+        case .export(let entry, _):
+            let buffers = fixture.appBuffers(.bgra8Premultiplied)
+            try verifyExport(workload, buffers,
+                             try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads))
 
         case .convert(let direction, let depth):
             switch depth {
@@ -418,20 +432,58 @@ final class Runner {
                 throw ToolError("\(workload.name): the \(variant.rawValue) run wrote the padding of row \(row).", status: .failure)
             }
         }
-        if variant != .scalar, buffers.referenceName != workload.scalarKey {
-            try run(.scalar)
-            buffers.keepReference(named: workload.scalarKey, threads: threads)
-        }
-        try run(variant)
-        if variant == .scalar {
-            if hasOtherVariants(of: workload) { buffers.keepReference(named: workload.scalarKey, threads: threads) }
-            return
-        }
+        guard try runAfterScalar(workload, variant, referenceHeld: buffers.referenceName == workload.scalarKey, run,
+                                 keep: { buffers.keepReference(named: workload.scalarKey, threads: threads) }) else { return }
         let report = Verification.compare(
             reference: UnsafeBufferPointer(start: buffers.reference.assumingMemoryBound(to: UInt8.self), count: buffers.byteCount),
             candidate: UnsafeBufferPointer(start: buffers.work.assumingMemoryBound(to: UInt8.self), count: buffers.byteCount))
         if !report.passed {
             throw ToolError(Verification.message(report, workload: workload, width: buffers.bytesPerRow / 4,
+                                                 against: "the scalar reference"), status: .failure)
+        }
+    }
+
+    /// The order of an app buffer's verification: where `variant` is not the scalar one
+    /// and the reference does not hold the scalar output (`referenceHeld`), runs the
+    /// scalar variant and `keep`s its output first; then `variant`. Returns whether
+    /// `variant`'s output is to be compared: not the scalar variant's, which is kept
+    /// instead when other variants of the workload follow.
+    private func runAfterScalar(_ workload: Workload, _ variant: KernelVariant, referenceHeld: Bool,
+                                _ run: (KernelVariant) throws(ToolError) -> Void, keep: () -> Void) throws(ToolError) -> Bool {
+        if variant != .scalar, !referenceHeld {
+            try run(.scalar)
+            keep()
+        }
+        try run(variant)
+        if variant == .scalar {
+            if hasOtherVariants(of: workload) { keep() }
+            return false
+        }
+        return true
+    }
+
+    /// Runs `plan` once from the premultiplied BGRA8 buffer's input into the 16-bit
+    /// export buffer (the warm-up) and checks it: a non-scalar variant agrees with the
+    /// scalar export (`Verification`'s rule for integer samples, over every 16-bit
+    /// sample). The scalar export is kept as the reference when other variants follow.
+    private func verifyExport(_ workload: Workload, _ buffers: AppBufferSet,
+                              _ plan: PreparedEditPlan) throws(ToolError) {
+        guard case .export(_, let variant) = workload.kind else { preconditionFailure("not an export") }
+        let threads = self.threads, memory = buffers.exportMemory()
+        let source = try buffers.buffer(buffers.input), destination = try buffers.exportBuffer(memory.output)
+        func run(_ variant: KernelVariant) throws(ToolError) {
+            do { try plan.run(from: source, to: destination, variant: variant) } catch {
+                throw ToolError("\(workload.name): \(error.description)", status: .failure)
+            }
+        }
+        guard try runAfterScalar(workload, variant, referenceHeld: buffers.exportReferenceName == workload.scalarKey, run,
+                                 keep: { buffers.keepExportReference(named: workload.scalarKey, threads: threads) }) else { return }
+        let samples = buffers.exportByteCount / 2
+        let report = Verification.compare(
+            reference: UnsafeBufferPointer(start: memory.reference.assumingMemoryBound(to: UInt16.self), count: samples),
+            candidate: UnsafeBufferPointer(start: memory.output.assumingMemoryBound(to: UInt16.self), count: samples))
+        if !report.passed {
+            throw ToolError(Verification.message(report, workload: workload, width: buffers.width,
                                                  against: "the scalar reference"), status: .failure)
         }
     }

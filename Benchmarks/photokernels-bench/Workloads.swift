@@ -110,6 +110,10 @@ struct Workload: Sendable {
         /// `PreparedEditPlan.run(_:variant:)` in place on an app pixel buffer, the plan
         /// prepared once for the size, as an app prepares it once and runs it per frame.
         case appBuffer(AppBuffer, CatalogEntry, KernelVariant)
+        /// `PreparedEditPlan.run(from:to:variant:)` from the `bgra8-premultiplied` app
+        /// buffer (never written) into a straight RGBA16 buffer, rows packed: a 16-bit
+        /// export of the edited photo, the plan prepared once for the size.
+        case export(CatalogEntry, KernelVariant)
         /// `FloatImage.decode(from:layout: .rgba, …)` or `FloatImage.encode(into:layout: .rgba, …)`
         /// between an RGBA raster of the depth and a preallocated `Float` image or raster.
         case convert(ConversionDirection, SampleDepth)
@@ -134,6 +138,8 @@ struct Workload: Sendable {
             parts = ["pipeline", "rgba\(depth.rawValue)", entry?.name ?? "identity"] + (variant.map { [$0.rawValue] } ?? [])
         case .appBuffer(let buffer, let entry, let variant):
             parts = [buffer.group, buffer.label, entry.name, variant.rawValue]
+        case .export(let entry, let variant):
+            parts = ["pipeline", "\(AppBuffer.bgra8Premultiplied.label)-to-rgba16", entry.name, variant.rawValue]
         case .convert(let direction, let depth):
             parts = ["convert", direction.label(depth)]
         case .netpbmDecode(let depth):
@@ -156,7 +162,7 @@ struct Workload: Sendable {
         switch kind {
         case .kernel(let entry, _): return entry.name
         case .pipeline(_, let entry, _): return entry?.name ?? "identity"
-        case .appBuffer(_, let entry, _): return entry.name
+        case .appBuffer(_, let entry, _), .export(let entry, _): return entry.name
         default: return nil
         }
     }
@@ -166,7 +172,7 @@ struct Workload: Sendable {
         switch kind {
         case .kernel(_, let variant): return variant
         case .pipeline(_, _, let variant): return variant
-        case .appBuffer(_, _, let variant): return variant
+        case .appBuffer(_, _, let variant), .export(_, let variant): return variant
         default: return nil
         }
     }
@@ -186,7 +192,8 @@ struct Workload: Sendable {
     /// - copy: the buffer read and the buffer written (2 × its bytes per pixel);
     /// - kernel: in place, 16 B read + 16 B written;
     /// - pipeline: the RGBA raster read and written (4 + 4 B at 8 bits, 8 + 8 B at 16);
-    ///   an app buffer in place likewise 4 + 4 B (row padding is not counted);
+    ///   an app buffer in place likewise 4 + 4 B (row padding is not counted); the
+    ///   16-bit export 4 B read + 8 B written;
     /// - convert: the raster (4 or 8 B) plus the `Float` image (16 B), one read and the
     ///   other written: 20 B at 8 bits, 24 B at 16;
     /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
@@ -196,6 +203,7 @@ struct Workload: Sendable {
         case .kernel: return 2 * CopyBuffer.floatRGBA.bytesPerPixel
         case .pipeline(let depth, _, _): return 2 * CopyBuffer.samples(depth).bytesPerPixel
         case .appBuffer: return 2 * CopyBuffer.samplesRGBA8.bytesPerPixel
+        case .export: return CopyBuffer.samplesRGBA8.bytesPerPixel + CopyBuffer.samplesRGBA16.bytesPerPixel
         case .convert(_, let depth): return CopyBuffer.samples(depth).bytesPerPixel + CopyBuffer.floatRGBA.bytesPerPixel
         case .netpbmDecode(let depth), .netpbmEncode(let depth):
             return 3 * depth.fileBytesPerSample + 3 * MemoryLayout<UInt16>.stride
@@ -218,7 +226,7 @@ struct Workload: Sendable {
         case .kernel, .convert: return .floatRGBA
         case .pipeline(let depth, _, _): return .samples(depth)
         case .appBuffer: return .samplesRGBA8
-        case .netpbmDecode, .netpbmEncode: return .samplesRGBA16
+        case .export, .netpbmDecode, .netpbmEncode: return .samplesRGBA16
         }
     }
 }
@@ -250,6 +258,12 @@ enum WorkloadPlan {
         ["recipe", "vibrance"].compactMap(KernelCatalog.entry(named:))
     }
 
+    /// The catalog entry of the 16-bit export: `recipe`, the full edit, as an app exports
+    /// the photo it has been editing (the row path: decode, stages, 16-bit encode).
+    static var exportEntries: [CatalogEntry] {
+        ["recipe"].compactMap(KernelCatalog.entry(named:))
+    }
+
     /// Every workload for `size`, unfiltered, in run order (the preview rows are apart:
     /// `previews`).
     static func all(for size: ImageSize) -> [Workload] {
@@ -264,6 +278,7 @@ enum WorkloadPlan {
         for buffer in [AppBuffer.bgra8Premultiplied, .rgba8Padded] {
             for entry in appBufferEntries { kinds += variants.map { .appBuffer(buffer, entry, $0) } }
         }
+        for entry in exportEntries { kinds += variants.map { .export(entry, $0) } }
         for depth in SampleDepth.allCases {
             kinds += ConversionDirection.allCases.map { .convert($0, depth) }
         }

@@ -35,7 +35,7 @@ struct FourByteLanes: Sendable {
     #endif
 
     /// The patterns for the byte places `P`.
-    init<P: FourBytePlaces>(_: P.Type) {
+    init<P: FourSamplePlaces>(_: P.Type) {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         // place[c]: the byte of channel c (R, G, B, A) within a pixel; lane[k]: the
         // channel stored at byte k.
@@ -102,9 +102,9 @@ extension RowCodec {
     /// others by one division per pair, `c / (A, A, A, 255)`, zero where A = 0);
     /// returns how many pixels it decoded (the count rounded down to a multiple of 8).
     @inline(__always)
-    static func decodePremultipliedBlocks<P: FourBytePlaces>(_ p: UnsafeRawPointer, _ count: Int,
-                                                             _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
-                                                             _ lanes: FourByteLanes) -> Int {
+    static func decodePremultipliedBlocks<P: FourSamplePlaces>(_ p: UnsafeRawPointer, _ count: Int,
+                                                               _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
+                                                               _ lanes: FourByteLanes) -> Int {
         let m = SIMD8<Float>(repeating: 255), zero = SIMD8<Float>()
         let k = SIMD8<Float>(repeating: SampleCoding.tripledReciprocal)
         let opaque = SIMD8<UInt32>(repeating: (UInt32(0xFF) << UInt32(8 &* P.fourth)).littleEndian)

@@ -339,12 +339,21 @@ extension Float16: BufferSample {
 /// quotient of the two stored integers, `c / A`, rounded once, which is `(c/m)/(A/m)`
 /// without the two intermediate roundings — and on the way out clamped to [0, 1] and
 /// multiplied by alpha, rounded once.
+///
+/// Formats of four samples, 8-bit, 16-bit or `Float`, take loops of one pixel per
+/// `SIMD4` (`decodeFourBytes`, and FourSampleRows.swift); the others (three samples,
+/// grey, `Float16`) the generic per-sample loops (`decode(_:_:_:_:)`,
+/// `encode(_:_:_:_:)`), which state the formulas the fast loops are tested against.
 struct RowCodec: Sendable {
     let format: PixelFormat
 
     func decode(_ source: UnsafeRawPointer, count: Int, into destination: UnsafeMutablePointer<SIMD4<Float>>) {
-        if format.sampleType == .uint8, format.channelOrder.channelCount == 4 {
-            return decodeFourBytes(source, count, destination)
+        if format.channelOrder.channelCount == 4 {
+            switch format.sampleType {
+            case .uint8: return decodeFourBytes(source, count, destination)
+            case .uint16, .float32: return runFourSamples(.decode(source, into: destination), count: count)
+            case .float16: break
+            }
         }
         switch format.sampleType {
         case .uint8: decode(UInt8.self, source, count, destination)
@@ -358,8 +367,12 @@ struct RowCodec: Sendable {
     }
 
     func encode(_ source: UnsafePointer<SIMD4<Float>>, count: Int, into destination: UnsafeMutableRawPointer) {
-        if format.sampleType == .uint8, format.channelOrder.channelCount == 4 {
-            return encodeFourBytes(source, count, destination)
+        if format.channelOrder.channelCount == 4 {
+            switch format.sampleType {
+            case .uint8: return encodeFourBytes(source, count, destination)
+            case .uint16, .float32: return runFourSamples(.encode(source, into: destination), count: count)
+            case .float16: break
+            }
         }
         switch format.sampleType {
         case .uint8: encode(UInt8.self, source, count, destination)
@@ -384,17 +397,17 @@ struct RowCodec: Sendable {
         runFourBytes(.decode(p, into: out), count: count)
     }
 
-    /// One four-byte row codec's work.
-    private enum FourByteJob {
+    /// One row codec's work on a row piece.
+    enum Job {
         case decode(UnsafeRawPointer, into: UnsafeMutablePointer<SIMD4<Float>>)
         case encode(UnsafePointer<SIMD4<Float>>, into: UnsafeMutableRawPointer)
     }
 
     /// Runs `job` on `count` pixels in the loop for the format's alpha mode, with the
-    /// format's places as a compile-time type (`FourBytePlaces`).
-    private func runFourBytes(_ job: FourByteJob, count: Int) {
+    /// format's places as a compile-time type (`FourSamplePlaces`).
+    private func runFourBytes(_ job: Job, count: Int) {
         let order = format.channelOrder, premultiplied = format.alphaMode == .premultiplied
-        func run<P: FourBytePlaces>(_: P.Type) {
+        func run<P: FourSamplePlaces>(_: P.Type) {
             let lanes = FourByteLanes(P.self)
             switch job {
             case .decode(let p, let out):
@@ -425,9 +438,9 @@ struct RowCodec: Sendable {
 
     /// `decodeFourBytes`' loop for straight or no alpha.
     @inline(never)
-    private static func decodeWords<P: FourBytePlaces>(_ p: UnsafeRawPointer, _ count: Int,
-                                                       _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
-                                                       opaque: SIMD4<Int32>, _ lanes: FourByteLanes) {
+    private static func decodeWords<P: FourSamplePlaces>(_ p: UnsafeRawPointer, _ count: Int,
+                                                         _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
+                                                         opaque: SIMD4<Int32>, _ lanes: FourByteLanes) {
         let k = SIMD4<Float>(repeating: SampleCoding.tripledReciprocal)
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         let first = decodePairs(p, count, out, opaque: opaque, lanes)
@@ -451,7 +464,7 @@ struct RowCodec: Sendable {
     /// optimiser rebuilt an opaque pixel's vector lane by lane with its alpha a
     /// constant.)
     @inline(never)
-    private static func decodePremultipliedWords<P: FourBytePlaces>(
+    private static func decodePremultipliedWords<P: FourSamplePlaces>(
         _ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
         alphaLane: SIMDMask<SIMD4<Int32>>, _ lanes: FourByteLanes) {
         let m = SIMD4<Float>(repeating: 255), zero = SIMD4<Float>()
@@ -504,7 +517,7 @@ struct RowCodec: Sendable {
     /// SPEC §0's encoding of four lanes to four bytes in the format's order, as the
     /// bits of a 32-bit word in memory.
     @inline(__always)
-    private static func word<P: FourBytePlaces>(_ c: SIMD4<Float>, _: P.Type) -> UInt32 {
+    private static func word<P: FourSamplePlaces>(_ c: SIMD4<Float>, _: P.Type) -> UInt32 {
         let one = SIMD4<Float>(repeating: 1), m = SIMD4<Float>(repeating: 255)
         // The integer sits in the low byte of each lane's pattern (2²³ + k, k ≤ 255).
         let v = P.memory(unsafeBitCast(clamped(c, upTo: one) * m + 8_388_608, to: SIMD4<UInt32>.self))
@@ -519,8 +532,8 @@ struct RowCodec: Sendable {
     /// (see `BytePacking`): five instructions a pixel where the clamps, the masks and
     /// the narrowing of one word took about twenty.
     @inline(__always)
-    private static func words<P: FourBytePlaces>(_ x0: SIMD4<Float>, _ x1: SIMD4<Float>, _ x2: SIMD4<Float>,
-                                                 _ x3: SIMD4<Float>, _: P.Type) -> SIMD4<UInt32> {
+    private static func words<P: FourSamplePlaces>(_ x0: SIMD4<Float>, _ x1: SIMD4<Float>, _ x2: SIMD4<Float>,
+                                                   _ x3: SIMD4<Float>, _: P.Type) -> SIMD4<UInt32> {
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         let one = SIMD4<Float>(repeating: 1), m = SIMD4<Float>(repeating: 255)
         @inline(__always) func lanes(_ x: SIMD4<Float>) -> __m128i { _mm_cvtps_epi32(_mm_min_ps(one, P.memory(x)) * m) }
@@ -535,9 +548,9 @@ struct RowCodec: Sendable {
     /// holds the destination's bits to keep, as a little-endian word's value (0 where
     /// the format has alpha).
     @inline(never)
-    private static func encodeWords<P: FourBytePlaces>(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
-                                                       _ p: UnsafeMutableRawPointer, _: P.Type, padding: UInt32,
-                                                       _ lanes: FourByteLanes) {
+    private static func encodeWords<P: FourSamplePlaces>(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
+                                                         _ p: UnsafeMutableRawPointer, _: P.Type, padding: UInt32,
+                                                         _ lanes: FourByteLanes) {
         let padding = padding.littleEndian, kept = SIMD4<UInt32>(repeating: padding)
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && canImport(TargetFeatures.AVX2)
         var i = encodeBlocks(source, count, p, padding: padding, lanes)
@@ -561,7 +574,7 @@ struct RowCodec: Sendable {
 
     /// `encodeFourBytes`' loop for premultiplied alpha, four pixels a step.
     @inline(never)
-    private static func encodePremultipliedWords<P: FourBytePlaces>(
+    private static func encodePremultipliedWords<P: FourSamplePlaces>(
         _ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer, _: P.Type,
         alphaLane: SIMDMask<SIMD4<Int32>>, _ lanes: FourByteLanes) {
         let one = SIMD4<Float>(repeating: 1)
@@ -640,11 +653,11 @@ struct RowCodec: Sendable {
     }
 }
 
-/// Where R, G, B and the fourth sample (alpha or padding) sit in a four-byte pixel,
-/// known at compile time so that putting a pixel's lanes in R G B A order, or back in
-/// the format's, is one shuffle.
-protocol FourBytePlaces {
-    /// The byte index of the fourth sample (alpha or padding).
+/// Where R, G, B and the fourth sample (alpha or padding) sit in a pixel of four
+/// samples (bytes, 16-bit words or `Float`s), known at compile time so that putting a
+/// pixel's lanes in R G B A order, or back in the format's, is one shuffle.
+protocol FourSamplePlaces {
+    /// The sample index of the fourth sample (alpha or padding).
     static var fourth: Int { get }
     /// The lanes of a pixel in memory order, in R G B A order.
     static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T>
@@ -653,28 +666,28 @@ protocol FourBytePlaces {
 }
 
 /// RGBA and RGBX.
-enum PlacesRGBA: FourBytePlaces {
+enum PlacesRGBA: FourSamplePlaces {
     static var fourth: Int { 3 }
     @inline(__always) static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T> { m }
     @inline(__always) static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T> { c }
 }
 
 /// BGRA and BGRX.
-enum PlacesBGRA: FourBytePlaces {
+enum PlacesBGRA: FourSamplePlaces {
     static var fourth: Int { 3 }
     @inline(__always) static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T> { SIMD4(m.z, m.y, m.x, m.w) }
     @inline(__always) static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T> { SIMD4(c.z, c.y, c.x, c.w) }
 }
 
 /// ARGB and XRGB.
-enum PlacesARGB: FourBytePlaces {
+enum PlacesARGB: FourSamplePlaces {
     static var fourth: Int { 0 }
     @inline(__always) static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T> { SIMD4(m.y, m.z, m.w, m.x) }
     @inline(__always) static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T> { SIMD4(c.w, c.x, c.y, c.z) }
 }
 
 /// ABGR and XBGR.
-enum PlacesABGR: FourBytePlaces {
+enum PlacesABGR: FourSamplePlaces {
     static var fourth: Int { 0 }
     @inline(__always) static func rgba<T: SIMDScalar>(_ m: SIMD4<T>) -> SIMD4<T> { SIMD4(m.w, m.z, m.y, m.x) }
     @inline(__always) static func memory<T: SIMDScalar>(_ c: SIMD4<T>) -> SIMD4<T> { SIMD4(c.w, c.z, c.y, c.x) }

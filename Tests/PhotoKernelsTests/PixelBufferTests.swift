@@ -250,31 +250,14 @@ struct PixelBufferTests {
             for mode in order.alphaIndex == nil ? [AlphaMode.none] : [.straight, .premultiplied] {
                 let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: .uint8))
                 for width in Array(1...33) + [64, 67] {
-                    var bytes = (0..<(4 * width)).map { _ in UInt8.random(in: 0...255, using: &rng) }
-                    for i in stride(from: 0, to: width, by: 3) { bytes[4 * i + places[3]] = [0, 255, 1][(i / 3) % 3] }
-                    // Opaque runs (groups of four or eight opaque pixels take a path of
-                    // their own), broken by a translucent pixel here and there; for odd
-                    // widths from 9, runs of white colour bytes under an alpha short of
-                    // 255, which an opacity test on the wrong byte would take for opaque.
-                    if width % 2 == 0 { for i in 0..<width where i % 7 != 5 { bytes[4 * i + places[3]] = 255 } }
-                    if width % 2 == 1, width >= 9 {
-                        for i in 0..<width {
-                            for k in 0..<3 { bytes[4 * i + places[k]] = 255 }
-                            bytes[4 * i + places[3]] = i % 11 == 10 ? 255 : 254
-                        }
-                    }
+                    let bytes: [UInt8] = rowWithAlphaPatterns(width: width, places: places, cycle: [0, 255, 1], using: &rng)
                     // Two guard pixels after the row: the decoder must not write them.
                     var decoded = [SIMD4<Float>](repeating: SIMD4(repeating: -7), count: width + 2)
                     decoded.withUnsafeMutableBufferPointer { codec.decode(bytes, count: width, into: $0.baseAddress!) }
                     #expect(decoded[width...].allSatisfy { $0 == SIMD4(repeating: -7) }, "\(order) \(mode) width \(width): wrote past the row")
                     for i in 0..<width {
-                        let v = places.map { Float(bytes[4 * i + $0]) }
-                        let expected: SIMD4<Float>
-                        switch mode {
-                        case .none: expected = SIMD4(v[0] / 255, v[1] / 255, v[2] / 255, 1)
-                        case .straight: expected = SIMD4(v[0] / 255, v[1] / 255, v[2] / 255, v[3] / 255)
-                        case .premultiplied:
-                            expected = v[3] == 0 ? SIMD4() : SIMD4(v[0] / v[3], v[1] / v[3], v[2] / v[3], v[3] / 255)
+                        let expected = decodedPixel(places.map { Float(bytes[4 * i + $0]) }, mode, maxval: 255)
+                        if mode == .premultiplied {
                             // The generic loop (grey and alpha) gives red's value.
                             var grey = SIMD4<Float>()
                             greyAlpha.decode([bytes[4 * i + places[0]], bytes[4 * i + places[3]]], count: 1, into: &grey)
@@ -299,11 +282,7 @@ struct PixelBufferTests {
                     out.withUnsafeMutableBytes { codec.encode(source, count: width, into: $0.baseAddress!) }
                     #expect(out[(4 * width)...] == before[(4 * width)...], "\(order) \(mode) width \(width): wrote past the row")
                     for i in 0..<width {
-                        var x = source[i]
-                        if mode == .premultiplied {
-                            func clamp(_ c: Float) -> Float { c > 0 ? min(c, 1) : 0 }
-                            x = SIMD4(clamp(x.x) * x.w, clamp(x.y) * x.w, clamp(x.z) * x.w, x.w)
-                        }
+                        let x = encoderInput(source[i], mode)
                         for k in 0..<4 {
                             let expected = k == 3 && mode == .none ? before[4 * i + places[3]]
                                 : UInt8(SampleCoding.encode(x[k], maxval: 255))

@@ -239,3 +239,43 @@ func runRGBA(_ plan: PreparedEditPlan, _ samples: [UInt16], maxval: Int, variant
     }
     return result
 }
+
+/// What a row encoder stores for the straight pixel `x` in `mode` (SPEC §10): a
+/// premultiplied pixel's colour clamped to [0, 1] (NaN to 0) and times alpha, alpha as
+/// it is; otherwise `x` itself.
+func encoderInput(_ x: SIMD4<Float>, _ mode: AlphaMode) -> SIMD4<Float> {
+    guard mode == .premultiplied else { return x }
+    func clamp(_ c: Float) -> Float { c > 0 ? min(c, 1) : 0 }
+    return SIMD4(clamp(x.x) * x.w, clamp(x.y) * x.w, clamp(x.z) * x.w, x.w)
+}
+
+/// A random row of `width` pixels of four integer samples, with the alphas a row
+/// decoder's opacity test must tell apart: every third pixel's alpha one of `cycle`;
+/// at even widths opaque runs (groups of four or eight opaque pixels take a path of
+/// their own) broken every seventh pixel; at odd widths from 9, white colour under an
+/// alpha one short of opaque, opaque every eleventh pixel, which a test of the wrong
+/// sample would take for opaque. `places`: the memory places of R, G, B and alpha.
+func rowWithAlphaPatterns<Sample: FixedWidthInteger & UnsignedInteger>(
+    width: Int, places: [Int], cycle: [Sample], using rng: inout SeededGenerator) -> [Sample] {
+    var row = (0..<(4 * width)).map { _ in Sample.random(in: 0...Sample.max, using: &rng) }
+    for i in stride(from: 0, to: width, by: 3) { row[4 * i + places[3]] = cycle[(i / 3) % cycle.count] }
+    if width % 2 == 0 { for i in 0..<width where i % 7 != 5 { row[4 * i + places[3]] = Sample.max } }
+    if width % 2 == 1, width >= 9 {
+        for i in 0..<width {
+            for k in 0..<3 { row[4 * i + places[k]] = Sample.max }
+            row[4 * i + places[3]] = i % 11 == 10 ? Sample.max : Sample.max - 1
+        }
+    }
+    return row
+}
+
+/// SPEC §0 and §10's decoding of one pixel whose samples, in R G B A order, are the
+/// integers `v` at maxval `m`, as the generic row loop computes it: `v / m`, alpha 1
+/// without alpha; premultiplied `c / A` of the integers and `A / m`, all zero at A = 0.
+func decodedPixel(_ v: [Float], _ mode: AlphaMode, maxval m: Float) -> SIMD4<Float> {
+    switch mode {
+    case .none: SIMD4(v[0] / m, v[1] / m, v[2] / m, 1)
+    case .straight: SIMD4(v[0] / m, v[1] / m, v[2] / m, v[3] / m)
+    case .premultiplied: v[3] == 0 ? SIMD4() : SIMD4(v[0] / v[3], v[1] / v[3], v[2] / v[3], v[3] / m)
+    }
+}

@@ -1,0 +1,149 @@
+import Testing
+@testable import PhotoKernels
+
+/// The row codecs for pixels of four 16-bit or four `Float` samples (SPEC §0, §10):
+/// every channel order and alpha mode, against the formulas the generic per-sample
+/// loop computes.
+@Suite("Four-sample row codecs")
+struct FourSampleRowsTests {
+    /// Each four-channel order with the memory places of R, G, B and the fourth sample.
+    static let orders: [(ChannelOrder, [Int])] = [
+        (.rgba, [0, 1, 2, 3]), (.bgra, [2, 1, 0, 3]), (.argb, [1, 2, 3, 0]), (.abgr, [3, 2, 1, 0]),
+        (.rgbx, [0, 1, 2, 3]), (.bgrx, [2, 1, 0, 3]), (.xrgb, [1, 2, 3, 0]), (.xbgr, [3, 2, 1, 0]),
+    ]
+
+    static let widths = Array(1...33) + [64, 67]
+
+    static func modes(_ order: ChannelOrder) -> [AlphaMode] {
+        order.alphaIndex == nil ? [.none] : [.straight, .premultiplied]
+    }
+
+    /// The same `Float`, NaN matching any NaN.
+    static func same(_ a: Float, _ b: Float) -> Bool { a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN) }
+
+    @Test("2⁻¹⁶ + Float(1/65535 − 2⁻¹⁶), two products and a sum, decodes every 16-bit sample as the correctly rounded division; one multiply by the Float nearest 1/65535 does not")
+    func wordReciprocalSplit() {
+        let h = SampleCoding.wordReciprocalHigh, l = SampleCoding.wordReciprocalLow
+        #expect(h == 0x1p-16 && l == 0x1.0001p-32)
+        var wrong = 0, singleWrong = 0
+        for v in 0...65535 {
+            let x = Float(v), q = SampleCoding.decode(UInt16(v), maxval: 65535)
+            if (x * h + x * l).bitPattern != q.bitPattern { wrong += 1 }
+            if (x * Float(1.0 / 65535.0)).bitPattern != q.bitPattern { singleWrong += 1 }
+        }
+        #expect(wrong == 0)
+        #expect(singleWrong > 0, "the split would be needless")
+    }
+
+    @Test("16-bit rows, every order and alpha mode, widths 1…33, 64 and 67: decoding is v / 65535 per sample or SPEC §10's c / A (the quotient of the stored integers, rounded once) with alpha A / 65535 and A = 0 all zero; opaque groups and near-opaque ones included; nothing past the row is written")
+    func decodesWords() throws {
+        var rng = SeededGenerator(seed: 65)
+        for (order, places) in Self.orders {
+            for mode in Self.modes(order) {
+                let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: .uint16))
+                for width in Self.widths {
+                    let words: [UInt16] = rowWithAlphaPatterns(width: width, places: places, cycle: [0, 65535, 1, 257],
+                                                               using: &rng)
+                    var decoded = [SIMD4<Float>](repeating: SIMD4(repeating: -7), count: width + 2)
+                    decoded.withUnsafeMutableBufferPointer { codec.decode(words, count: width, into: $0.baseAddress!) }
+                    #expect(decoded[width...].allSatisfy { $0 == SIMD4(repeating: -7) }, "\(order) \(mode) width \(width): wrote past the row")
+                    for i in 0..<width {
+                        let expected = decodedPixel(places.map { Float(words[4 * i + $0]) }, mode, maxval: 65535)
+                        for k in 0..<4 {
+                            #expect(decoded[i][k].bitPattern == expected[k].bitPattern,
+                                    "\(order) \(mode) width \(width) pixel \(i) lane \(k): \(decoded[i][k]), expected \(expected[k])")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("16-bit rows, every order and alpha mode, widths 1…33, 64 and 67: encoding is SampleCoding.encode at 65535 per lane, NaN, ±∞, ±0, out-of-range values and ties included, premultiplied colour clamped and times alpha first; an X order keeps its padding sample; nothing past the row is written")
+    func encodesWords() throws {
+        var rng = SeededGenerator(seed: 66)
+        let special: [Float] = [.nan, .infinity, -.infinity, -0.0, 0, 1, -1, 2, 0.5 / 65535, 1.5 / 65535,
+                                32767.5 / 65535, 32768.5 / 65535, 65534.5 / 65535, Float(1).nextDown, Float(1).nextUp,
+                                .leastNonzeroMagnitude]
+        for (order, places) in Self.orders {
+            for mode in Self.modes(order) {
+                let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: .uint16))
+                for width in Self.widths {
+                    let source = (0..<width).map { _ in
+                        SIMD4<Float>((0..<4).map { _ -> Float in
+                            Bool.random(using: &rng) ? special.randomElement(using: &rng)!
+                                : (Float(Int.random(in: -2...65537, using: &rng)) + [0, 0.5, 0.25][Int.random(in: 0...2, using: &rng)]) / 65535
+                        })
+                    }
+                    // The destination's words at random (an X order keeps each pixel's own
+                    // padding sample), and four guard words after the row.
+                    let before = (0..<(4 * width + 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
+                    Self.expectEncoding(codec, source, over: before, places: places, mode: mode, "width \(width)",
+                                        stored: { SampleCoding.encode($0, maxval: 65535) }, same: ==)
+                }
+            }
+        }
+    }
+
+    @Test("Float rows, every order and alpha mode, widths 1…33, 64 and 67: decoding takes the samples as they are (alpha 1 without alpha; premultiplied colour / alpha, alpha ±0 all zero, NaN and ±∞ as the division gives them); encoding writes them back in place (premultiplied colour clamped, NaN to 0, and times alpha), an X order keeps its padding sample; nothing past the row is written")
+    func floatRows() throws {
+        var rng = SeededGenerator(seed: 67)
+        let special: [Float] = [.nan, .infinity, -.infinity, -0.0, 0, 1, -1, 2, 0.5, Float(1).nextUp, .leastNonzeroMagnitude,
+                                -.leastNonzeroMagnitude, .greatestFiniteMagnitude]
+        func value() -> Float {
+            Bool.random(using: &rng) ? special.randomElement(using: &rng)! : Float.random(in: -0.25...1.25, using: &rng)
+        }
+        for (order, places) in Self.orders {
+            for mode in Self.modes(order) {
+                let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: .float32))
+                for width in Self.widths {
+                    let samples = (0..<(4 * width)).map { _ in value() }
+                    var decoded = [SIMD4<Float>](repeating: SIMD4(repeating: -7), count: width + 2)
+                    decoded.withUnsafeMutableBufferPointer { codec.decode(samples, count: width, into: $0.baseAddress!) }
+                    #expect(decoded[width...].allSatisfy { $0 == SIMD4(repeating: -7) }, "\(order) \(mode) width \(width): wrote past the row")
+                    for i in 0..<width {
+                        let v = places.map { samples[4 * i + $0] }
+                        let expected: SIMD4<Float>
+                        switch mode {
+                        case .none: expected = SIMD4(v[0], v[1], v[2], 1)
+                        case .straight: expected = SIMD4(v[0], v[1], v[2], v[3])
+                        case .premultiplied: expected = v[3] == 0 ? SIMD4() : SIMD4(v[0] / v[3], v[1] / v[3], v[2] / v[3], v[3])
+                        }
+                        for k in 0..<4 {
+                            #expect(Self.same(decoded[i][k], expected[k]),
+                                    "\(order) \(mode) width \(width) pixel \(i) lane \(k): \(decoded[i][k]), expected \(expected[k])")
+                        }
+                    }
+                    let source = (0..<width).map { _ in SIMD4<Float>(value(), value(), value(), value()) }
+                    let before = (0..<(4 * width + 4)).map { _ in Float.random(in: -1...1, using: &rng) }
+                    Self.expectEncoding(codec, source, over: before, places: places, mode: mode, "width \(width)",
+                                        stored: { $0 }, same: Self.same)
+                }
+            }
+        }
+    }
+
+    /// Encodes `source` with `codec` into a copy of `before` (which holds four guard
+    /// samples after the row) and expects every sample in its place to be `stored` of
+    /// the encoder's input (`encoderInput`), an X order's fourth sample and the guard
+    /// samples unchanged.
+    static func expectEncoding<Sample>(_ codec: RowCodec, _ source: [SIMD4<Float>], over before: [Sample],
+                                       places: [Int], mode: AlphaMode, _ what: String,
+                                       stored: (Float) -> Sample, same: (Sample, Sample) -> Bool,
+                                       sourceLocation: SourceLocation = #_sourceLocation) {
+        let order = codec.format.channelOrder, width = source.count
+        var out = before
+        out.withUnsafeMutableBytes { codec.encode(source, count: width, into: $0.baseAddress!) }
+        #expect((4 * width..<before.count).allSatisfy { same(out[$0], before[$0]) },
+                "\(order) \(mode) \(what): wrote past the row", sourceLocation: sourceLocation)
+        for i in 0..<width {
+            let x = encoderInput(source[i], mode)
+            for k in 0..<4 {
+                let expected = k == 3 && mode == .none ? before[4 * i + places[3]] : stored(x[k])
+                #expect(same(out[4 * i + places[k]], expected),
+                        "\(order) \(mode) \(what) pixel \(i) lane \(k): \(out[4 * i + places[k]]), expected \(expected) from \(source[i])",
+                        sourceLocation: sourceLocation)
+            }
+        }
+    }
+}
