@@ -393,7 +393,8 @@ final class SampleBuffers<Sample: PipelineSample> {
 
 /// The memory of one app pixel buffer workload: the input, the buffer the plan runs on
 /// in place, and the scalar variant's output, each `height × bytesPerRow` bytes,
-/// allocated and filled once.
+/// allocated and filled once; for the 16-bit export from the input, its destination and
+/// the scalar variant's export, `height × width × 8` bytes each, allocated on first use.
 ///
 /// The input is the fixture's straight RGBA8 raster (the `pipeline/rgba8` input) in the
 /// buffer's layout:
@@ -424,7 +425,7 @@ final class AppBufferSet {
     var exportReferenceName: String?
     private let pages: PageChoice
 
-    /// The three buffers of `kind` for a `width × height` image on `pages`, the input
+    /// The three in-place buffers of `kind` for a `width × height` image on `pages`, the input
     /// filled from `raster` (straight RGBA8, `width × height × 4` bytes).
     init(_ kind: AppBuffer, raster: [UInt8], width: Int, height: Int, pages: PageChoice) {
         self.kind = kind

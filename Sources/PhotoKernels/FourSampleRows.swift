@@ -11,8 +11,9 @@ import _Builtin_intrinsics.intel
 extension SampleCoding {
     /// `1/65535` as `2⁻¹⁶ + wordReciprocalLow`: `Float(v)·2⁻¹⁶ + Float(v)·wordReciprocalLow`
     /// equals `decode(v, maxval: 65535)`, the correctly rounded quotient, for every
-    /// 16-bit `v` (checked for all 65 536 by the tests). The first product is exact (a
-    /// power of two), so the sum rounds once, and two multiplies and an add replace a
+    /// 16-bit `v`: the first product is exact (a power of two) and the second is rounded
+    /// far below the result's ulp, so only the sum's rounding counts; the tests check
+    /// all 65 536 samples, which is the proof. Two multiplies and an add replace a
     /// division, which accepts one operation every few cycles. One multiply by the
     /// `Float` nearest 1/65535 is one ulp off for 512 samples.
     static let wordReciprocalHigh = Float(0x1p-16)
@@ -22,10 +23,10 @@ extension SampleCoding {
 }
 
 extension RowCodec {
-    // The masks of alpha and padding lanes reach these loops as values, from
-    // `runFourSamples`: a mask the optimiser could see as a constant inside a loop
-    // became lane-by-lane tests and moves (the export from BGRA8 to premultiplied RGBA16
-    // 0.41× as fast where the build targets AVX-512, checked in the disassembly).
+    // The masks of alpha and padding lanes, and the opaque lane ORed into a decoded
+    // pixel, reach these loops as values from `runFourSamples`: a mask or lane the
+    // optimiser sees as a constant inside a loop turns the blend into lane-by-lane tests
+    // and moves, or the conversion into a scalar one per lane (see `AlphaMasks`).
 
     // MARK: 16-bit samples
 
@@ -37,10 +38,10 @@ extension RowCodec {
     /// all opaque (A = 65535) take the straight form, which gives them the same bits
     /// without a division.
     @inline(never)
-    static func decodeFourWords<P: FourSamplePlaces>(_ p: UnsafeRawPointer, _ count: Int,
-                                                     _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
-                                                     premultiplied: Bool, opaque: SIMD4<Int32>,
-                                                     alphaLane: SIMDMask<SIMD4<Int32>>) {
+    static func decodeFourUInt16<P: FourSamplePlaces>(_ p: UnsafeRawPointer, _ count: Int,
+                                                      _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
+                                                      premultiplied: Bool, opaque: SIMD4<Int32>,
+                                                      alphaLane: SIMDMask<SIMD4<Int32>>) {
         let h = SIMD4<Float>(repeating: SampleCoding.wordReciprocalHigh)
         let l = SIMD4<Float>(repeating: SampleCoding.wordReciprocalLow)
         @inline(__always) func samples(_ i: Int) -> SIMD4<Int32> {
@@ -83,9 +84,9 @@ extension RowCodec {
     /// (`kept`: all ones in those words of two pixels). Two pixels a step, narrowed to
     /// words together (`wordPair`) and stored as 16 bytes.
     @inline(never)
-    static func encodeFourWords<P: FourSamplePlaces>(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
-                                                     _ p: UnsafeMutableRawPointer, _: P.Type,
-                                                     padding: Bool, kept: SIMD8<UInt16>) {
+    static func encodeFourUInt16<P: FourSamplePlaces>(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
+                                                      _ p: UnsafeMutableRawPointer, _: P.Type,
+                                                      padding: Bool, kept: SIMD8<UInt16>) {
         var i = 0
         while i &+ 2 <= count {
             let at = p + 8 &* i
@@ -101,12 +102,12 @@ extension RowCodec {
         }
     }
 
-    /// `encodeFourWords` for premultiplied alpha: the colour clamped to [0, 1] (NaN to
+    /// `encodeFourUInt16` for premultiplied alpha: the colour clamped to [0, 1] (NaN to
     /// 0) and multiplied by alpha first, alpha kept (`alphaLane`: lane 3).
     @inline(never)
-    static func encodePremultipliedFourWords<P: FourSamplePlaces>(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
-                                                                  _ p: UnsafeMutableRawPointer, _: P.Type,
-                                                                  alphaLane: SIMDMask<SIMD4<Int32>>) {
+    static func encodePremultipliedFourUInt16<P: FourSamplePlaces>(
+        _ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer, _: P.Type,
+        alphaLane: SIMDMask<SIMD4<Int32>>) {
         let one = SIMD4<Float>(repeating: 1)
         @inline(__always) func pixel(_ i: Int) -> SIMD4<Float> {
             let c = source[i]
@@ -127,8 +128,9 @@ extension RowCodec {
     /// `c·65535 + 2²³` is the `Float` `2²³ + k`, whose bits are `0x4B00_0000 + k`
     /// (k ≤ 65535). Where the build has the Clang module of Intel intrinsics, subtracting
     /// `0x4B00_8000` leaves `k − 32768`, which SSE2's signed saturating pack
-    /// (`packssdw`) narrows exactly, and flipping each word's top bit gives `k`: three
-    /// instructions for eight samples, where the narrowing by shuffles took four for
+    /// (`packssdw`) narrows exactly, and flipping each word's top bit gives `k`: four
+    /// instructions for eight samples (a subtraction per pixel, the pack, the flip),
+    /// where the truncating conversion of the portable form takes three shuffles for
     /// four.
     @inline(__always)
     static func wordPair<P: FourSamplePlaces>(_ c0: SIMD4<Float>, _ c1: SIMD4<Float>, _: P.Type) -> SIMD8<UInt16> {
@@ -151,7 +153,8 @@ extension RowCodec {
 
     /// Decodes `count` pixels of four `Float` samples in `P`'s order, as they are: an
     /// order without alpha (`hasAlpha` false) with alpha 1; premultiplied colour divided
-    /// by alpha, an alpha of ±0 giving an all-zero pixel. `alphaLane`: lane 3.
+    /// by alpha and alpha kept to the bit (a signalling NaN too), an alpha of ±0 giving
+    /// an all-zero pixel. `alphaLane`: lane 3.
     @inline(never)
     static func decodeFourFloats<P: FourSamplePlaces>(_ p: UnsafeRawPointer, _ count: Int,
                                                       _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
@@ -164,7 +167,7 @@ extension RowCodec {
         if premultiplied {
             for i in 0..<count {
                 let c = pixel(i), a = SIMD4<Float>(repeating: c.w)
-                (out + i).initialize(to: (c / a.replacing(with: one, where: alphaLane)).replacing(with: zero, where: a .== zero))
+                (out + i).initialize(to: (c / a).replacing(with: c, where: alphaLane).replacing(with: zero, where: a .== zero))
             }
         } else if hasAlpha {
             for i in 0..<count { (out + i).initialize(to: pixel(i)) }
@@ -220,19 +223,19 @@ extension RowCodec {
                 if words {
                     // Without alpha the fourth lane reads 0xFFFF, alpha 1.
                     let opaque = SIMD4<Int32>(0, 0, 0, hasAlpha ? 0 : 0xFFFF)
-                    Self.decodeFourWords(p, count, out, P.self, premultiplied: premultiplied, opaque: opaque,
-                                         alphaLane: alphaLane)
+                    Self.decodeFourUInt16(p, count, out, P.self, premultiplied: premultiplied, opaque: opaque,
+                                          alphaLane: alphaLane)
                 } else {
                     Self.decodeFourFloats(p, count, out, P.self, premultiplied: premultiplied, hasAlpha: hasAlpha,
                                           alphaLane: alphaLane)
                 }
             case .encode(let source, let p):
                 if words, premultiplied {
-                    Self.encodePremultipliedFourWords(source, count, p, P.self, alphaLane: alphaLane)
+                    Self.encodePremultipliedFourUInt16(source, count, p, P.self, alphaLane: alphaLane)
                 } else if words {
                     let kept = SIMD4<UInt16>(truncatingIfNeeded: fourth)
-                    Self.encodeFourWords(source, count, p, P.self, padding: !hasAlpha,
-                                         kept: SIMD8(lowHalf: kept, highHalf: kept))
+                    Self.encodeFourUInt16(source, count, p, P.self, padding: !hasAlpha,
+                                          kept: SIMD8(lowHalf: kept, highHalf: kept))
                 } else {
                     Self.encodeFourFloats(source, count, p, P.self, premultiplied: premultiplied, padding: !hasAlpha,
                                           kept: fourth, alphaLane: alphaLane)

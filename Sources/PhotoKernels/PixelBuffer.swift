@@ -340,10 +340,11 @@ extension Float16: BufferSample {
 /// without the two intermediate roundings — and on the way out clamped to [0, 1] and
 /// multiplied by alpha, rounded once.
 ///
-/// Formats of four samples, 8-bit, 16-bit or `Float`, take loops of one pixel per
-/// `SIMD4` (`decodeFourBytes`, and FourSampleRows.swift); the others (three samples,
-/// grey, `Float16`) the generic per-sample loops (`decode(_:_:_:_:)`,
-/// `encode(_:_:_:_:)`), which state the formulas the fast loops are tested against.
+/// Formats of four samples, 8-bit, 16-bit or `Float`, take vector loops that put each
+/// pixel's samples in R G B A order by shuffles (`decodeFourBytes`, FourByteBlocks.swift
+/// and FourSampleRows.swift); the others (three samples, grey, `Float16`) the generic
+/// per-sample loops (`decode(_:_:_:_:)`, `encode(_:_:_:_:)`), which state the formulas
+/// and which the tests hold the vector loops to, bit for bit.
 struct RowCodec: Sendable {
     let format: PixelFormat
 
@@ -599,9 +600,10 @@ struct RowCodec: Sendable {
         }
     }
 
+    /// The per-sample decoding loop for any format: the reference of the vector loops.
     @inline(__always)
-    private func decode<S: BufferSample>(_: S.Type, _ p: UnsafeRawPointer, _ count: Int,
-                                         _ out: UnsafeMutablePointer<SIMD4<Float>>) {
+    func decode<S: BufferSample>(_: S.Type, _ p: UnsafeRawPointer, _ count: Int,
+                                 _ out: UnsafeMutablePointer<SIMD4<Float>>) {
         let order = format.channelOrder, n = order.channelCount
         let (ri, gi, bi) = order.colorIndices
         let ai = order.alphaIndex
@@ -623,9 +625,10 @@ struct RowCodec: Sendable {
         }
     }
 
+    /// The per-sample encoding loop for any format: the reference of the vector loops.
     @inline(__always)
-    private func encode<S: BufferSample>(_: S.Type, _ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
-                                         _ p: UnsafeMutableRawPointer) {
+    func encode<S: BufferSample>(_: S.Type, _ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
+                                 _ p: UnsafeMutableRawPointer) {
         let order = format.channelOrder, n = order.channelCount
         let (ri, gi, bi) = order.colorIndices
         let ai = order.alphaIndex

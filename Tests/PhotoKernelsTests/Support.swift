@@ -252,9 +252,11 @@ func encoderInput(_ x: SIMD4<Float>, _ mode: AlphaMode) -> SIMD4<Float> {
 /// A random row of `width` pixels of four integer samples, with the alphas a row
 /// decoder's opacity test must tell apart: every third pixel's alpha one of `cycle`;
 /// at even widths opaque runs (groups of four or eight opaque pixels take a path of
-/// their own) broken every seventh pixel; at odd widths from 9, white colour under an
-/// alpha one short of opaque, opaque every eleventh pixel, which a test of the wrong
-/// sample would take for opaque. `places`: the memory places of R, G, B and alpha.
+/// their own) broken every seventh pixel; at odd widths from 9, white colour under
+/// alphas short of opaque, group by group of four pixels one short, the top bit clear,
+/// or only the low half set (0xFFFE, 0x7FFF, 0x00FF at 16 bits), opaque every eleventh
+/// pixel: a test of the wrong sample, or of part of it, would take them for opaque.
+/// `places`: the memory places of R, G, B and alpha.
 func rowWithAlphaPatterns<Sample: FixedWidthInteger & UnsignedInteger>(
     width: Int, places: [Int], cycle: [Sample], using rng: inout SeededGenerator) -> [Sample] {
     var row = (0..<(4 * width)).map { _ in Sample.random(in: 0...Sample.max, using: &rng) }
@@ -263,7 +265,8 @@ func rowWithAlphaPatterns<Sample: FixedWidthInteger & UnsignedInteger>(
     if width % 2 == 1, width >= 9 {
         for i in 0..<width {
             for k in 0..<3 { row[4 * i + places[k]] = Sample.max }
-            row[4 * i + places[3]] = i % 11 == 10 ? Sample.max : Sample.max - 1
+            let short = [Sample.max - 1, Sample.max >> 1, Sample.max >> (Sample.bitWidth / 2)][(i / 4) % 3]
+            row[4 * i + places[3]] = i % 11 == 10 ? Sample.max : short
         }
     }
     return row
