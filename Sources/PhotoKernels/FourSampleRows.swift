@@ -1,8 +1,8 @@
-// Row codecs for pixels of four 16-bit or four `Float` samples (SPEC §0, §10): the
-// vImage RGBA16U / ARGB16U and RGBAFFFF / ARGBFFFF shapes, in any channel order, with
-// straight, premultiplied or no alpha. One pixel per `SIMD4`, its samples put in
-// R G B A order (or back in the format's) by one shuffle. They compute the bits of
-// `RowCodec`'s generic per-sample loops, which remain the reference.
+// Row codecs for pixels of four 16-bit, `Float` or `Float16` samples (SPEC §0, §10):
+// the vImage RGBA16U / ARGB16U, RGBAFFFF / ARGBFFFF and RGBA16F shapes, in any channel
+// order, with straight, premultiplied or no alpha. One pixel per `SIMD4`, its samples
+// put in R G B A order (or back in the format's) by one shuffle. They compute the bits
+// of `RowCodec`'s generic per-sample loops, which remain the reference.
 
 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
 import _Builtin_intrinsics.intel
@@ -149,21 +149,19 @@ extension RowCodec {
         #endif
     }
 
-    // MARK: Float samples
+    // MARK: Float and Float16 samples
 
-    /// Decodes `count` pixels of four `Float` samples in `P`'s order, as they are: an
-    /// order without alpha (`hasAlpha` false) with alpha 1; premultiplied colour divided
-    /// by alpha and alpha kept to the bit (a signalling NaN too), an alpha of ±0 giving
-    /// an all-zero pixel. `alphaLane`: lane 3.
+    /// Decodes `count` pixels of four floating-point samples (`Float`, or `Float16`
+    /// widened) in `P`'s order, as they are: an order without alpha (`hasAlpha` false)
+    /// with alpha 1; premultiplied colour divided by alpha and alpha kept to the bit (a
+    /// signalling `Float` NaN too), an alpha of ±0 giving an all-zero pixel.
+    /// `alphaLane`: lane 3.
     @inline(never)
-    static func decodeFourFloats<P: FourSamplePlaces>(_ p: UnsafeRawPointer, _ count: Int,
-                                                      _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type,
-                                                      premultiplied: Bool, hasAlpha: Bool,
-                                                      alphaLane: SIMDMask<SIMD4<Int32>>) {
+    static func decodeFourFloats<P: FourSamplePlaces, S: FourFloatSamples>(
+        _ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>, _: P.Type, _: S.Type,
+        premultiplied: Bool, hasAlpha: Bool, alphaLane: SIMDMask<SIMD4<Int32>>) {
         let one = SIMD4<Float>(repeating: 1), zero = SIMD4<Float>()
-        @inline(__always) func pixel(_ i: Int) -> SIMD4<Float> {
-            P.rgba(p.loadUnaligned(fromByteOffset: 16 &* i, as: SIMD4<Float>.self))
-        }
+        @inline(__always) func pixel(_ i: Int) -> SIMD4<Float> { P.rgba(S.pixel(p, i)) }
         if premultiplied {
             for i in 0..<count {
                 let c = pixel(i), a = SIMD4<Float>(repeating: c.w)
@@ -176,70 +174,117 @@ extension RowCodec {
         }
     }
 
-    /// Encodes `count` pixels as four `Float` samples in `P`'s order, as they are;
-    /// premultiplied, the colour clamped to [0, 1] (NaN to 0) and multiplied by alpha
-    /// (`alphaLane`: lane 3). `padding`: an order without alpha, whose fourth sample the
-    /// destination keeps (`kept`: all ones in that lane).
+    /// Encodes `count` pixels as four floating-point samples in `P`'s order (`Float` as
+    /// they are, `Float16` rounded to nearest even); premultiplied, the colour clamped
+    /// to [0, 1] (NaN to 0) and multiplied by alpha (`alphaLane`: lane 3). `padding`:
+    /// an order without alpha, whose fourth sample the destination keeps (`kept`: all
+    /// ones in that lane).
     @inline(never)
-    static func encodeFourFloats<P: FourSamplePlaces>(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int,
-                                                      _ p: UnsafeMutableRawPointer, _: P.Type,
-                                                      premultiplied: Bool, padding: Bool, kept: SIMD4<UInt32>,
-                                                      alphaLane: SIMDMask<SIMD4<Int32>>) {
+    static func encodeFourFloats<P: FourSamplePlaces, S: FourFloatSamples>(
+        _ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer, _: P.Type, _: S.Type,
+        premultiplied: Bool, padding: Bool, kept: SIMD4<S.Bits>, alphaLane: SIMDMask<SIMD4<Int32>>) {
         let one = SIMD4<Float>(repeating: 1)
-        @inline(__always) func store(_ x: SIMD4<Float>, _ i: Int) {
-            (p + 16 &* i).storeBytes(of: P.memory(x), as: SIMD4<Float>.self)
-        }
         if premultiplied {
             for i in 0..<count {
                 let c = source[i]
-                store((clamped(c, upTo: one) * SIMD4(repeating: c.w)).replacing(with: c, where: alphaLane), i)
+                S.store(P.memory((clamped(c, upTo: one) * SIMD4(repeating: c.w)).replacing(with: c, where: alphaLane)), p, i)
             }
         } else if padding {
-            for i in 0..<count {
-                let at = p + 16 &* i
-                let x = unsafeBitCast(P.memory(source[i]), to: SIMD4<UInt32>.self) & ~kept
-                    | at.loadUnaligned(as: SIMD4<UInt32>.self) & kept
-                at.storeBytes(of: x, as: SIMD4<UInt32>.self)
-            }
+            for i in 0..<count { S.store(P.memory(source[i]), p, i, keeping: kept) }
         } else {
-            for i in 0..<count { store(source[i], i) }
+            for i in 0..<count { S.store(P.memory(source[i]), p, i) }
         }
     }
 }
 
+/// How a pixel of four floating-point samples is stored: `Float` as it is, `Float16`
+/// widened on the way in and rounded to nearest even on the way out, as the per-sample
+/// loop's `Float(h)` and `Float16(x)` do, four lanes at once.
+protocol FourFloatSamples: BufferSample {
+    /// The sample's bits, to keep a padding sample as stored.
+    associatedtype Bits: FixedWidthInteger & UnsignedInteger & SIMDScalar
+    /// Pixel `i`'s four samples in memory order, as `Float`.
+    static func pixel(_ p: UnsafeRawPointer, _ i: Int) -> SIMD4<Float>
+    /// Stores `x` as pixel `i`'s four samples, in memory order.
+    static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int)
+    /// `store(_:_:_:)`, keeping the destination's bits in `kept`'s lanes of all ones.
+    static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int, keeping kept: SIMD4<Bits>)
+}
+
+extension Float: FourFloatSamples {
+    typealias Bits = UInt32
+    @inline(__always) static func pixel(_ p: UnsafeRawPointer, _ i: Int) -> SIMD4<Float> {
+        p.loadUnaligned(fromByteOffset: 16 &* i, as: SIMD4<Float>.self)
+    }
+    @inline(__always) static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int) {
+        (p + 16 &* i).storeBytes(of: x, as: SIMD4<Float>.self)
+    }
+    @inline(__always) static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int, keeping kept: SIMD4<UInt32>) {
+        let at = p + 16 &* i
+        at.storeBytes(of: unsafeBitCast(x, to: SIMD4<UInt32>.self) & ~kept | at.loadUnaligned(as: SIMD4<UInt32>.self) & kept,
+                      as: SIMD4<UInt32>.self)
+    }
+}
+
+#if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+extension Float16: FourFloatSamples {
+    typealias Bits = UInt16
+    @inline(__always) static func pixel(_ p: UnsafeRawPointer, _ i: Int) -> SIMD4<Float> {
+        SIMD4<Float>(p.loadUnaligned(fromByteOffset: 8 &* i, as: SIMD4<Float16>.self))
+    }
+    @inline(__always) static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int) {
+        (p + 8 &* i).storeBytes(of: SIMD4<Float16>(x), as: SIMD4<Float16>.self)
+    }
+    @inline(__always) static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int, keeping kept: SIMD4<UInt16>) {
+        let at = p + 8 &* i
+        let bits = unsafeBitCast(SIMD4<Float16>(x), to: SIMD4<UInt16>.self)
+        at.storeBytes(of: bits & ~kept | at.loadUnaligned(as: SIMD4<UInt16>.self) & kept, as: SIMD4<UInt16>.self)
+    }
+}
+#endif
+
 extension RowCodec {
-    /// Runs `job` on `count` pixels of four 16-bit or `Float` samples, with the format's
-    /// places as a compile-time type (`FourSamplePlaces`).
+    /// Runs `job` on `count` pixels of four 16-bit, `Float` or `Float16` samples, with
+    /// the format's places as a compile-time type (`FourSamplePlaces`).
     func runFourSamples(_ job: Job, count: Int) {
         let order = format.channelOrder, premultiplied = format.alphaMode == .premultiplied
-        let hasAlpha = order.alphaIndex != nil, words = format.sampleType == .uint16
+        let hasAlpha = order.alphaIndex != nil, sample = format.sampleType
         let alphaLane = AlphaMasks().pixel
         func run<P: FourSamplePlaces>(_: P.Type) {
             // An order without alpha: the fourth sample's lane, to keep on the way out.
             var fourth = SIMD4<UInt32>()
             if !hasAlpha { fourth[P.fourth] = ~0 }
-            switch job {
-            case .decode(let p, let out):
-                if words {
-                    // Without alpha the fourth lane reads 0xFFFF, alpha 1.
-                    let opaque = SIMD4<Int32>(0, 0, 0, hasAlpha ? 0 : 0xFFFF)
-                    Self.decodeFourUInt16(p, count, out, P.self, premultiplied: premultiplied, opaque: opaque,
+            func floats<S: FourFloatSamples>(_: S.Type) {
+                switch job {
+                case .decode(let p, let out):
+                    Self.decodeFourFloats(p, count, out, P.self, S.self, premultiplied: premultiplied, hasAlpha: hasAlpha,
                                           alphaLane: alphaLane)
-                } else {
-                    Self.decodeFourFloats(p, count, out, P.self, premultiplied: premultiplied, hasAlpha: hasAlpha,
+                case .encode(let source, let p):
+                    Self.encodeFourFloats(source, count, p, P.self, S.self, premultiplied: premultiplied,
+                                          padding: !hasAlpha, kept: SIMD4<S.Bits>(truncatingIfNeeded: fourth),
                                           alphaLane: alphaLane)
                 }
-            case .encode(let source, let p):
-                if words, premultiplied {
+            }
+            switch (job, sample) {
+            case (.decode(let p, let out), .uint16):
+                // Without alpha the fourth lane reads 0xFFFF, alpha 1.
+                let opaque = SIMD4<Int32>(0, 0, 0, hasAlpha ? 0 : 0xFFFF)
+                Self.decodeFourUInt16(p, count, out, P.self, premultiplied: premultiplied, opaque: opaque,
+                                      alphaLane: alphaLane)
+            case (.encode(let source, let p), .uint16):
+                if premultiplied {
                     Self.encodePremultipliedFourUInt16(source, count, p, P.self, alphaLane: alphaLane)
-                } else if words {
+                } else {
                     let kept = SIMD4<UInt16>(truncatingIfNeeded: fourth)
                     Self.encodeFourUInt16(source, count, p, P.self, padding: !hasAlpha,
                                           kept: SIMD8(lowHalf: kept, highHalf: kept))
-                } else {
-                    Self.encodeFourFloats(source, count, p, P.self, premultiplied: premultiplied, padding: !hasAlpha,
-                                          kept: fourth, alphaLane: alphaLane)
                 }
+            case (_, .float16):
+                #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+                floats(Float16.self)
+                #endif
+            default:
+                floats(Float.self)
             }
         }
         switch order.colorIndices {

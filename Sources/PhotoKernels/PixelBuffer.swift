@@ -340,11 +340,11 @@ extension Float16: BufferSample {
 /// without the two intermediate roundings — and on the way out clamped to [0, 1] and
 /// multiplied by alpha, rounded once.
 ///
-/// Formats of four samples, 8-bit, 16-bit or `Float`, take vector loops that put each
-/// pixel's samples in R G B A order by shuffles (`decodeFourBytes`, FourByteBlocks.swift
-/// and FourSampleRows.swift); the others (three samples, grey, `Float16`) the generic
-/// per-sample loops (`decode(_:_:_:_:)`, `encode(_:_:_:_:)`), which state the formulas
-/// and which the tests hold the vector loops to, bit for bit.
+/// Formats of four samples, 8-bit, 16-bit, `Float` or `Float16`, take vector loops that
+/// put each pixel's samples in R G B A order by shuffles (`decodeFourBytes`,
+/// FourByteBlocks.swift and FourSampleRows.swift); the others (three samples, grey) the
+/// generic per-sample loops (`decode(_:_:_:_:)`, `encode(_:_:_:_:)`), which state the
+/// formulas and which the tests hold the vector loops to, bit for bit.
 struct RowCodec: Sendable {
     let format: PixelFormat
 
@@ -352,8 +352,7 @@ struct RowCodec: Sendable {
         if format.channelOrder.channelCount == 4 {
             switch format.sampleType {
             case .uint8: return decodeFourBytes(source, count, destination)
-            case .uint16, .float32: return runFourSamples(.decode(source, into: destination), count: count)
-            case .float16: break
+            case .uint16, .float32, .float16: return runFourSamples(.decode(source, into: destination), count: count)
             }
         }
         switch format.sampleType {
@@ -371,8 +370,7 @@ struct RowCodec: Sendable {
         if format.channelOrder.channelCount == 4 {
             switch format.sampleType {
             case .uint8: return encodeFourBytes(source, count, destination)
-            case .uint16, .float32: return runFourSamples(.encode(source, into: destination), count: count)
-            case .float16: break
+            case .uint16, .float32, .float16: return runFourSamples(.encode(source, into: destination), count: count)
             }
         }
         switch format.sampleType {
