@@ -279,12 +279,16 @@ extension RowCodec {
                     Self.encodeFourUInt16(source, count, p, P.self, padding: !hasAlpha,
                                           kept: SIMD8(lowHalf: kept, highHalf: kept))
                 }
+            case (_, .float32):
+                floats(Float.self)
             case (_, .float16):
+                // Where `Float16` does not exist no format has it (`PixelFormat.init`).
                 #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
                 floats(Float16.self)
                 #endif
-            default:
-                floats(Float.self)
+            case (_, .uint8):
+                // Four bytes take the four-byte codecs (`decodeFourBytes`).
+                break
             }
         }
         switch order.colorIndices {

@@ -655,8 +655,8 @@ struct RowCodec: Sendable {
 }
 
 /// Where R, G, B and the fourth sample (alpha or padding) sit in a pixel of four
-/// samples (bytes, 16-bit words or `Float`s), known at compile time so that putting a
-/// pixel's lanes in R G B A order, or back in the format's, is one shuffle.
+/// samples (bytes, 16-bit words, `Float`s or `Float16`s), known at compile time so that
+/// putting a pixel's lanes in R G B A order, or back in the format's, is one shuffle.
 protocol FourSamplePlaces {
     /// The sample index of the fourth sample (alpha or padding).
     static var fourth: Int { get }

@@ -1,9 +1,9 @@
 import Testing
 @testable import PhotoKernels
 
-/// The row codecs for pixels of four 16-bit or four `Float` samples (SPEC §0, §10):
-/// every channel order and alpha mode, bit for bit against the generic per-sample loop
-/// and against the formulas it states.
+/// The row codecs for pixels of four 16-bit, `Float` or `Float16` samples (SPEC §0,
+/// §10): every channel order and alpha mode, bit for bit against the generic per-sample
+/// loop and against the formulas it states.
 @Suite("Four-sample row codecs")
 struct FourSampleRowsTests {
     /// Each four-channel order with the memory places of R, G, B and the fourth sample.
@@ -18,9 +18,11 @@ struct FourSampleRowsTests {
         order.alphaIndex == nil ? [.none] : [.straight, .premultiplied]
     }
 
-    /// NaNs with payloads, signalling and negative, beside the usual specials.
+    /// NaNs with payloads, signalling and negative, beside the usual specials; the
+    /// last two with payload bits that survive rounding to `Float16`.
     static let nans: [Float] = [.nan, Float(bitPattern: 0x7F80_0001), Float(bitPattern: 0x7FC0_1234),
-                                Float(bitPattern: 0xFFC0_0000)]
+                                Float(bitPattern: 0xFFC0_0000), Float(bitPattern: 0x7FA0_0000),
+                                Float(bitPattern: 0xFFD5_4000)]
 
     /// The same `Float`, any NaN matching any NaN: for the formulas, which do not fix
     /// a NaN's payload.
@@ -56,7 +58,9 @@ struct FourSampleRowsTests {
             }
             #expect(decoded[width...].allSatisfy { $0 == guardPixel }, "\(what) offset \(offset): wrote past the row",
                     sourceLocation: sourceLocation)
-            for i in 0..<width where !sameBits(decoded[i], reference[i]) {
+            // To the bit, NaN payloads included: both loops take the same operations in
+            // the same operand order.
+            for i in 0..<width where (0..<4).contains(where: { decoded[i][$0].bitPattern != reference[i][$0].bitPattern }) {
                 Issue.record("\(what) offset \(offset) pixel \(i): \(decoded[i]), the per-sample loop \(reference[i])",
                              sourceLocation: sourceLocation)
             }
@@ -171,17 +175,21 @@ struct FourSampleRowsTests {
         var rng = SeededGenerator(seed: 68)
         let special: [Float] = Self.nans + [.infinity, -.infinity, -0.0, 0, 1, -1, 2, 0.5, 65504, 65520, 70000, -65520,
                                             Float(Float16.leastNonzeroMagnitude), Float(Float16.leastNormalMagnitude),
+                                            Float(Float16.leastNormalMagnitude).nextDown, 0x1p-25, 0x1.8p-24,
                                             1 + 0x1p-11, 1 + 0x1p-11 + 0x1p-23, 1 + 0x1p-10 + 0x1p-11,
                                             .leastNonzeroMagnitude]
-        try Self.expectFloatRows(Float16.self, .float16, special: special, using: &rng) { Float16($0) }
+        // Stored NaNs that no rounding of a `Float` gives: signalling, with payloads.
+        let raw = [0x7D00, 0x7E55, 0xFD01, 0x7C01].map { Float16(bitPattern: UInt16($0)) }
+        try Self.expectFloatRows(Float16.self, .float16, special: special, raw: raw, using: &rng) { Float16($0) }
     }
     #endif
 
     /// The decoding and encoding checks of a floating-point sample type: random rows of
-    /// `special` values and values in [−0.25, 1.25] through every order and alpha mode.
-    /// `stored`: the sample the per-sample loop writes for a `Float`.
+    /// `special` values and values in [−0.25, 1.25], every fifth sample of the rows to
+    /// decode one of `raw` where given, through every order and alpha mode. `stored`:
+    /// the sample the per-sample loop writes for a `Float`.
     static func expectFloatRows<Sample: BinaryFloatingPoint & BufferSample>(
-        _: Sample.Type, _ sampleType: SampleType, special: [Float], using rng: inout SeededGenerator,
+        _: Sample.Type, _ sampleType: SampleType, special: [Float], raw: [Sample] = [], using rng: inout SeededGenerator,
         stored: (Float) -> Sample, sourceLocation: SourceLocation = #_sourceLocation) throws {
         func value() -> Float {
             Bool.random(using: &rng) ? special.randomElement(using: &rng)! : Float.random(in: -0.25...1.25, using: &rng)
@@ -192,7 +200,10 @@ struct FourSampleRowsTests {
             for mode in Self.modes(order) {
                 let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: sampleType))
                 for width in Self.widths {
-                    let samples = (0..<(4 * width)).map { _ in stored(value()) }
+                    var samples = (0..<(4 * width)).map { _ in stored(value()) }
+                    if !raw.isEmpty {
+                        for k in stride(from: 0, to: samples.count, by: 5) { samples[k] = raw[(k / 5) % raw.count] }
+                    }
                     let decoded = Self.expectDecoding(codec, samples, width: width, "\(order) \(mode) width \(width)",
                                                       sourceLocation: sourceLocation)
                     for i in 0..<width {
