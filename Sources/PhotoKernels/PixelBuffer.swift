@@ -101,9 +101,10 @@ public enum SampleType: String, Sendable, CaseIterable {
     case uint8
     /// 16 bits in native byte order, 0…65535 meaning 0…1.
     case uint16
-    /// IEEE binary32, taken as it is (extended range kept).
+    /// IEEE binary32, taken as it is (extended range kept; a premultiplied buffer's
+    /// colour is written clamped to [0, 1] times alpha, SPEC §10).
     case float32
-    /// IEEE binary16, taken as it is (where the platform has `Float16`).
+    /// IEEE binary16, taken as it is (where the platform has `Float16`), as `float32`.
     case float16
 
     /// Bytes per sample.
