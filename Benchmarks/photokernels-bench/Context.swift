@@ -433,6 +433,31 @@ enum CodegenProbe {
         return false
     }
 
+    #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+    /// A `Float` rounded to `Float16`: `vcvtps2ph` where the build targets F16C, a call
+    /// to the library's conversion elsewhere.
+    private static let halfProbe: @convention(c) (Float) -> UInt16 = { x in Float16(x).bitPattern }
+
+    /// Whether this module's code rounds `Float` to `Float16` by F16C's instruction
+    /// (not part of `targetCPU`, whose strings saved reports hold). Meaningful in an
+    /// optimised build only: unoptimised, `Float16(x)` is a call into the standard
+    /// library, which is compiled for the baseline.
+    static var emitsF16C: Bool {
+        blackHole(halfProbe(1))
+        return containsF16C(code(of: unsafeBitCast(halfProbe, to: UnsafeRawPointer.self)))
+    }
+    #endif
+
+    /// A `vcvtps2ph`: `C4 [RXB 00011] [W vvvv L 01] 1D`, or its EVEX form
+    /// `62 [RXBR' 0 011] [W vvvv 1 01] [z L'L b V' aaa] 1D`.
+    static func containsF16C(_ code: [UInt8]) -> Bool {
+        for i in 0..<max(0, code.count - 4) {
+            if code[i] == 0xC4, code[i + 1] & 0x1F == 0x03, code[i + 2] & 0x03 == 0x01, code[i + 3] == 0x1D { return true }
+            if code[i] == 0x62, code[i + 1] & 0x0F == 0x03, code[i + 2] & 0x07 == 0x05, code[i + 4] == 0x1D { return true }
+        }
+        return false
+    }
+
     /// `vzeroupper`.
     static func containsVZeroUpper(_ code: [UInt8]) -> Bool {
         for i in 0..<max(0, code.count - 2) where code[i] == 0xC5 && code[i + 1] == 0xF8 && code[i + 2] == 0x77 {

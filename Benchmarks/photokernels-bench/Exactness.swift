@@ -3,8 +3,9 @@
 // matrix), which SPEC §8 allows only within τ of a tie; this check holds the schedule
 // against a `Double` evaluation on all 2²⁴ triples for tie-heavy matrices and every
 // catalog entry, and the `Float` path too (the samples decoded, the plan's schedule
-// on `Float` pixels, encoded), whose arithmetic differs again. Debug builds are far
-// too slow for it, so CI runs it in release.
+// on `Float` pixels, encoded), whose arithmetic differs again; then the row codecs'
+// `Float16` conversions against the toolchain's on every half and every float. Debug
+// builds are far too slow for it, so CI runs it in release.
 
 import Dispatch
 import Foundation
@@ -100,8 +101,83 @@ enum Exactness {
                         + (ok ? "" : ", worst \(result.worstBeyond) LSB beyond the window; first \(result.first ?? "")"))
             }
         }
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        passed = try float16Conversions(threads: threads) && passed
+        #endif
         return passed
     }
+
+    #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+    /// The row codecs' `Float16` conversions against the toolchain's, bit for bit: all
+    /// 2¹⁶ halves widened (`Float(h)`) and all 2³² `Float` bit patterns rounded
+    /// (`Float16(x)`), NaNs included, through `EditPlan.run(from:to:)` with no stages
+    /// between straight RGBA buffers of `Float16` and `Float` samples. Where the build
+    /// has no F16C (baseline x86-64) the codecs convert in SSE2 operations of their own,
+    /// which this holds to the library calls that `Float(h)` and `Float16(x)` make there.
+    ///
+    /// - Throws: as ``run(threads:)``.
+    private static func float16Conversions(threads: Int?) throws(ToolError) -> Bool {
+        try say("Float16: the row codecs' conversions against Float(h) and Float16(x), bit for bit, "
+                + "on all 2¹⁶ halves and all 2³² Float bit patterns")
+        let width = 4096, height = 256, pixels = width * height
+        let bands = max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount)
+        let halves = UnsafeMutableBufferPointer<UInt16>.allocate(capacity: 4 * pixels)
+        let floats = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: 4 * pixels)
+        defer { halves.deallocate(); floats.deallocate() }
+        let wrong = UnsafeMutableBufferPointer<Int>.allocate(capacity: bands)
+        defer { wrong.deallocate() }
+        var first: String?
+        do {
+            let plan = try EditPlan(stages: []).prepared(width: width, height: height, threads: threads)
+            let halfFormat = try PixelFormat(.rgba, alpha: .straight, sample: .float16)
+            let halfBuffer = try PixelBuffer(baseAddress: UnsafeMutableRawPointer(halves.baseAddress!), width: width,
+                                             height: height, bytesPerRow: 8 * width, format: halfFormat)
+            let floatBuffer = try PixelBuffer(baseAddress: UnsafeMutableRawPointer(floats.baseAddress!), width: width,
+                                              height: height, bytesPerRow: 16 * width, format: .rgbaFloat)
+            // Widening: the first 2¹⁶ samples hold every half.
+            for i in 0..<(4 * pixels) { halves[i] = UInt16(truncatingIfNeeded: i) }
+            try plan.run(from: halfBuffer, to: floatBuffer)
+            var widened = 0
+            for i in 0..<(1 << 16) where floats[i] != Float(Float16(bitPattern: UInt16(i))).bitPattern {
+                widened += 1
+                first = first ?? String(format: "half 0x%04X widened to 0x%08X", UInt32(i), floats[i])
+            }
+            try report("widened", wrong: widened, first: first)
+            // Rounding: 2³² samples, 2²² at a time.
+            let chunk = 4 * pixels, (h, f, w) = (UncheckedSendable(halves), UncheckedSendable(floats), UncheckedSendable(wrong))
+            wrong.initialize(repeating: 0)
+            for start in stride(from: 0, to: 1 << 32, by: chunk) {
+                DispatchQueue.concurrentPerform(iterations: bands) { band in
+                    for i in (chunk * band / bands)..<(chunk * (band + 1) / bands) { f.value[i] = UInt32(start + i) }
+                }
+                try plan.run(from: floatBuffer, to: halfBuffer)
+                DispatchQueue.concurrentPerform(iterations: bands) { band in
+                    for i in (chunk * band / bands)..<(chunk * (band + 1) / bands)
+                    where h.value[i] != Float16(Float(bitPattern: f.value[i])).bitPattern {
+                        w.value[band] += 1
+                    }
+                }
+                if first == nil, wrong.reduce(0, +) > 0,
+                   let i = (0..<chunk).first(where: { halves[$0] != Float16(Float(bitPattern: floats[$0])).bitPattern }) {
+                    first = String(format: "Float 0x%08X rounded to 0x%04X", floats[i], halves[i])
+                }
+            }
+            let rounded = wrong.reduce(0, +)
+            try report("rounded", wrong: rounded, first: first)
+            return widened == 0 && rounded == 0
+        } catch let error as ToolError {
+            throw error
+        } catch {
+            try say("  Float16: \(error)")
+            return false
+        }
+    }
+
+    /// One `Float16` line: `ok` or `FAIL`, the wrong count and the first wrong sample.
+    private static func report(_ what: String, wrong: Int, first: String?) throws(ToolError) {
+        try say("  \(wrong == 0 ? "ok  " : "FAIL") Float16 \(what): \(wrong) wrong" + (wrong == 0 ? "" : "; first \(first ?? "")"))
+    }
+    #endif
 
     /// One line of the report on standard output, written as it is made.
     private static func say(_ line: String) throws(ToolError) {

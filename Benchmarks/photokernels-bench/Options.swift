@@ -109,7 +109,8 @@ struct Options: Sendable {
         case compare(baseline: String, other: String?)
         /// Print a saved baseline (or any report JSON) in `--format`.
         case show(String)
-        /// Check SPEC §8 on every 8-bit RGB triple (release builds).
+        /// Check SPEC §8 on every 8-bit RGB triple, and the `Float16` conversions on
+        /// every float (release builds).
         case exactness
         /// Print help.
         case help
@@ -271,8 +272,8 @@ enum OptionParser {
                     HelpRow("run (default)", "Verify and time the benchmarks; print the report."),
                     HelpRow("compare", "Compare two runs; exit 2 on a regression, 1 when a benchmark failed."),
                     HelpRow("show", "Print a saved baseline or report JSON as text, markdown, json or csv."),
-                    HelpRow("exactness", "Check SPEC §8 on all 2²⁴ 8-bit RGB triples against a Double evaluation; "
-                            + "exit 1 on a wrong sample."),
+                    HelpRow("exactness", "Check SPEC §8 on all 2²⁴ 8-bit RGB triples against a Double evaluation, "
+                            + "and the Float16 conversions on all 2³² floats; exit 1 on a wrong sample."),
                 ]),
                 .rows(title: "EXIT STATUS", [
                     HelpRow("0", "success (compare: no significant regression)"),

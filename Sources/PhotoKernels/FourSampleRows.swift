@@ -230,15 +230,31 @@ extension Float: FourFloatSamples {
 extension Float16: FourFloatSamples {
     typealias Bits = UInt16
     @inline(__always) static func pixel(_ p: UnsafeRawPointer, _ i: Int) -> SIMD4<Float> {
-        SIMD4<Float>(p.loadUnaligned(fromByteOffset: 8 &* i, as: SIMD4<Float16>.self))
+        widened(p.loadUnaligned(fromByteOffset: 8 &* i, as: SIMD4<UInt16>.self))
     }
     @inline(__always) static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int) {
-        (p + 8 &* i).storeBytes(of: SIMD4<Float16>(x), as: SIMD4<Float16>.self)
+        (p + 8 &* i).storeBytes(of: rounded(x), as: SIMD4<UInt16>.self)
     }
     @inline(__always) static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int, keeping kept: SIMD4<UInt16>) {
         let at = p + 8 &* i
-        let bits = unsafeBitCast(SIMD4<Float16>(x), to: SIMD4<UInt16>.self)
-        at.storeBytes(of: bits & ~kept | at.loadUnaligned(as: SIMD4<UInt16>.self) & kept, as: SIMD4<UInt16>.self)
+        at.storeBytes(of: rounded(x) & ~kept | at.loadUnaligned(as: SIMD4<UInt16>.self) & kept, as: SIMD4<UInt16>.self)
+    }
+
+    // x86-64 without F16C (the baseline build) would convert each lane by a library
+    // call: `Float16Conversion` gives the same bits in SSE2 operations.
+    @inline(__always) private static func widened(_ bits: SIMD4<UInt16>) -> SIMD4<Float> {
+        #if arch(x86_64) && !canImport(TargetFeatures.F16C)
+        Float16Conversion.widened(bits)
+        #else
+        SIMD4<Float>(unsafeBitCast(bits, to: SIMD4<Float16>.self))
+        #endif
+    }
+    @inline(__always) private static func rounded(_ x: SIMD4<Float>) -> SIMD4<UInt16> {
+        #if arch(x86_64) && !canImport(TargetFeatures.F16C)
+        Float16Conversion.rounded(x)
+        #else
+        unsafeBitCast(SIMD4<Float16>(x), to: SIMD4<UInt16>.self)
+        #endif
     }
 }
 #endif

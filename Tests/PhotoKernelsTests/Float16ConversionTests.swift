@@ -1,0 +1,142 @@
+#if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+import Testing
+@testable import PhotoKernels
+
+/// `Float16Conversion`, the four-lane conversions the row codecs use where the build has
+/// no F16C, against the toolchain's own `Float(h)` and `Float16(x)` (a library call in
+/// the baseline build, `vcvtph2ps` and `vcvtps2ph` natively), bit for bit. The
+/// release-built exactness check covers all 2³² floats; here every half and every
+/// rounding boundary.
+@Suite("Float16 conversion")
+struct Float16ConversionTests {
+    /// The toolchain's rounding of `x`, as bits.
+    static func reference(_ x: Float) -> UInt16 { Float16(x).bitPattern }
+
+    /// Every one of the 2¹⁶ halves, four to a vector in changing lanes.
+    @Test func widensEveryHalf() {
+        var wrong: [String] = []
+        for start in stride(from: 0, to: 1 << 16, by: 4) {
+            // Lanes hold halves 16 384 apart, so one vector mixes signs and classes.
+            let bits = SIMD4<UInt16>((0..<4).map { UInt16(truncatingIfNeeded: start / 4 + $0 << 14) })
+            let result = Float16Conversion.widened(bits)
+            for lane in 0..<4 where result[lane].bitPattern != Float(Float16(bitPattern: bits[lane])).bitPattern {
+                wrong.append("0x\(String(bits[lane], radix: 16)) → 0x\(String(result[lane].bitPattern, radix: 16))")
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) halves widened wrong, first \(wrong.prefix(4))")
+    }
+
+    /// Hand-computed values: the classes, a signalling NaN made quiet.
+    @Test func widensByHand() {
+        let bits = SIMD4<UInt16>(0x3C00, 0x0001, 0x7D00, 0xFBFF)
+        let result = Float16Conversion.widened(bits)
+        #expect(result[0] == 1)
+        #expect(result[1] == 0x1p-24)
+        #expect(result[2].bitPattern == 0x7FE0_0000)
+        #expect(result[3] == -65504)
+        let specials = Float16Conversion.widened(SIMD4(0x8000, 0x7C00, 0xFC00, 0x03FF))
+        #expect(specials[0].bitPattern == 0x8000_0000)
+        #expect(specials[1] == .infinity && specials[2] == -.infinity)
+        #expect(specials[3] == 0x3FFp-24)
+    }
+
+    /// For every non-negative half `h` below infinity, and each sign: `h` itself, the
+    /// tie halfway to the next half and its two `Float` neighbours, and the neighbours
+    /// of `h` — the floats where round-to-nearest-even changes its answer. Exact ties
+    /// round to the even half.
+    @Test func roundsAtEveryBoundary() {
+        var wrong: [String] = []
+        var ties = 0
+        for magnitude in UInt16(0)..<0x7C00 {
+            let low = Float(Float16(bitPattern: magnitude))
+            let high = magnitude == 0x7BFF ? Float(65536) : Float(Float16(bitPattern: magnitude + 1))
+            let tie = (low + high) / 2  // exact: the halves' significands are shorter
+            for sign in [Float(1), -1] {
+                let inputs = [low, low.nextUp, tie.nextDown, tie, tie.nextUp, low.nextDown, high.nextDown, tie]
+                for quad in stride(from: 0, to: inputs.count, by: 4) {
+                    let x = SIMD4<Float>(inputs[quad..<(quad + 4)]) * sign
+                    let result = Float16Conversion.rounded(x)
+                    for lane in 0..<4 where result[lane] != Self.reference(x[lane]) {
+                        wrong.append("\(x[lane]) (0x\(String(x[lane].bitPattern, radix: 16))) → 0x\(String(result[lane], radix: 16))")
+                    }
+                }
+                let r = Float16Conversion.rounded(SIMD4(repeating: tie * sign))[0]
+                if r & 1 == 0 { ties += 1 }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) wrong, first \(wrong.prefix(4))")
+        // Every tie went to the even half (one in two of them is `low`'s side).
+        #expect(ties == 2 * 0x7C00)
+    }
+
+    /// The specials and the edges of the range, by hand and against the toolchain.
+    @Test func roundsTheSpecials() {
+        let cases: [(Float, UInt16)] = [
+            (0, 0x0000), (-0.0, 0x8000), (1, 0x3C00), (65504, 0x7BFF), (65519.996, 0x7BFF), (65520, 0x7C00),
+            (65536, 0x7C00), (65600, 0x7C00), (0x1.FFFFFEp16, 0x7C00), (1e9, 0x7C00),
+            (.greatestFiniteMagnitude, 0x7C00), (-.infinity, 0xFC00), (0x1p-24, 0x0001), (0x1p-25, 0x0000),
+            (0x1.000002p-25, 0x0001), (0x1.8p-24, 0x0002), (0x1p-14, 0x0400), (0x1.FFCp-15, 0x0400), (0x1.FF8p-15, 0x03FF),
+            (.leastNonzeroMagnitude, 0x0000), (-.leastNormalMagnitude, 0x8000), (1 + 0x1p-11, 0x3C00),
+            ((1 + 0x1p-11 as Float).nextUp, 0x3C01), (1 + 0x3p-11, 0x3C02),
+            // NaNs: quiet, sign and the payload's top 9 bits kept.
+            (Float(bitPattern: 0x7F80_0001), 0x7E00), (Float(bitPattern: 0x7FA0_0000), 0x7F00),
+            (Float(bitPattern: 0xFFC1_2345), 0xFE09), (Float(bitPattern: 0x7FFF_FFFF), 0x7FFF),
+        ]
+        for quad in stride(from: 0, to: cases.count, by: 4) {
+            let chosen = (0..<4).map { cases[min(quad + $0, cases.count - 1)] }
+            let result = Float16Conversion.rounded(SIMD4(chosen.map(\.0)))
+            for lane in 0..<4 {
+                let (x, expected) = chosen[lane]
+                #expect(result[lane] == expected, "\(x) (0x\(String(x.bitPattern, radix: 16)))")
+                #expect(result[lane] == Self.reference(x), "\(x): the toolchain rounds it otherwise")
+            }
+        }
+    }
+
+    /// Every `Float` exponent, both signs, its significands at a stride of 8191 (so the
+    /// 13 bits rounding drops take many values): a sweep across each class's edges.
+    @Test func roundsAcrossEveryExponent() {
+        var wrong: [String] = []
+        for high in UInt32(0)..<512 {
+            let values = stride(from: UInt32(0), to: 1 << 23, by: 8191).map { high << 23 | $0 }
+            for quad in stride(from: 0, to: values.count - 3, by: 4) {
+                let x = unsafeBitCast(SIMD4<UInt32>(values[quad..<(quad + 4)]), to: SIMD4<Float>.self)
+                let result = Float16Conversion.rounded(x)
+                for lane in 0..<4 where result[lane] != Self.reference(x[lane]) {
+                    wrong.append("0x\(String(x[lane].bitPattern, radix: 16)) → 0x\(String(result[lane], radix: 16))")
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) wrong, first \(wrong.prefix(4))")
+    }
+
+    /// Pseudo-random bit patterns in all four lanes, every class mixed in one vector,
+    /// and the round trip of every half.
+    @Test func mixedLanesAndRoundTrip() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var wrong = 0
+        for _ in 0..<20_000 {
+            var lanes = SIMD4<UInt32>()
+            for lane in 0..<4 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                lanes[lane] = UInt32(truncatingIfNeeded: state >> 32)
+            }
+            let x = unsafeBitCast(lanes, to: SIMD4<Float>.self)
+            let result = Float16Conversion.rounded(x)
+            for lane in 0..<4 where result[lane] != Self.reference(x[lane]) { wrong += 1 }
+        }
+        #expect(wrong == 0)
+        // Widening then rounding gives every half back (a signalling NaN quiet).
+        for start in stride(from: 0, to: 1 << 16, by: 4) {
+            let bits = SIMD4<UInt16>((0..<4).map { UInt16(start + $0) })
+            let back = Float16Conversion.rounded(Float16Conversion.widened(bits))
+            for lane in 0..<4 {
+                let h = Float16(bitPattern: bits[lane])
+                let expected = h.isSignalingNaN ? bits[lane] | 0x0200 : bits[lane]
+                if back[lane] != expected { wrong += 1 }
+            }
+        }
+        #expect(wrong == 0)
+    }
+}
+#endif
