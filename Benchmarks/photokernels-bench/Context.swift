@@ -449,11 +449,14 @@ enum CodegenProbe {
     #endif
 
     /// A `vcvtps2ph`: `C4 [RXB 00011] [W vvvv L 01] 1D`, or its EVEX form
-    /// `62 [RXBR' 0 011] [W vvvv 1 01] [z L'L b V' aaa] 1D`.
+    /// `62 [RXBR' 0 011] [W vvvv 1 01] [z L'L b V' aaa] 1D`; or, where the CPU has
+    /// AVX512-FP16 (which LLVM then prefers for a scalar), `vcvtss2sh` or `vcvtps2phx`:
+    /// `62 [RXBR' 0 101] [W vvvv 1 00 or 01] [z L'L b V' aaa] 1D` (map 5).
     static func containsF16C(_ code: [UInt8]) -> Bool {
         for i in 0..<max(0, code.count - 4) {
             if code[i] == 0xC4, code[i + 1] & 0x1F == 0x03, code[i + 2] & 0x03 == 0x01, code[i + 3] == 0x1D { return true }
             if code[i] == 0x62, code[i + 1] & 0x0F == 0x03, code[i + 2] & 0x07 == 0x05, code[i + 4] == 0x1D { return true }
+            if code[i] == 0x62, code[i + 1] & 0x0F == 0x05, code[i + 2] & 0x06 == 0x04, code[i + 4] == 0x1D { return true }
         }
         return false
     }

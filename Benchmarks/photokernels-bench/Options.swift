@@ -273,7 +273,7 @@ enum OptionParser {
                     HelpRow("compare", "Compare two runs; exit 2 on a regression, 1 when a benchmark failed."),
                     HelpRow("show", "Print a saved baseline or report JSON as text, markdown, json or csv."),
                     HelpRow("exactness", "Check SPEC §8 on all 2²⁴ 8-bit RGB triples against a Double evaluation, "
-                            + "and the Float16 conversions on all 2³² floats; exit 1 on a wrong sample."),
+                            + "and the Float16 conversions on all 2¹⁶ halves and 2³² floats; exit 1 on a wrong sample."),
                 ]),
                 .rows(title: "EXIT STATUS", [
                     HelpRow("0", "success (compare: no significant regression)"),

@@ -2,7 +2,7 @@
 // lanes at once, in integer and `Float` SIMD operations that baseline x86-64 (SSE2)
 // has. A build targeting a CPU with F16C converts with `vcvtph2ps` and `vcvtps2ph`;
 // the baseline build has no such instruction and converts each lane by a library call
-// (`__extendhfsf2`, `__truncsfhf2`), some 20 ns a pixel of four samples. These give
+// (`__extendhfsf2`, `__truncsfhf2`), some 10–14 ns a pixel of four samples each way. These give
 // the same bits as `Float(h)` and `Float16(x)` for every input, NaNs included
 // (widening sets a NaN's quiet bit and keeps its payload; rounding keeps a NaN's sign,
 // sets its quiet bit and keeps the top 9 bits of its payload), which the tests check
@@ -10,16 +10,27 @@
 // exactness check for all 2³² floats.
 //
 // The method is the known one (F. Giesen, "Half to float done quic", 2012, and his
-// float-to-half variants): move the exponent and significand fields
-// by a shift and rebias the exponent with an integer addition; subnormals go through
-// one exact `Float` operation against a power of two, which also does their rounding
-// (round to nearest, ties to even, the `Float` unit's mode).
+// float-to-half variants): move the exponent and significand fields by a shift and
+// rebias the exponent with an integer addition; subnormal halves go through one `Float`
+// operation against a power of two, exact when widening, and when rounding the one
+// that rounds them.
+//
+// The floating-point environment: like Swift itself, these assume the default
+// rounding mode, to nearest with ties to even (under another mode the subnormal
+// rounding would follow it, and +0 would widen to −0 rounding down, where the
+// integer path always rounds to nearest). Flushing subnormals to zero (FTZ, DAZ)
+// cannot change a result: the widening subtraction's operands and result are normal
+// `Float`s, a `Float` subnormal read as 0 still rounds to ±0, and the rounding sum is
+// at least 0.5.
 
+/// `Float` ↔ `Float16` conversions four lanes at a time in SSE2 operations, bit for bit
+/// those of `Float(h)` and `Float16(x)`; the row codecs' where the build is x86-64
+/// without F16C (FourSampleRows.swift).
 enum Float16Conversion {
     /// The `Float` values of four halves given as their bits: exactly `Float(h)` for
     /// every bit pattern (a signalling NaN made quiet, its payload kept).
     ///
-    /// Complexity: 16 SIMD operations, no branch.
+    /// Complexity: 17 SIMD operations, no branch.
     @inline(__always)
     static func widened(_ bits: SIMD4<UInt16>) -> SIMD4<Float> {
         let h = SIMD4<UInt32>(truncatingIfNeeded: bits)
@@ -43,8 +54,9 @@ enum Float16Conversion {
     }
 
     /// The bits of four `Float`s rounded to half precision, to nearest with ties to
-    /// even: exactly `Float16(x).bitPattern` for every `x` (beyond the largest half,
-    /// 65504, and from 65520 on: infinity; a NaN quiet, its payload's top 9 bits kept).
+    /// even: exactly `Float16(x).bitPattern` for every `x` (from 65520, halfway past
+    /// the largest half, 65504, on: infinity; a NaN quiet, its payload's top 9 bits
+    /// kept).
     ///
     /// Complexity: about 25 SIMD operations, no branch.
     @inline(__always)

@@ -230,26 +230,29 @@ extension Float: FourFloatSamples {
 extension Float16: FourFloatSamples {
     typealias Bits = UInt16
     @inline(__always) static func pixel(_ p: UnsafeRawPointer, _ i: Int) -> SIMD4<Float> {
-        widened(p.loadUnaligned(fromByteOffset: 8 &* i, as: SIMD4<UInt16>.self))
+        floats(halfBits: p.loadUnaligned(fromByteOffset: 8 &* i, as: SIMD4<UInt16>.self))
     }
     @inline(__always) static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int) {
-        (p + 8 &* i).storeBytes(of: rounded(x), as: SIMD4<UInt16>.self)
+        (p + 8 &* i).storeBytes(of: halfBits(x), as: SIMD4<UInt16>.self)
     }
     @inline(__always) static func store(_ x: SIMD4<Float>, _ p: UnsafeMutableRawPointer, _ i: Int, keeping kept: SIMD4<UInt16>) {
         let at = p + 8 &* i
-        at.storeBytes(of: rounded(x) & ~kept | at.loadUnaligned(as: SIMD4<UInt16>.self) & kept, as: SIMD4<UInt16>.self)
+        at.storeBytes(of: halfBits(x) & ~kept | at.loadUnaligned(as: SIMD4<UInt16>.self) & kept, as: SIMD4<UInt16>.self)
     }
 
-    // x86-64 without F16C (the baseline build) would convert each lane by a library
-    // call: `Float16Conversion` gives the same bits in SSE2 operations.
-    @inline(__always) private static func widened(_ bits: SIMD4<UInt16>) -> SIMD4<Float> {
+    /// Four halves given as bits, widened as `Float(h)` widens them: where the build is
+    /// x86-64 without F16C, which would call the library per lane, by
+    /// `Float16Conversion`'s SSE2 operations (the same bits).
+    @inline(__always) private static func floats(halfBits bits: SIMD4<UInt16>) -> SIMD4<Float> {
         #if arch(x86_64) && !canImport(TargetFeatures.F16C)
         Float16Conversion.widened(bits)
         #else
         SIMD4<Float>(unsafeBitCast(bits, to: SIMD4<Float16>.self))
         #endif
     }
-    @inline(__always) private static func rounded(_ x: SIMD4<Float>) -> SIMD4<UInt16> {
+    /// The bits of `Float16(x)` for four lanes: where the build is x86-64 without F16C,
+    /// by `Float16Conversion`'s SSE2 operations (the same bits).
+    @inline(__always) private static func halfBits(_ x: SIMD4<Float>) -> SIMD4<UInt16> {
         #if arch(x86_64) && !canImport(TargetFeatures.F16C)
         Float16Conversion.rounded(x)
         #else
