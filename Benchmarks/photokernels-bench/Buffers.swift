@@ -418,8 +418,9 @@ final class AppBufferSet {
     let reference: UnsafeMutableRawPointer
     /// Which workload `reference` holds (`Workload.scalarKey`).
     var referenceName: String?
-    /// The 16-bit export's destination and the scalar variant's export (straight RGBA16,
-    /// rows packed, `exportByteCount` bytes each), allocated on first use.
+    /// The 16-bit exports' destination and the scalar variant's export (straight RGBA16
+    /// or RGBA `Float16`, rows packed, `exportByteCount` bytes each), allocated on first
+    /// use and shared by both formats (`exportReferenceName` says whose export it holds).
     private var export: (output: UnsafeMutableRawPointer, reference: UnsafeMutableRawPointer)?
     /// Which workload the export reference holds (`Workload.scalarKey`).
     var exportReferenceName: String?
@@ -490,12 +491,14 @@ final class AppBufferSet {
         exportReferenceName = name
     }
 
-    /// The straight RGBA16 pixel buffer of the export over `memory` (`exportMemory()`).
-    func exportBuffer(_ memory: UnsafeMutableRawPointer) throws(ToolError) -> PixelBuffer {
+    /// The export's straight RGBA16 or RGBA `Float16` pixel buffer over `memory`
+    /// (`exportMemory()`).
+    func exportBuffer(_ memory: UnsafeMutableRawPointer, _ format: ExportFormat) throws(ToolError) -> PixelBuffer {
         do {
-            return try PixelBuffer(baseAddress: memory, width: width, height: height, bytesPerRow: width * 8, format: .rgba16)
+            return try PixelBuffer(baseAddress: memory, width: width, height: height, bytesPerRow: width * 8,
+                                   format: format.pixelFormat())
         } catch {
-            throw ToolError("cannot describe the 16-bit export buffer: \(error)", status: .failure)
+            throw ToolError("cannot describe the \(format.rawValue) export buffer: \(error)", status: .failure)
         }
     }
 

@@ -160,12 +160,12 @@ final class Runner {
                 try? plan.run(buffer, variant: variant)
             }
 
-        case .export(let entry, let variant):
+        case .export(let format, let entry, let variant):
             let buffers = fixture.appBuffers(.bgra8Premultiplied)
             let plan = try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads)
             try verifyExport(workload, buffers, plan)
             let source = try buffers.buffer(buffers.input)
-            let destination = try buffers.exportBuffer(buffers.exportMemory().output)
+            let destination = try buffers.exportBuffer(buffers.exportMemory().output, format)
             // The input is never written, so every sample starts from it without a restore.
             return Sampler.measure(policy: policy) { try? plan.run(from: source, to: destination, variant: variant) }
 
@@ -262,7 +262,7 @@ final class Runner {
             try verifyAppBuffer(workload, buffers,
                                 try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads))
 
-        case .export(let entry, _):
+        case .export(_, let entry, _):
             let buffers = fixture.appBuffers(.bgra8Premultiplied)
             try verifyExport(workload, buffers,
                              try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads))
@@ -462,15 +462,16 @@ final class Runner {
         return true
     }
 
-    /// Runs `plan` once from the premultiplied BGRA8 buffer's input into the 16-bit
-    /// export buffer (the warm-up) and checks it: a non-scalar variant agrees with the
-    /// scalar export (`Verification`'s rule for integer samples, over every 16-bit
-    /// sample). The scalar export is kept as the reference when other variants follow.
+    /// Runs `plan` once from the premultiplied BGRA8 buffer's input into the export
+    /// buffer (the warm-up) and checks it: a non-scalar variant agrees with the scalar
+    /// export over every sample (`Verification`'s rule for integer samples, or for
+    /// `Float16` its float tolerance widened to one half-precision step). The scalar
+    /// export is kept as the reference when other variants follow.
     private func verifyExport(_ workload: Workload, _ buffers: AppBufferSet,
                               _ plan: PreparedEditPlan) throws(ToolError) {
-        guard case .export(_, let variant) = workload.kind else { preconditionFailure("not an export") }
+        guard case .export(let format, _, let variant) = workload.kind else { preconditionFailure("not an export") }
         let threads = self.threads, memory = buffers.exportMemory()
-        let source = try buffers.buffer(buffers.input), destination = try buffers.exportBuffer(memory.output)
+        let source = try buffers.buffer(buffers.input), destination = try buffers.exportBuffer(memory.output, format)
         func run(_ variant: KernelVariant) throws(ToolError) {
             do { try plan.run(from: source, to: destination, variant: variant) } catch {
                 throw ToolError("\(workload.name): \(error.description)", status: .failure)
@@ -479,12 +480,23 @@ final class Runner {
         guard try runAfterScalar(workload, variant, referenceHeld: buffers.exportReferenceName == workload.scalarKey, run,
                                  keep: { buffers.keepExportReference(named: workload.scalarKey, threads: threads) }) else { return }
         let samples = buffers.exportByteCount / 2
-        let report = Verification.compare(
-            reference: UnsafeBufferPointer(start: memory.reference.assumingMemoryBound(to: UInt16.self), count: samples),
-            candidate: UnsafeBufferPointer(start: memory.output.assumingMemoryBound(to: UInt16.self), count: samples))
-        if !report.passed {
-            throw ToolError(Verification.message(report, workload: workload, width: buffers.width,
-                                                 against: "the scalar reference"), status: .failure)
+        let reference = UnsafeBufferPointer(start: memory.reference.assumingMemoryBound(to: UInt16.self), count: samples)
+        let candidate = UnsafeBufferPointer(start: memory.output.assumingMemoryBound(to: UInt16.self), count: samples)
+        switch format {
+        case .rgba16:
+            let report = Verification.compare(reference: reference, candidate: candidate)
+            if !report.passed {
+                throw ToolError(Verification.message(report, workload: workload, width: buffers.width,
+                                                     against: "the scalar reference"), status: .failure)
+            }
+        case .rgba16f:
+            #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+            let report = Verification.compareHalves(reference: reference, candidate: candidate)
+            if !report.passed {
+                throw ToolError(Verification.message(report, workload: workload, width: buffers.width, halves: true),
+                                status: .failure)
+            }
+            #endif
         }
     }
 

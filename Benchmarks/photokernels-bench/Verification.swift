@@ -11,6 +11,9 @@ import PhotoKernels
 /// - Float outputs: `|a − b| ≤ 1e-5` for every channel of every pixel (the synthetic
 ///   input lies in [0, 1] ⊂ [−1, 2], so SPEC's input condition always holds), and NaN
 ///   exactly where the reference is NaN.
+/// - `Float16` outputs (bit patterns): within the float tolerance or one half-precision
+///   step of the larger magnitude, whichever is wider (two results within 1e-5 may round
+///   to neighbouring halves), and NaN exactly where the reference is NaN.
 /// - Integer outputs: at most 1 LSB apart, in at most 1 % of the samples. SPEC §8 lets
 ///   two correct paths differ only on samples within τ = 2⁻²⁰ of a tie, and the fused
 ///   schedule and the unfused reference do (tie-heavy inputs put up to a few tenths of a
@@ -73,6 +76,32 @@ enum Verification {
         return report
     }
 
+    #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+    /// Compares two rasters of `Float16` bit patterns, four samples a pixel, sample by
+    /// sample (`worstIndex` a pixel, as for `FloatImage`s).
+    static func compareHalves(reference: UnsafeBufferPointer<UInt16>, candidate: UnsafeBufferPointer<UInt16>) -> FloatReport {
+        precondition(reference.count == candidate.count, "compare: sizes differ")
+        var report = FloatReport()
+        report.total = reference.count
+        for i in 0..<reference.count where reference[i] != candidate[i] {
+            let a = Float16(bitPattern: reference[i]), b = Float16(bitPattern: candidate[i])
+            if a.isNaN && b.isNaN { continue }
+            let step = Float(max(a.magnitude, b.magnitude).ulp)
+            let error = (a.isNaN || b.isNaN) ? Float.infinity : abs(Float(a) - Float(b))
+            guard !(error <= max(floatTolerance, step)) else { continue }
+            report.failures += 1
+            if report.failures == 1 || error > report.worstError {
+                report.worstIndex = i / 4
+                report.worstChannel = i % 4
+                report.worstError = error
+                report.expected = Float(a)
+                report.actual = Float(b)
+            }
+        }
+        return report
+    }
+    #endif
+
     /// The outcome of an integer comparison.
     struct SampleReport: Sendable {
         var differing = 0
@@ -106,12 +135,14 @@ enum Verification {
         return report
     }
 
-    /// The failure message for a float mismatch of `workload` on a `width`-wide image.
-    static func message(_ r: FloatReport, workload: Workload, width: Int) -> String {
+    /// The failure message for a float mismatch of `workload` on a `width`-wide image;
+    /// `halves`: the outputs were `Float16`s (`compareHalves`).
+    static func message(_ r: FloatReport, workload: Workload, width: Int, halves: Bool = false) -> String {
         let channel = ["R", "G", "B", "A"][r.worstChannel]
         let variant = workload.variant?.rawValue ?? "variant"
+        let rule = "|a − b| ≤ \(floatTolerance)" + (halves ? " or one half-precision step" : "")
         return """
-            \(workload.name) disagrees with the scalar reference (SPEC §8: |a − b| ≤ \(floatTolerance)): \
+            \(workload.name) disagrees with the scalar reference (SPEC §8: \(rule)): \
             \(r.failures) of \(r.total) values out of tolerance; worst at pixel (\(r.worstIndex % width), \
             \(r.worstIndex / width)) channel \(channel): scalar \(r.expected), \(variant) \(r.actual) \
             (|Δ| = \(r.worstError)). A fast wrong kernel is not benchmarked.

@@ -42,6 +42,32 @@ enum SampleDepth: Int, Sendable, CaseIterable {
     var fileBytesPerSample: Int { self == .eight ? 1 : 2 }
 }
 
+/// The destination of an export from the premultiplied BGRA8 app buffer: straight RGBA,
+/// rows packed, 8 bytes a pixel either way.
+enum ExportFormat: String, Sendable, CaseIterable {
+    /// 16-bit words (vImage `RGBA16U`, a PNG export).
+    case rgba16
+    /// `Float16`s (Core Image `RGBAh`, vImage `RGBA16F`): the row codecs' half-precision
+    /// conversions, SSE2 operations of their own in the default x86-64 build.
+    case rgba16f
+
+    /// The formats this platform has (no `Float16` on Intel Macs).
+    static var available: [ExportFormat] {
+        #if (os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64)
+        return [.rgba16]
+        #else
+        return allCases
+        #endif
+    }
+
+    /// The destination's pixel format.
+    ///
+    /// - Throws: `PixelBufferError` for `rgba16f` where `Float16` does not exist.
+    func pixelFormat() throws(PixelBufferError) -> PixelFormat {
+        self == .rgba16 ? .rgba16 : try PixelFormat(.rgba, alpha: .straight, sample: .float16)
+    }
+}
+
 /// An app's pixel buffer, as a CoreGraphics bitmap context, a `CVPixelBuffer` or a
 /// `vImage_Buffer` holds it: the format, the row stride and the alpha it carries.
 enum AppBuffer: String, Sendable, CaseIterable {
@@ -111,9 +137,9 @@ struct Workload: Sendable {
         /// prepared once for the size, as an app prepares it once and runs it per frame.
         case appBuffer(AppBuffer, CatalogEntry, KernelVariant)
         /// `PreparedEditPlan.run(from:to:variant:)` from the `bgra8-premultiplied` app
-        /// buffer (never written) into a straight RGBA16 buffer, rows packed: a 16-bit
-        /// export of the edited photo, the plan prepared once for the size.
-        case export(CatalogEntry, KernelVariant)
+        /// buffer (never written) into a straight RGBA16 or RGBA `Float16` buffer, rows
+        /// packed: a 16-bit export of the edited photo, the plan prepared once for the size.
+        case export(ExportFormat, CatalogEntry, KernelVariant)
         /// `FloatImage.decode(from:layout: .rgba, …)` or `FloatImage.encode(into:layout: .rgba, …)`
         /// between an RGBA raster of the depth and a preallocated `Float` image or raster.
         case convert(ConversionDirection, SampleDepth)
@@ -138,8 +164,8 @@ struct Workload: Sendable {
             parts = ["pipeline", "rgba\(depth.rawValue)", entry?.name ?? "identity"] + (variant.map { [$0.rawValue] } ?? [])
         case .appBuffer(let buffer, let entry, let variant):
             parts = [buffer.group, buffer.label, entry.name, variant.rawValue]
-        case .export(let entry, let variant):
-            parts = ["pipeline", "\(AppBuffer.bgra8Premultiplied.label)-to-rgba16", entry.name, variant.rawValue]
+        case .export(let format, let entry, let variant):
+            parts = ["pipeline", "\(AppBuffer.bgra8Premultiplied.label)-to-\(format.rawValue)", entry.name, variant.rawValue]
         case .convert(let direction, let depth):
             parts = ["convert", direction.label(depth)]
         case .netpbmDecode(let depth):
@@ -162,7 +188,7 @@ struct Workload: Sendable {
         switch kind {
         case .kernel(let entry, _): return entry.name
         case .pipeline(_, let entry, _): return entry?.name ?? "identity"
-        case .appBuffer(_, let entry, _), .export(let entry, _): return entry.name
+        case .appBuffer(_, let entry, _), .export(_, let entry, _): return entry.name
         default: return nil
         }
     }
@@ -172,7 +198,7 @@ struct Workload: Sendable {
         switch kind {
         case .kernel(_, let variant): return variant
         case .pipeline(_, _, let variant): return variant
-        case .appBuffer(_, _, let variant), .export(_, let variant): return variant
+        case .appBuffer(_, _, let variant), .export(_, _, let variant): return variant
         default: return nil
         }
     }
@@ -193,7 +219,7 @@ struct Workload: Sendable {
     /// - kernel: in place, 16 B read + 16 B written;
     /// - pipeline: the RGBA raster read and written (4 + 4 B at 8 bits, 8 + 8 B at 16);
     ///   an app buffer in place likewise 4 + 4 B (row padding is not counted); the
-    ///   16-bit export 4 B read + 8 B written;
+    ///   16-bit exports (words or `Float16`s) 4 B read + 8 B written;
     /// - convert: the raster (4 or 8 B) plus the `Float` image (16 B), one read and the
     ///   other written: 20 B at 8 bits, 24 B at 16;
     /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
@@ -258,8 +284,9 @@ enum WorkloadPlan {
         ["recipe", "vibrance"].compactMap(KernelCatalog.entry(named:))
     }
 
-    /// The catalog entry of the 16-bit export: `recipe`, the full edit, as an app exports
-    /// the photo it has been editing (the row path: decode, stages, 16-bit encode).
+    /// The catalog entry of the 16-bit exports: `recipe`, the full edit, as an app exports
+    /// the photo it has been editing (the row path: decode, stages, 16-bit encode), into
+    /// each of `ExportFormat.available`.
     static var exportEntries: [CatalogEntry] {
         ["recipe"].compactMap(KernelCatalog.entry(named:))
     }
@@ -278,7 +305,9 @@ enum WorkloadPlan {
         for buffer in [AppBuffer.bgra8Premultiplied, .rgba8Padded] {
             for entry in appBufferEntries { kinds += variants.map { .appBuffer(buffer, entry, $0) } }
         }
-        for entry in exportEntries { kinds += variants.map { .export(entry, $0) } }
+        for format in ExportFormat.available {
+            for entry in exportEntries { kinds += variants.map { .export(format, entry, $0) } }
+        }
         for depth in SampleDepth.allCases {
             kinds += ConversionDirection.allCases.map { .convert($0, depth) }
         }

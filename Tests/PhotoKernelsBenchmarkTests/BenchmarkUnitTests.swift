@@ -190,6 +190,49 @@ struct AppBufferTests {
         #expect(preview.scalarKey == "preview/bgra8-premultiplied/recipe/1000x800")
     }
 
+    @Test("the exports are pipeline/bgra8-premultiplied-to-rgba16 and -to-rgba16f, recipe, every variant, 4 + 8 B/px against the 16-bit copy")
+    func exports() throws {
+        let all = try WorkloadPlan.make(sizes: [.mp12], filter: "^pipeline/bgra8-premultiplied-to-")
+        let formats = ExportFormat.available.map(\.rawValue)
+        #if (os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64)
+        #expect(formats == ["rgba16"])
+        #else
+        #expect(formats == ["rgba16", "rgba16f"])
+        #endif
+        let rows = formats.flatMap { format in
+            KernelVariant.allCases.map { "pipeline/bgra8-premultiplied-to-\(format)/recipe/\($0.rawValue)/12MP" }
+        }
+        #expect(all.map(\.name).sorted() == (rows + ["copy/samples-rgba16/12MP"]).sorted())
+        for workload in all where workload.group == "pipeline" {
+            #expect(workload.bytesPerPixel == 12 && workload.roofline == .samplesRGBA16 && workload.kernelName == "recipe")
+        }
+        let half = Workload(kind: .export(.rgba16f, try #require(KernelCatalog.entry(named: "recipe")), .simd4), size: .mp12)
+        #expect(half.scalarKey == "pipeline/bgra8-premultiplied-to-rgba16f/recipe/12MP" && half.variant == .simd4)
+    }
+
+    #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+    @Test("Float16 exports agree within 1e-5 or one half-precision step; NaN only where the reference has it")
+    func halves() {
+        func report(_ reference: [Float16], _ candidate: [Float16]) -> Verification.FloatReport {
+            reference.map(\.bitPattern).withUnsafeBufferPointer { r in
+                candidate.map(\.bitPattern).withUnsafeBufferPointer { Verification.compareHalves(reference: r, candidate: $0) }
+            }
+        }
+        let half: Float16 = 0.5, quarter: Float16 = 0.25
+        let values: [Float16] = [half, 1, quarter, 1]
+        // One step at 0.5 is 2⁻¹¹, beyond 1e-5: allowed.
+        #expect(report(values, [half.nextUp, 1, quarter.nextDown, 1]).passed)
+        // Two steps are not, nor a NaN the reference lacks.
+        let twoSteps = report(values, [half.nextUp.nextUp, 1, quarter, 1])
+        #expect(!twoSteps.passed && twoSteps.failures == 1 && twoSteps.worstChannel == 0 && twoSteps.worstIndex == 0)
+        let nan = report(values + values, values + [0.5, 1, .nan, 1])
+        #expect(!nan.passed && nan.worstIndex == 1 && nan.worstChannel == 2)
+        #expect(report([.nan, 0, 0, 0], [.nan, 0, 0, 0]).passed)
+        // Near zero the float tolerance is the wider: 1e-5 apart is 168 subnormal steps.
+        #expect(report([0, 0, 0, 0], [Float16(9e-6), 0, 0, 0]).passed)
+    }
+    #endif
+
     @Test("row strides: packed, the next multiple of 64 above width × 4, and rounded up to 64")
     func strides() {
         #expect(AppBuffer.bgra8Premultiplied.bytesPerRow(width: 4032) == 16_128)
