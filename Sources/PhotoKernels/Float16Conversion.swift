@@ -2,8 +2,8 @@
 // lanes at once, in integer and `Float` SIMD operations that baseline x86-64 (SSE2)
 // has. A build targeting a CPU with F16C converts with `vcvtph2ps` and `vcvtps2ph`;
 // the baseline build has no such instruction and converts each lane by a library call
-// (`__extendhfsf2`, `__truncsfhf2`), some 10–14 ns a pixel of four samples each way. These give
-// the same bits as `Float(h)` and `Float16(x)` for every input, NaNs included
+// (`__extendhfsf2`, `__truncsfhf2`), some 10–14 ns a pixel of four samples each way.
+// These give the same bits as `Float(h)` and `Float16(x)` for every input, NaNs included
 // (widening sets a NaN's quiet bit and keeps its payload; rounding keeps a NaN's sign,
 // sets its quiet bit and keeps the top 9 bits of its payload), which the tests check
 // against the toolchain's own conversion for all 2¹⁶ halves and the release-built
@@ -19,9 +19,9 @@
 // rounding mode, to nearest with ties to even (under another mode the subnormal
 // rounding would follow it, and +0 would widen to −0 rounding down, where the
 // integer path always rounds to nearest). Flushing subnormals to zero (FTZ, DAZ)
-// cannot change a result: the widening subtraction's operands and result are normal
-// `Float`s, a `Float` subnormal read as 0 still rounds to ±0, and the rounding sum is
-// at least 0.5.
+// cannot change a result: the widening subtraction's operands are normal `Float`s and
+// its result normal or zero, a `Float` subnormal read as 0 still rounds to ±0, and the
+// rounding sum is at least 0.5.
 
 /// `Float` ↔ `Float16` conversions four lanes at a time in SSE2 operations, bit for bit
 /// those of `Float(h)` and `Float16(x)`; the row codecs' where the build is x86-64
