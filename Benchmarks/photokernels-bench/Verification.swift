@@ -38,6 +38,18 @@ enum Verification {
         var expected: Float = 0
         var actual: Float = 0
         var passed: Bool { failures == 0 }
+
+        /// Counts one value out of tolerance, and keeps it as the worst if it is.
+        mutating func record(pixel: Int, channel: Int, error: Float, expected: Float, actual: Float) {
+            failures += 1
+            if failures == 1 || error > worstError {
+                worstIndex = pixel
+                worstChannel = channel
+                worstError = error
+                self.expected = expected
+                self.actual = actual
+            }
+        }
     }
 
     /// Compares `candidate` with `reference` channel by channel.
@@ -61,14 +73,7 @@ enum Verification {
                         if x.isNaN && y.isNaN { continue }
                         let error = (x.isNaN || y.isNaN) ? Float.infinity : abs(x - y)
                         guard !(error <= floatTolerance) else { continue }
-                        report.failures += 1
-                        if report.failures == 1 || error > report.worstError {
-                            report.worstIndex = i
-                            report.worstChannel = c
-                            report.worstError = error
-                            report.expected = x
-                            report.actual = y
-                        }
+                        report.record(pixel: i, channel: c, error: error, expected: x, actual: y)
                     }
                 }
             }
@@ -89,14 +94,7 @@ enum Verification {
             let step = Float(max(a.magnitude, b.magnitude).ulp)
             let error = (a.isNaN || b.isNaN) ? Float.infinity : abs(Float(a) - Float(b))
             guard !(error <= max(floatTolerance, step)) else { continue }
-            report.failures += 1
-            if report.failures == 1 || error > report.worstError {
-                report.worstIndex = i / 4
-                report.worstChannel = i % 4
-                report.worstError = error
-                report.expected = Float(a)
-                report.actual = Float(b)
-            }
+            report.record(pixel: i / 4, channel: i % 4, error: error, expected: Float(a), actual: Float(b))
         }
         return report
     }
