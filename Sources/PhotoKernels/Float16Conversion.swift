@@ -24,8 +24,9 @@
 // rounding sum is at least 0.5.
 
 /// `Float` ↔ `Float16` conversions four lanes at a time in SSE2 operations, bit for bit
-/// those of `Float(h)` and `Float16(x)`; the row codecs' where the build is x86-64
-/// without F16C (FourSampleRows.swift).
+/// those of `Float(h)` and `Float16(x)`; where the build is x86-64 without F16C, the
+/// row codecs' (FourSampleRows.swift, and `HalfChunk` for the formats of one to three
+/// samples) and the downscaler's reader's.
 enum Float16Conversion {
     /// The `Float` values of four halves given as their bits: exactly `Float(h)` for
     /// every bit pattern (a signalling NaN made quiet, its payload kept).

@@ -259,6 +259,43 @@ extension Float16: FourFloatSamples {
         unsafeBitCast(SIMD4<Float16>(x), to: SIMD4<UInt16>.self)
         #endif
     }
+
+    #if arch(x86_64) && !canImport(TargetFeatures.F16C)
+    /// Widens `count` halves at `p` (any alignment) into `out`, four at a time, each
+    /// exactly `Float(h)`: where the build is x86-64 without F16C, for the formats the
+    /// per-sample loops take, which then read them as `Float`s (`RowCodec.decodeHalves`).
+    static func widen(_ p: UnsafeRawPointer, count: Int, into out: UnsafeMutablePointer<Float>) {
+        let destination = UnsafeMutableRawPointer(out)
+        var i = 0
+        while i &+ 4 <= count {
+            destination.storeBytes(of: floats(halfBits: p.loadUnaligned(fromByteOffset: 2 &* i, as: SIMD4<UInt16>.self)),
+                                   toByteOffset: 4 &* i, as: SIMD4<Float>.self)
+            i &+= 4
+        }
+        guard i < count else { return }
+        var rest = SIMD4<UInt16>()
+        for k in 0..<(count &- i) { rest[k] = p.loadUnaligned(fromByteOffset: 2 &* (i &+ k), as: UInt16.self) }
+        let x = floats(halfBits: rest)
+        for k in 0..<(count &- i) { out[i &+ k] = x[k] }
+    }
+
+    /// Rounds `count` `Float`s at `x` to halves at `p` (any alignment), four at a time,
+    /// each exactly `Float16(x)`; writes nothing past them (`RowCodec.encodeHalves`).
+    static func round(_ x: UnsafePointer<Float>, count: Int, into p: UnsafeMutableRawPointer) {
+        let source = UnsafeRawPointer(x)
+        var i = 0
+        while i &+ 4 <= count {
+            p.storeBytes(of: halfBits(source.loadUnaligned(fromByteOffset: 4 &* i, as: SIMD4<Float>.self)),
+                         toByteOffset: 2 &* i, as: SIMD4<UInt16>.self)
+            i &+= 4
+        }
+        guard i < count else { return }
+        var rest = SIMD4<Float>()
+        for k in 0..<(count &- i) { rest[k] = x[i &+ k] }
+        let h = halfBits(rest)
+        for k in 0..<(count &- i) { p.storeBytes(of: h[k], toByteOffset: 2 &* (i &+ k), as: UInt16.self) }
+    }
+    #endif
 }
 #endif
 

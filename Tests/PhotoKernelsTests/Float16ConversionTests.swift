@@ -140,5 +140,129 @@ struct Float16ConversionTests {
         }
         #expect(wrong == 0)
     }
+
+    /// The `Float16` formats of one to three samples, and every `Float16` format in the
+    /// downscaler's reader, convert a few hundred samples at a time on either side of
+    /// the `Float` loop: the values the formulas give with the toolchain's own
+    /// conversions, sample by sample.
+    static let chunkedFormats: [(ChannelOrder, AlphaMode)] = [
+        (.gray, .none), (.grayAlpha, .straight), (.grayAlpha, .premultiplied), (.rgb, .none), (.bgr, .none),
+    ]
+
+    /// Widths on both sides of the scratch's runs (192 samples: 192, 96, 64 or 48
+    /// pixels) and of the four-sample groups.
+    static let chunkWidths = Array(1...9) + [47, 48, 49, 63, 64, 65, 95, 96, 97, 191, 192, 193, 385]
+
+    /// Equal bits, or NaN where the formula gives NaN (a quotient's or product's
+    /// payload is the hardware's).
+    static func same(_ a: Float, _ b: Float) -> Bool { a.bitPattern == b.bitPattern || (a.isNaN && b.isNaN) }
+
+    /// Pseudo-random 16-bit patterns: every class of half, NaNs with payloads included.
+    static func randomHalves(_ count: Int, _ state: inout UInt64) -> [UInt16] {
+        (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt16(truncatingIfNeeded: state >> 40)
+        }
+    }
+
+    @Test("Float16 formats of one to three samples, widths 1…385 across the scratch's runs: decoding widens every sample as Float(h) (grey as R = G = B, alpha 1 without alpha, premultiplied colour / alpha, alpha 0 all zero), encoding rounds every sample as Float16(x) (grey the luma, premultiplied colour clamped times alpha), nothing past the row written")
+    func chunkedRowCodecs() throws {
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        let specials: [Float] = [0, -0, 1, 65504, 65519.996, 65520, 1e6, -1e6, .infinity, -.infinity, .nan,
+                                 Float(bitPattern: 0x7FC0_1234), Float(bitPattern: 0xFFA0_0000),
+                                 0x1p-24, 0x1.8p-24, 0x1p-25, 0x1.0p-14, 0x1.ffcp-15, -0x1p-20, 0.5, 2.5e-5]
+        for (order, mode) in Self.chunkedFormats {
+            let codec = RowCodec(format: try PixelFormat(order, alpha: mode, sample: .float16))
+            let n = order.channelCount, (ri, gi, bi) = order.colorIndices, ai = order.alphaIndex
+            for width in Self.chunkWidths {
+                let what = "\(order) \(mode) width \(width)"
+                // Decoding: random bits, and a few alphas of ±0 and 1.
+                var halves = Self.randomHalves(n * width, &state)
+                if let ai {
+                    for x in stride(from: 0, to: width, by: 5) { halves[x * n + ai] = [0x0000, 0x8000, 0x3C00][x % 3] }
+                }
+                var decoded = [SIMD4<Float>](repeating: SIMD4(repeating: -7), count: width + 1)
+                halves.withUnsafeBytes { p in decoded.withUnsafeMutableBufferPointer { codec.decode(p.baseAddress!, count: width, into: $0.baseAddress!) } }
+                var wrong = 0
+                for x in 0..<width {
+                    let value = { (c: Int) in Float(Float16(bitPattern: halves[x * n + c])) }
+                    var expected = SIMD4<Float>(value(ri), value(gi), value(bi), ai.map(value) ?? 1)
+                    if mode == .premultiplied {
+                        let a = expected.w
+                        expected = a == 0 ? SIMD4() : SIMD4(expected.x / a, expected.y / a, expected.z / a, a)
+                    }
+                    if !(0..<4).allSatisfy({ Self.same(decoded[x][$0], expected[$0]) }) { wrong += 1 }
+                    if mode != .premultiplied, decoded[x].x.bitPattern != expected.x.bitPattern { wrong += 1 }
+                }
+                #expect(wrong == 0, "\(what): \(wrong) pixels decoded wrong")
+                #expect(decoded[width] == SIMD4(repeating: -7), "\(what): decoded past the row")
+
+                // Encoding: random values and specials, and a few alphas of 0 and 1.
+                let source: [SIMD4<Float>] = (0..<width).map { x in
+                    var p = SIMD4<Float>()
+                    for lane in 0..<4 {
+                        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                        p[lane] = state >> 63 == 0 ? specials[Int(state >> 33) % specials.count]
+                            : Float(Int(truncatingIfNeeded: state >> 40) % 3000) / 2000
+                    }
+                    if x % 7 == 3 { p.w = [0, 1][x % 2] }
+                    return p
+                }
+                var encoded = [UInt16](repeating: 0xBEEF, count: n * width + 3)
+                encoded.withUnsafeMutableBytes { p in source.withUnsafeBufferPointer { codec.encode($0.baseAddress!, count: width, into: p.baseAddress!) } }
+                wrong = 0
+                for x in 0..<width {
+                    var c = source[x]
+                    if mode == .premultiplied {
+                        func clamp(_ v: Float) -> Float { let y = v > 0 ? v : 0; return y < 1 ? y : 1 }
+                        c = SIMD4(clamp(c.x) * c.w, clamp(c.y) * c.w, clamp(c.z) * c.w, c.w)
+                    }
+                    var expected = [Float](repeating: 0, count: n)
+                    if order == .gray || order == .grayAlpha {
+                        expected[0] = Luma.weights.x * c.x + Luma.weights.y * c.y + Luma.weights.z * c.z
+                    } else {
+                        (expected[ri], expected[gi], expected[bi]) = (c.x, c.y, c.z)
+                    }
+                    if let ai { expected[ai] = c.w }
+                    for k in 0..<n {
+                        let (got, want) = (encoded[x * n + k], Float16(expected[k]).bitPattern)
+                        if got != want && !(mode == .premultiplied && Float16(bitPattern: got).isNaN && Float16(bitPattern: want).isNaN) {
+                            wrong += 1
+                        }
+                    }
+                }
+                #expect(wrong == 0, "\(what): \(wrong) samples encoded wrong")
+                #expect(encoded[(n * width)...].allSatisfy { $0 == 0xBEEF }, "\(what): wrote past the row")
+            }
+        }
+    }
+
+    @Test("the downscaler's reader widens every Float16 sample as Float(h), in every Float16 format across its runs: straight colour times alpha, premultiplied as stored, grey as R = G = B, alpha 1 without alpha")
+    func chunkedPremultipliedDecoder() throws {
+        var state: UInt64 = 0xDA94_2042_E4DD_58B5
+        let formats = Self.chunkedFormats + [(.rgba, .straight), (.bgra, .premultiplied), (.xrgb, .none)]
+        for (order, mode) in formats {
+            let format = try PixelFormat(order, alpha: mode, sample: .float16)
+            let n = order.channelCount, (ri, gi, bi) = order.colorIndices, ai = order.alphaIndex
+            for width in Self.chunkWidths {
+                let halves = Self.randomHalves(n * width, &state)
+                var decoded = [SIMD4<Float>](repeating: SIMD4(repeating: -7), count: width + 1)
+                halves.withUnsafeBytes { p in
+                    decoded.withUnsafeMutableBufferPointer { PremultipliedDecoder.decode(p.baseAddress!, format: format, count: width, into: $0.baseAddress!) }
+                }
+                var wrong = 0
+                for x in 0..<width {
+                    let value = { (c: Int) in Float(Float16(bitPattern: halves[x * n + c])) }
+                    let a = ai.map(value) ?? 1
+                    var expected = SIMD4<Float>(value(ri), value(gi), value(bi), a)
+                    if mode == .straight { expected = SIMD4(expected.x * a, expected.y * a, expected.z * a, a) }
+                    if !(0..<4).allSatisfy({ Self.same(decoded[x][$0], expected[$0]) }) { wrong += 1 }
+                    if mode != .straight, decoded[x].x.bitPattern != expected.x.bitPattern { wrong += 1 }
+                }
+                #expect(wrong == 0, "\(order) \(mode) width \(width): \(wrong) pixels wrong")
+                #expect(decoded[width] == SIMD4(repeating: -7), "\(order) \(mode) width \(width): past the row")
+            }
+        }
+    }
 }
 #endif
