@@ -101,14 +101,26 @@ public enum NetpbmWriter {
     /// is a symbolic link to a file, that file is replaced and the link stays a link; a
     /// replaced file keeps its permissions.
     ///
-    /// - Throws: as ``encode(_:as:)``, or ``NetpbmError/writeFailed(path:reason:)``.
+    /// - Throws: as ``encode(_:as:)`` (before the temporary file is created), or
+    ///   ``NetpbmError/writeFailed(path:reason:)`` naming `url`'s path.
+    /// - Complexity: O(samples); the bytes go to the file through one 1 MiB buffer, so
+    ///   the memory does not grow with the image.
     public static func write(_ image: NetpbmImage, as format: NetpbmFormat? = nil, to url: URL) throws(NetpbmError) {
-        try writeAtomically(encode(image, as: format), to: url)
+        try write([image], as: format, to: url)
     }
 
     /// Writes several images as one stream to `url`, atomically (see ``write(_:as:to:)``).
+    ///
+    /// - Throws: ``NetpbmError/nothingToWrite`` for an empty array, otherwise as
+    ///   ``write(_:as:to:)``.
     public static func write(_ images: [NetpbmImage], as format: NetpbmFormat? = nil, to url: URL) throws(NetpbmError) {
-        try writeAtomically(encode(images, as: format), to: url)
+        guard !images.isEmpty else { throw .nothingToWrite }
+        let headers = try check(images, as: format)
+        try writeAtomically(to: url) { (descriptor) throws(NetpbmError) in
+            var output = OutputBuffer(
+                destination: .descriptor(descriptor), capacity: NetpbmStreamWriter.bufferBytes, name: url.path)
+            try write(images, headers, to: &output)
+        }
     }
 
     // MARK: - Encoding
@@ -129,29 +141,39 @@ public enum NetpbmWriter {
     /// destination cannot fail (memory or a piece sink).
     static func writeChecked(_ images: [NetpbmImage], _ headers: [NetpbmHeader], to output: inout OutputBuffer) {
         do throws(NetpbmError) {
-            for (image, header) in zip(images, headers) where !output.stopped {
-                try RasterEncoder.headerBytes(header).withUnsafeBufferPointer { (bytes) throws(NetpbmError) in
-                    try output.append(bytes)
-                }
-                var encoder = RasterEncoder(header: header)
-                try image.samples.withUnsafeBufferPointer { (samples) throws(NetpbmError) in
-                    if let base = samples.baseAddress {
-                        try encoder.encode(base, count: samples.count, to: &output)
-                    }
-                }
-            }
-            try output.flush()
+            try write(images, headers, to: &output)
         } catch {
             // Only a file descriptor destination throws, and none is used here.
             assertionFailure("in-memory Netpbm output failed: \(error)")
         }
     }
 
+    /// Encodes checked images with the stream writer's encoder into `output`, and
+    /// empties it at the end.
+    ///
+    /// - Throws: what the destination throws (a file descriptor's write errors).
+    static func write(_ images: [NetpbmImage], _ headers: [NetpbmHeader], to output: inout OutputBuffer) throws(NetpbmError) {
+        for (image, header) in zip(images, headers) where !output.stopped {
+            try RasterEncoder.headerBytes(header).withUnsafeBufferPointer { (bytes) throws(NetpbmError) in
+                try output.append(bytes)
+            }
+            var encoder = RasterEncoder(header: header)
+            try image.samples.withUnsafeBufferPointer { (samples) throws(NetpbmError) in
+                if let base = samples.baseAddress {
+                    try encoder.encode(base, count: samples.count, to: &output)
+                }
+            }
+        }
+        try output.flush()
+    }
+
     // MARK: - Files
 
-    /// Writes `bytes` to a temporary file next to the file `url` names (past symbolic
-    /// links), then renames it over that file, with an existing file's permissions.
-    static func writeAtomically(_ bytes: [UInt8], to url: URL) throws(NetpbmError) {
+    /// Writes a file through `body`, which gets a descriptor open for writing on a new
+    /// temporary file next to the file `url` names (past symbolic links); then renames
+    /// it over that file, with an existing file's permissions. On any failure the
+    /// temporary file is removed and `url` is left as it was.
+    static func writeAtomically(to url: URL, _ body: (Int32) throws(NetpbmError) -> Void) throws(NetpbmError) {
         let path = url.path
         var status = stat()
         let existing = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG  // follows links
@@ -163,17 +185,22 @@ public enum NetpbmWriter {
         let directory = target.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(
             ".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-        do {
-            // A `Data` that borrows the array's storage rather than copying the whole file.
-            try bytes.withUnsafeBytes { buffer in
-                let data = buffer.baseAddress.map {
-                    Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: buffer.count, deallocator: .none)
-                } ?? Data()
-                try data.write(to: temporary, options: .withoutOverwriting)
-            }
+        // A new file (never an existing one, nor through a link), with the usual mode
+        // less the umask, as `Data.write` would make it.
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        do throws(NetpbmError) {
+            try body(descriptor)
         } catch {
-            try? FileManager.default.removeItem(at: temporary)
-            throw .writeFailed(path: path, reason: NetpbmReader.reason(error))
+            close(descriptor)
+            unlink(temporary.path)
+            throw error
+        }
+        // close(2) may report a write the file system had deferred (NFS, quotas).
+        if close(descriptor) != 0 {
+            let reason = String(cString: strerror(errno))
+            unlink(temporary.path)
+            throw .writeFailed(path: path, reason: reason)
         }
         if existing {
             chmod(temporary.path, status.st_mode & 0o7777)
@@ -181,7 +208,7 @@ public enum NetpbmWriter {
         // rename(2) replaces the destination atomically on the same file system.
         if rename(temporary.path, target.path) != 0 {
             let reason = String(cString: strerror(errno))
-            try? FileManager.default.removeItem(at: temporary)
+            unlink(temporary.path)
             throw .writeFailed(path: path, reason: reason)
         }
     }
