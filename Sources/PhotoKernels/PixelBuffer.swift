@@ -165,6 +165,17 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
     public static let rgba16 = PixelFormat(unchecked: .rgba, .straight, .uint16)
     /// 32-bit float RGBA, straight alpha: the library's working format.
     public static let rgbaFloat = PixelFormat(unchecked: .rgba, .straight, .float32)
+    #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+    /// 16-bit float RGBA, straight alpha (`Float16` samples): vImage's `RGBA16F`,
+    /// CoreGraphics 16-bit `last` + `floatComponents` + `byteOrder16Little`. Not on Intel
+    /// Macs, which have no `Float16` (there `init` throws `unsupportedSampleType`).
+    public static let rgbaFloat16 = PixelFormat(unchecked: .rgba, .straight, .float16)
+    /// 16-bit float RGBA, premultiplied (`Float16` samples): what `CIContext`'s
+    /// `render(_:toBitmap:rowBytes:bounds:format:colorSpace:)` writes for `RGBAh` by
+    /// default (`outputPremultiplied`), CoreGraphics 16-bit `premultipliedLast` +
+    /// `floatComponents`. Not on Intel Macs.
+    public static let rgbaFloat16Premultiplied = PixelFormat(unchecked: .rgba, .premultiplied, .float16)
+    #endif
 
     /// Bytes per pixel.
     public var bytesPerPixel: Int { channelOrder.channelCount * sampleType.byteCount }

@@ -312,7 +312,7 @@ struct AppsGuideTests {
         }
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         #expect(pixelFormat(bitsPerComponent: 16, bitsPerPixel: 64, bitmapInfo: info(.last, .byteOrder16Little, float: true))
-                == (try PixelFormat(.rgba, alpha: .straight, sample: .float16)))
+                == .rgbaFloat16)
         #endif
     }
 

@@ -28,6 +28,27 @@ struct PixelBufferTests {
         return r
     }()
 
+    @Test("the named formats are the formats their names say, with 4 · sample bytes a pixel")
+    func namedFormats() throws {
+        var named: [(PixelFormat, PixelFormat, Int)] = [
+            (.bgra8Premultiplied, try PixelFormat(.bgra, alpha: .premultiplied, sample: .uint8), 4),
+            (.rgba8, try PixelFormat(.rgba, alpha: .straight, sample: .uint8), 4),
+            (.rgba8Premultiplied, try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint8), 4),
+            (.rgba16, try PixelFormat(.rgba, alpha: .straight, sample: .uint16), 8),
+            (.rgbaFloat, try PixelFormat(.rgba, alpha: .straight, sample: .float32), 16),
+        ]
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        named += [
+            (.rgbaFloat16, try PixelFormat(.rgba, alpha: .straight, sample: .float16), 8),
+            (.rgbaFloat16Premultiplied, try PixelFormat(.rgba, alpha: .premultiplied, sample: .float16), 8),
+        ]
+        #endif
+        for (format, expected, bytes) in named {
+            #expect(format == expected, "\(format)")
+            #expect(format.bytesPerPixel == bytes, "\(format)")
+        }
+    }
+
     @Test("a padded RGBA8 buffer gives the unpadded raster's samples and never touches its padding")
     func paddedRows() throws {
         let (w, h) = (37, 5)
