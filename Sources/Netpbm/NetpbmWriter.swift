@@ -170,46 +170,67 @@ public enum NetpbmWriter {
     // MARK: - Files
 
     /// Writes a file through `body`, which gets a descriptor open for writing on a new
-    /// temporary file next to the file `url` names (past symbolic links); then renames
-    /// it over that file, with an existing file's permissions. On any failure the
-    /// temporary file is removed and `url` is left as it was.
+    /// temporary file next to the file `url` names (past symbolic links, dangling ones
+    /// too); then renames it over that file, with an existing file's permissions. On
+    /// any failure the temporary file is removed and `url` is left as it was. A
+    /// destination that exists and is not a regular file (a device, a pipe, a
+    /// directory) is refused: renaming over it would replace it.
     static func writeAtomically(to url: URL, _ body: (Int32) throws(NetpbmError) -> Void) throws(NetpbmError) {
         let path = url.path
+        func failure(_ code: Int32) -> NetpbmError { .writeFailed(path: path, reason: String(cString: strerror(code))) }
+        let target = try destination(of: path)
         var status = stat()
-        let existing = stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG  // follows links
-        // The file a link names, so the rename replaces it and not the link.
-        let target = existing ? (realpath(path, nil).map { pointer in
-            defer { free(pointer) }
-            return URL(fileURLWithPath: String(cString: pointer))
-        } ?? url) : url
-        let directory = target.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(
-            ".\(target.lastPathComponent).\(UUID().uuidString).tmp")
-        // A new file (never an existing one, nor through a link), with the usual mode
-        // less the umask, as `Data.write` would make it.
-        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+        let existing = stat(target, &status) == 0
+        if existing && status.st_mode & S_IFMT != S_IFREG {
+            throw .writeFailed(path: path, reason: "not a regular file (NetpbmStreamWriter writes to devices and pipes)")
+        }
+        let directory = URL(fileURLWithPath: target).deletingLastPathComponent()
+        let name = URL(fileURLWithPath: target).lastPathComponent
+        let temporary = directory.appendingPathComponent(".\(name).\(UUID().uuidString).tmp").path
+        // A new file (never an existing one, nor through a link): readable by others only
+        // once it has the mode it replaces, or, for a new file, the usual mode less the
+        // umask, as `Data.write` would make it.
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, existing ? 0o600 : 0o666)
+        guard descriptor >= 0 else { throw failure(errno) }
         do throws(NetpbmError) {
             try body(descriptor)
+            if existing && fchmod(descriptor, status.st_mode & 0o7777) != 0 { throw failure(errno) }
         } catch {
             close(descriptor)
-            unlink(temporary.path)
+            unlink(temporary)
             throw error
         }
-        // close(2) may report a write the file system had deferred (NFS, quotas).
+        // close(2) may report a write the file system had deferred (NFS, quotas); an
+        // interrupted close counts as a failure too, which is the safe side.
         if close(descriptor) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary.path)
-            throw .writeFailed(path: path, reason: reason)
-        }
-        if existing {
-            chmod(temporary.path, status.st_mode & 0o7777)
+            let code = errno
+            unlink(temporary)
+            throw failure(code)
         }
         // rename(2) replaces the destination atomically on the same file system.
-        if rename(temporary.path, target.path) != 0 {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary.path)
-            throw .writeFailed(path: path, reason: reason)
+        if rename(temporary, target) != 0 {
+            let code = errno
+            unlink(temporary)
+            throw failure(code)
         }
+    }
+
+    /// The path a write to `path` replaces: `path`, or where its symbolic links lead
+    /// (a dangling link's target, created by the write), so the link stays a link.
+    ///
+    /// - Throws: ``NetpbmError/writeFailed(path:reason:)`` for a loop of links.
+    static func destination(of path: String) throws(NetpbmError) -> String {
+        var current = path
+        for _ in 0..<40 {
+            var status = stat()
+            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
+            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = readlink(current, &buffer, buffer.count - 1)
+            guard length >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
+            let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            current = link.hasPrefix("/") ? link
+                : URL(fileURLWithPath: current).deletingLastPathComponent().appendingPathComponent(link).path
+        }
+        throw .writeFailed(path: path, reason: String(cString: strerror(ELOOP)))
     }
 }

@@ -281,7 +281,7 @@ extension Float16: FourFloatSamples {
 
     /// Rounds `count` `Float`s at `x` to halves at `p` (any alignment), four at a time,
     /// each exactly `Float16(x)`; writes nothing past them (`RowCodec.encodeHalves`).
-    static func round(_ x: UnsafePointer<Float>, count: Int, into p: UnsafeMutableRawPointer) {
+    static func narrow(_ x: UnsafePointer<Float>, count: Int, into p: UnsafeMutableRawPointer) {
         let source = UnsafeRawPointer(x)
         var i = 0
         while i &+ 4 <= count {

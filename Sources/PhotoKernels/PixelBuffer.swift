@@ -173,7 +173,7 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
     /// 16-bit float RGBA, premultiplied (`Float16` samples): what `CIContext`'s
     /// `render(_:toBitmap:rowBytes:bounds:format:colorSpace:)` writes for `RGBAh` by
     /// default (`outputPremultiplied`), CoreGraphics 16-bit `premultipliedLast` +
-    /// `floatComponents`. Not on Intel Macs.
+    /// `floatComponents` + `byteOrder16Little`. Not on Intel Macs.
     public static let rgbaFloat16Premultiplied = PixelFormat(unchecked: .rgba, .premultiplied, .float16)
     #endif
 
@@ -650,8 +650,8 @@ struct RowCodec: Sendable {
     /// the build is x86-64 without F16C, the same values: the halves of up to
     /// `HalfChunk.floats` samples at a time widened four at once in SSE2 operations
     /// (`Float16.widen`), then the `Float` loop on them, where `Float(h)` would be a
-    /// library call per sample (1.4–3.7× as fast; natively one `vcvtph2ps` a sample was
-    /// as fast as the runs, and `vcvtps2ph` a sample faster).
+    /// library call per sample. (With F16C one instruction converts a sample, and the
+    /// runs gain nothing.)
     private func decodeHalves(_ p: UnsafeRawPointer, _ count: Int, _ out: UnsafeMutablePointer<SIMD4<Float>>) {
         let n = format.channelOrder.channelCount
         HalfChunk.forEach(count: count, samplesPerPixel: n) { first, pixels, floats in
@@ -662,12 +662,12 @@ struct RowCodec: Sendable {
 
     /// `encode(Float16.self, …)` for the `Float16` formats of one to three samples, the
     /// same bits: the `Float` loop into up to `HalfChunk.floats` samples at a time,
-    /// then those rounded four at once (`Float16.round`).
+    /// then those rounded four at once (`Float16.narrow`).
     private func encodeHalves(_ source: UnsafePointer<SIMD4<Float>>, _ count: Int, _ p: UnsafeMutableRawPointer) {
         let n = format.channelOrder.channelCount
         HalfChunk.forEach(count: count, samplesPerPixel: n) { first, pixels, floats in
             encode(Float.self, source + first, pixels, UnsafeMutableRawPointer(floats))
-            Float16.round(floats, count: n &* pixels, into: p + 2 &* n &* first)
+            Float16.narrow(floats, count: n &* pixels, into: p + 2 &* n &* first)
         }
     }
     #endif

@@ -118,9 +118,16 @@ struct WriterCopyTests {
         #expect(bytes.count > 3 * NetpbmStreamWriter.bufferBytes)
         #expect(Array(bytes) == (try NetpbmWriter.encode(large)))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
-        // Nothing to write, or an image its format cannot hold: thrown before any file is made.
-        #expect(throws: NetpbmError.nothingToWrite) { try NetpbmWriter.write([], to: directory.appendingPathComponent("none.pam")) }
-        #expect(throws: NetpbmError.self) { try NetpbmWriter.write(Self.images[8], as: .rawPGM, to: url) }
+        // Nothing to write, or an image its format cannot hold: thrown before any file is
+        // opened (in a missing directory, opening would fail otherwise).
+        let nowhere = directory.appendingPathComponent("missing/out.pam")
+        #expect(throws: NetpbmError.nothingToWrite) { try NetpbmWriter.write([], to: nowhere) }
+        #expect(throws: NetpbmError.depthMismatch(format: .rawPGM, depth: 4, required: 1)) {
+            try NetpbmWriter.write(Self.images[8], as: .rawPGM, to: nowhere)
+        }
+        #expect(throws: NetpbmError.depthMismatch(format: .rawPGM, depth: 4, required: 1)) {
+            try NetpbmWriter.write(Self.images[8], as: .rawPGM, to: url)
+        }
         #expect(Array(try Data(contentsOf: url)) == Array(bytes))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
     }
@@ -136,6 +143,9 @@ struct WriterCopyTests {
         let failure = NetpbmError.writeFailed(path: url.path, reason: "No space left on device")
         #expect(throws: failure) {
             try NetpbmWriter.writeAtomically(to: url) { (descriptor) throws(NetpbmError) in
+                // Replacing an existing file, the new one is the owner's alone until done.
+                var status = stat()
+                #expect(fstat(descriptor, &status) == 0 && status.st_mode & 0o777 == 0o600)
                 let bytes: [UInt8] = Array("P6\n1 1\n255\n".utf8)
                 #expect(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
                 throw failure
