@@ -79,33 +79,31 @@ struct NetpbmLimitsAndIOTests {
 
     @Test("Files: read, readAll, size limit, missing file")
     func files() throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("netpbm-io-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("two.pgm")
-        try Data(gray(10, 10) + gray(2, 1)).write(to: url)
+        try withTemporaryDirectory("netpbm-io") { directory in
+            let url = directory.appendingPathComponent("two.pgm")
+            try Data(gray(10, 10) + gray(2, 1)).write(to: url)
 
-        #expect(try NetpbmReader.read(contentsOf: url).width == 10)
-        #expect(try NetpbmReader.readAll(contentsOf: url).map(\.width) == [10, 2])
-        #expect(throws: NetpbmError.inputTooLarge(limit: 100, offset: 100)) {
-            try NetpbmReader.read(contentsOf: url, limits: NetpbmLimits(maxBytes: 100))
-        }
-        let missing = directory.appendingPathComponent("missing.pgm")
-        do {
-            _ = try NetpbmReader.read(contentsOf: missing)
-            Issue.record("expected a read failure")
-        } catch {
-            guard case .readFailed(let path, let reason) = error else {
-                Issue.record("unexpected \(error)")
-                return
+            #expect(try NetpbmReader.read(contentsOf: url).width == 10)
+            #expect(try NetpbmReader.readAll(contentsOf: url).map(\.width) == [10, 2])
+            #expect(throws: NetpbmError.inputTooLarge(limit: 100, offset: 100)) {
+                try NetpbmReader.read(contentsOf: url, limits: NetpbmLimits(maxBytes: 100))
             }
-            #expect(path == missing.path)
-            #expect(reason == "No such file or directory", "the system's words: \(reason)")
-        }
-        // A directory: the system's words too, from Foundation's underlying error.
-        #expect(throws: NetpbmError.readFailed(path: directory.path, reason: String(cString: strerror(EISDIR)))) {
-            try NetpbmReader.read(contentsOf: directory)
+            let missing = directory.appendingPathComponent("missing.pgm")
+            do {
+                _ = try NetpbmReader.read(contentsOf: missing)
+                Issue.record("expected a read failure")
+            } catch {
+                guard case .readFailed(let path, let reason)? = error as? NetpbmError else {
+                    Issue.record("unexpected \(error)")
+                    return
+                }
+                #expect(path == missing.path)
+                #expect(reason == "No such file or directory", "the system's words: \(reason)")
+            }
+            // A directory: the system's words too, from Foundation's underlying error.
+            #expect(throws: NetpbmError.readFailed(path: directory.path, reason: String(cString: strerror(EISDIR)))) {
+                try NetpbmReader.read(contentsOf: directory)
+            }
         }
     }
 

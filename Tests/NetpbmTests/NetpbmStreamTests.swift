@@ -572,15 +572,14 @@ struct NetpbmStreamTests {
         let reader = NetpbmStreamReader(fileHandle: pipe.fileHandleForReading, name: "test pipe")
         #expect(try Self.readImages(reader, band: 19) == Self.images)
 
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netpbm-stream-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("all.pam")
-        try Data(bytes).write(to: url)
-        #expect(try Self.readImages(NetpbmStreamReader(contentsOf: url), band: 1000) == Self.images)
-        let missing = directory.appendingPathComponent("missing.pgm")
-        #expect(throws: NetpbmError.readFailed(path: missing.path, reason: String(cString: strerror(ENOENT)))) {
-            try NetpbmStreamReader(contentsOf: missing)
+        try withTemporaryDirectory("netpbm-stream") { directory in
+            let url = directory.appendingPathComponent("all.pam")
+            try Data(bytes).write(to: url)
+            #expect(try Self.readImages(NetpbmStreamReader(contentsOf: url), band: 1000) == Self.images)
+            let missing = directory.appendingPathComponent("missing.pgm")
+            #expect(throws: NetpbmError.readFailed(path: missing.path, reason: String(cString: strerror(ENOENT)))) {
+                try NetpbmStreamReader(contentsOf: missing)
+            }
         }
     }
 
@@ -620,42 +619,41 @@ struct NetpbmStreamTests {
 
         // Files: the size less the position, the window's unread bytes included, in the
         // second frame of a file read from its sixth byte on.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netpbm-length-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("short.pgm")
-        try Data(short).write(to: url)
-        #expect(throws: missing) { try check(NetpbmStreamReader(contentsOf: url)) }
-        let framed = directory.appendingPathComponent("framed.pgm")
-        try Data(ascii("junk\n") + ascii("P5 3 2 255\n") + [1, 2, 3, 4, 5, 6] + short).write(to: framed)
-        let descriptor = open(framed.path, O_RDONLY)
-        try #require(descriptor >= 0)
-        defer { close(descriptor) }
-        #expect(lseek(descriptor, 5, SEEK_SET) == 5)
-        let second = NetpbmStreamReader(fileDescriptor: descriptor, name: "framed.pgm")
-        try check(second)
-        #expect(throws: NetpbmError.inFrame(2, .truncatedRaster(expectedBytes: 6, availableBytes: 4, offset: 28))) {
+        try withTemporaryDirectory("netpbm-length") { directory in
+            let url = directory.appendingPathComponent("short.pgm")
+            try Data(short).write(to: url)
+            #expect(throws: missing) { try check(NetpbmStreamReader(contentsOf: url)) }
+            let framed = directory.appendingPathComponent("framed.pgm")
+            try Data(ascii("junk\n") + ascii("P5 3 2 255\n") + [1, 2, 3, 4, 5, 6] + short).write(to: framed)
+            let descriptor = open(framed.path, O_RDONLY)
+            try #require(descriptor >= 0)
+            defer { close(descriptor) }
+            #expect(lseek(descriptor, 5, SEEK_SET) == 5)
+            let second = NetpbmStreamReader(fileDescriptor: descriptor, name: "framed.pgm")
             try check(second)
-        }
+            #expect(throws: NetpbmError.inFrame(2, .truncatedRaster(expectedBytes: 6, availableBytes: 4, offset: 28))) {
+                try check(second)
+            }
 
-        // A pipe whose writer is still open has no known length: nothing is checked, and
-        // the reading reports the end when it comes.
-        let pipe = Pipe()
-        let written = DispatchSemaphore(value: 0), checked = DispatchSemaphore(value: 0)
-        let input = pipe.fileHandleForWriting
-        Thread {
-            input.write(Data(ascii("P5 300 200 255\n") + [UInt8](repeating: 7, count: 4000)))
-            written.signal()
-            checked.wait()
-            try? input.close()
-        }.start()
-        written.wait()
-        let piped = NetpbmStreamReader(fileHandle: pipe.fileHandleForReading, name: "test pipe")
-        try check(piped)
-        checked.signal()
-        var all = [UInt16](repeating: 0, count: 60_000)
-        #expect(throws: NetpbmError.inFrame(1, .truncatedRaster(expectedBytes: 60_000, availableBytes: 4000, offset: 15))) {
-            try all.withUnsafeMutableBufferPointer { (buffer) throws(NetpbmError) in try piped.readSamples(into: buffer) }
+            // A pipe whose writer is still open has no known length: nothing is checked, and
+            // the reading reports the end when it comes.
+            let pipe = Pipe()
+            let written = DispatchSemaphore(value: 0), checked = DispatchSemaphore(value: 0)
+            let input = pipe.fileHandleForWriting
+            Thread {
+                input.write(Data(ascii("P5 300 200 255\n") + [UInt8](repeating: 7, count: 4000)))
+                written.signal()
+                checked.wait()
+                try? input.close()
+            }.start()
+            written.wait()
+            let piped = NetpbmStreamReader(fileHandle: pipe.fileHandleForReading, name: "test pipe")
+            try check(piped)
+            checked.signal()
+            var all = [UInt16](repeating: 0, count: 60_000)
+            #expect(throws: NetpbmError.inFrame(1, .truncatedRaster(expectedBytes: 60_000, availableBytes: 4000, offset: 15))) {
+                try all.withUnsafeMutableBufferPointer { (buffer) throws(NetpbmError) in try piped.readSamples(into: buffer) }
+            }
         }
     }
 

@@ -218,94 +218,88 @@ struct NetpbmWriterTests {
 
     @Test("write is atomic: replaces the file, leaves no temporary files, reads back")
     func atomicWrite() throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("netpbm-writer-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("out.pam")
+        try withTemporaryDirectory("netpbm-writer") { directory in
+            let url = directory.appendingPathComponent("out.pam")
 
-        let first = try NetpbmImage(
-            width: 2, height: 1, depth: 4, maxval: 65535, tupleType: .rgbAlpha,
-            samples: [1, 2, 3, 4, 65535, 0, 7, 8], format: .pam)
-        try NetpbmWriter.write(first, to: url)
-        #expect(try NetpbmReader.read(contentsOf: url) == first)
+            let first = try NetpbmImage(
+                width: 2, height: 1, depth: 4, maxval: 65535, tupleType: .rgbAlpha,
+                samples: [1, 2, 3, 4, 65535, 0, 7, 8], format: .pam)
+            try NetpbmWriter.write(first, to: url)
+            #expect(try NetpbmReader.read(contentsOf: url) == first)
 
-        let second = try NetpbmImage(
-            width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [9, 8, 7], format: .rawPPM)
-        try NetpbmWriter.write([second, second], as: .plainPPM, to: url)
-        var expected = second
-        expected.format = .plainPPM
-        #expect(try NetpbmReader.readAll(contentsOf: url) == [expected, expected])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
+            let second = try NetpbmImage(
+                width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [9, 8, 7], format: .rawPPM)
+            try NetpbmWriter.write([second, second], as: .plainPPM, to: url)
+            var expected = second
+            expected.format = .plainPPM
+            #expect(try NetpbmReader.readAll(contentsOf: url) == [expected, expected])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
 
-        // A failed encode leaves the existing file untouched.
-        #expect(throws: NetpbmError.depthMismatch(format: .rawPGM, depth: 3, required: 1)) {
-            try NetpbmWriter.write(second, as: .rawPGM, to: url)
+            // A failed encode leaves the existing file untouched.
+            #expect(throws: NetpbmError.depthMismatch(format: .rawPGM, depth: 3, required: 1)) {
+                try NetpbmWriter.write(second, as: .rawPGM, to: url)
+            }
+            #expect(try NetpbmReader.readAll(contentsOf: url).count == 2)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
         }
-        #expect(try NetpbmReader.readAll(contentsOf: url).count == 2)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
     }
 
     @Test("write through a symbolic link replaces the file it names, keeps the link and the file's permissions")
     func writeThroughLink() throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("netpbm-writer-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let target = directory.appendingPathComponent("target.ppm"), link = directory.appendingPathComponent("link.ppm")
-        try Data("old".utf8).write(to: target)
-        #expect(chmod(target.path, 0o640) == 0)
-        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "target.ppm")
-        let image = try NetpbmImage(
-            width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [9, 8, 7], format: .rawPPM)
-        try NetpbmWriter.write(image, to: link)
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "target.ppm")
-        #expect(try NetpbmReader.read(contentsOf: target) == image)
-        let mode = try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? NSNumber
-        #expect(mode?.intValue == 0o640, "the file keeps its permissions")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["link.ppm", "target.ppm"])
+        try withTemporaryDirectory("netpbm-writer") { directory in
+            let target = directory.appendingPathComponent("target.ppm"), link = directory.appendingPathComponent("link.ppm")
+            try Data("old".utf8).write(to: target)
+            #expect(chmod(target.path, 0o640) == 0)
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "target.ppm")
+            let image = try NetpbmImage(
+                width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [9, 8, 7], format: .rawPPM)
+            try NetpbmWriter.write(image, to: link)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == "target.ppm")
+            #expect(try NetpbmReader.read(contentsOf: target) == image)
+            let mode = try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o640, "the file keeps its permissions")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["link.ppm", "target.ppm"])
+        }
     }
 
     @Test("write refuses a destination that is not a regular file (a pipe, a directory), leaving it as it was; follows a dangling link to create its target; refuses a loop of links")
     func writeToOtherFiles() throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("netpbm-writer-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let image = try NetpbmImage(
-            width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [9, 8, 7], format: .rawPPM)
-        func kind(_ path: String) -> mode_t {
-            var status = stat()
-            return lstat(path, &status) == 0 ? status.st_mode & S_IFMT : 0
-        }
-        let fifo = directory.appendingPathComponent("fifo.ppm"), folder = directory.appendingPathComponent("folder.ppm")
-        #expect(mkfifo(fifo.path, 0o644) == 0)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-        for (url, type) in [(fifo, S_IFIFO), (folder, S_IFDIR)] {
-            do {
-                try NetpbmWriter.write(image, to: url)
-                Issue.record("\(url.lastPathComponent): expected a refusal")
-            } catch {
-                guard case .writeFailed(let path, let reason) = error else { Issue.record("\(error)"); continue }
-                #expect(path == url.path && reason.contains("not a regular file"), "\(reason)")
+        try withTemporaryDirectory("netpbm-writer") { directory in
+            let image = try NetpbmImage(
+                width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [9, 8, 7], format: .rawPPM)
+            func kind(_ path: String) -> mode_t {
+                var status = stat()
+                return lstat(path, &status) == 0 ? status.st_mode & S_IFMT : 0
             }
-            #expect(kind(url.path) == type, "\(url.lastPathComponent) replaced")
+            let fifo = directory.appendingPathComponent("fifo.ppm"), folder = directory.appendingPathComponent("folder.ppm")
+            #expect(mkfifo(fifo.path, 0o644) == 0)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            for (url, type) in [(fifo, S_IFIFO), (folder, S_IFDIR)] {
+                do {
+                    try NetpbmWriter.write(image, to: url)
+                    Issue.record("\(url.lastPathComponent): expected a refusal")
+                } catch {
+                    guard case .writeFailed(let path, let reason)? = error as? NetpbmError else { Issue.record("\(error)"); continue }
+                    #expect(path == url.path && reason.contains("not a regular file"), "\(reason)")
+                }
+                #expect(kind(url.path) == type, "\(url.lastPathComponent) replaced")
+            }
+            // A dangling link: the write creates the file it names and the link stays.
+            let link = directory.appendingPathComponent("link.ppm")
+            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "made.ppm")
+            try NetpbmWriter.write(image, to: link)
+            #expect(kind(link.path) == S_IFLNK)
+            #expect(try NetpbmReader.read(contentsOf: directory.appendingPathComponent("made.ppm")) == image)
+            // A loop of links.
+            let a = directory.appendingPathComponent("a.ppm"), b = directory.appendingPathComponent("b.ppm")
+            try FileManager.default.createSymbolicLink(atPath: a.path, withDestinationPath: "b.ppm")
+            try FileManager.default.createSymbolicLink(atPath: b.path, withDestinationPath: "a.ppm")
+            #expect(throws: NetpbmError.writeFailed(path: a.path, reason: String(cString: strerror(ELOOP)))) {
+                try NetpbmWriter.write(image, to: a)
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                    == ["a.ppm", "b.ppm", "fifo.ppm", "folder.ppm", "link.ppm", "made.ppm"])
         }
-        // A dangling link: the write creates the file it names and the link stays.
-        let link = directory.appendingPathComponent("link.ppm")
-        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "made.ppm")
-        try NetpbmWriter.write(image, to: link)
-        #expect(kind(link.path) == S_IFLNK)
-        #expect(try NetpbmReader.read(contentsOf: directory.appendingPathComponent("made.ppm")) == image)
-        // A loop of links.
-        let a = directory.appendingPathComponent("a.ppm"), b = directory.appendingPathComponent("b.ppm")
-        try FileManager.default.createSymbolicLink(atPath: a.path, withDestinationPath: "b.ppm")
-        try FileManager.default.createSymbolicLink(atPath: b.path, withDestinationPath: "a.ppm")
-        #expect(throws: NetpbmError.writeFailed(path: a.path, reason: String(cString: strerror(ELOOP)))) {
-            try NetpbmWriter.write(image, to: a)
-        }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-                == ["a.ppm", "b.ppm", "fifo.ppm", "folder.ppm", "link.ppm", "made.ppm"])
     }
 
     @Test("Writing into a missing directory is an I/O error")

@@ -131,3 +131,13 @@ func sameNormalisedValues(_ a: NetpbmImage, _ b: NetpbmImage) -> Bool {
     }
     return true
 }
+
+/// Runs `body` with a new, empty directory under the system's temporary directory,
+/// named `prefix` and a UUID, and removes the directory and its contents afterwards.
+func withTemporaryDirectory<T>(_ prefix: String, _ body: (URL) throws -> T) throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("\(prefix)-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    return try body(directory)
+}

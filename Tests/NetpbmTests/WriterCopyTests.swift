@@ -101,57 +101,53 @@ struct WriterCopyTests {
 
     @Test("write streams encode's exact bytes into the file, through several buffers when large, with no temporary file left")
     func atomicWrite() throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("WriterCopyTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("out.pam")
-        try NetpbmWriter.write(Self.images, as: .pam, to: url)
-        #expect(Array(try Data(contentsOf: url)) == (try NetpbmWriter.encode(Self.images, as: .pam)))
-        // Each image in its own format, plain and raw; then 3.5 MiB, past three of the
-        // writer's 1 MiB buffers, over the previous file.
-        try NetpbmWriter.write(Self.images, to: url)
-        #expect(Array(try Data(contentsOf: url)) == (try NetpbmWriter.encode(Self.images)))
-        let large = Self.image(640, 960, depth: 3, maxval: 65535, tupleType: .rgb, format: .rawPPM, seed: 12)
-        try NetpbmWriter.write(large, to: url)
-        let bytes = try Data(contentsOf: url)
-        #expect(bytes.count > 3 * NetpbmStreamWriter.bufferBytes)
-        #expect(Array(bytes) == (try NetpbmWriter.encode(large)))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
-        // Nothing to write, or an image its format cannot hold: thrown before any file is
-        // opened (in a missing directory, opening would fail otherwise).
-        let nowhere = directory.appendingPathComponent("missing/out.pam")
-        #expect(throws: NetpbmError.nothingToWrite) { try NetpbmWriter.write([], to: nowhere) }
-        #expect(throws: NetpbmError.depthMismatch(format: .rawPGM, depth: 4, required: 1)) {
-            try NetpbmWriter.write(Self.images[8], as: .rawPGM, to: nowhere)
+        try withTemporaryDirectory("WriterCopyTests") { directory in
+            let url = directory.appendingPathComponent("out.pam")
+            try NetpbmWriter.write(Self.images, as: .pam, to: url)
+            #expect(Array(try Data(contentsOf: url)) == (try NetpbmWriter.encode(Self.images, as: .pam)))
+            // Each image in its own format, plain and raw; then 3.5 MiB, past three of the
+            // writer's 1 MiB buffers, over the previous file.
+            try NetpbmWriter.write(Self.images, to: url)
+            #expect(Array(try Data(contentsOf: url)) == (try NetpbmWriter.encode(Self.images)))
+            let large = Self.image(640, 960, depth: 3, maxval: 65535, tupleType: .rgb, format: .rawPPM, seed: 12)
+            try NetpbmWriter.write(large, to: url)
+            let bytes = try Data(contentsOf: url)
+            #expect(bytes.count > 3 * NetpbmStreamWriter.bufferBytes)
+            #expect(Array(bytes) == (try NetpbmWriter.encode(large)))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
+            // Nothing to write, or an image its format cannot hold: thrown before any file is
+            // opened (in a missing directory, opening would fail otherwise).
+            let nowhere = directory.appendingPathComponent("missing/out.pam")
+            #expect(throws: NetpbmError.nothingToWrite) { try NetpbmWriter.write([], to: nowhere) }
+            #expect(throws: NetpbmError.depthMismatch(format: .rawPGM, depth: 4, required: 1)) {
+                try NetpbmWriter.write(Self.images[8], as: .rawPGM, to: nowhere)
+            }
+            #expect(throws: NetpbmError.depthMismatch(format: .rawPGM, depth: 4, required: 1)) {
+                try NetpbmWriter.write(Self.images[8], as: .rawPGM, to: url)
+            }
+            #expect(Array(try Data(contentsOf: url)) == Array(bytes))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
         }
-        #expect(throws: NetpbmError.depthMismatch(format: .rawPGM, depth: 4, required: 1)) {
-            try NetpbmWriter.write(Self.images[8], as: .rawPGM, to: url)
-        }
-        #expect(Array(try Data(contentsOf: url)) == Array(bytes))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.pam"])
     }
 
     @Test("a write that fails part way removes its temporary file and leaves the existing file as it was")
     func failedWriteCleansUp() throws {
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("WriterCopyTests-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let url = directory.appendingPathComponent("out.ppm")
-        try Data("old".utf8).write(to: url)
-        let failure = NetpbmError.writeFailed(path: url.path, reason: "No space left on device")
-        #expect(throws: failure) {
-            try NetpbmWriter.writeAtomically(to: url) { (descriptor) throws(NetpbmError) in
-                // Replacing an existing file, the new one is the owner's alone until done.
-                var status = stat()
-                #expect(fstat(descriptor, &status) == 0 && status.st_mode & 0o777 == 0o600)
-                let bytes: [UInt8] = Array("P6\n1 1\n255\n".utf8)
-                #expect(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
-                throw failure
+        try withTemporaryDirectory("WriterCopyTests") { directory in
+            let url = directory.appendingPathComponent("out.ppm")
+            try Data("old".utf8).write(to: url)
+            let failure = NetpbmError.writeFailed(path: url.path, reason: "No space left on device")
+            #expect(throws: failure) {
+                try NetpbmWriter.writeAtomically(to: url) { (descriptor) throws(NetpbmError) in
+                    // Replacing an existing file, the new one is the owner's alone until done.
+                    var status = stat()
+                    #expect(fstat(descriptor, &status) == 0 && status.st_mode & 0o777 == 0o600)
+                    let bytes: [UInt8] = Array("P6\n1 1\n255\n".utf8)
+                    #expect(bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) } == bytes.count)
+                    throw failure
+                }
             }
+            #expect(try Data(contentsOf: url) == Data("old".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.ppm"])
         }
-        #expect(try Data(contentsOf: url) == Data("old".utf8))
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["out.ppm"])
     }
 }
