@@ -418,9 +418,9 @@ final class AppBufferSet {
     let reference: UnsafeMutableRawPointer
     /// Which workload `reference` holds (`Workload.scalarKey`).
     var referenceName: String?
-    /// The 16-bit exports' destination and the scalar variant's export (straight RGBA16
-    /// or RGBA `Float16`, rows packed, `exportByteCount` bytes each), allocated on first
-    /// use and shared by both formats (`exportReferenceName` says whose export it holds).
+    /// The 16-bit exports' destination and the scalar variant's export (rows packed,
+    /// `exportByteCount` bytes each, the most any format takes), allocated on first use
+    /// and shared by every format (`exportReferenceName` says whose export it holds).
     private var export: (output: UnsafeMutableRawPointer, reference: UnsafeMutableRawPointer)?
     /// Which workload the export reference holds (`Workload.scalarKey`).
     var exportReferenceName: String?
@@ -470,7 +470,7 @@ final class AppBufferSet {
         export?.reference.deallocate()
     }
 
-    /// The bytes of a 16-bit export: `width × 8` per row, rows packed.
+    /// The bytes of the largest 16-bit export: `width × 8` per row, rows packed.
     var exportByteCount: Int { width * 8 * height }
 
     /// The 16-bit export's destination and reference memory (allocated on first use).
@@ -491,12 +491,11 @@ final class AppBufferSet {
         exportReferenceName = name
     }
 
-    /// The export's straight RGBA16 or RGBA `Float16` pixel buffer over `memory`
-    /// (`exportMemory()`).
+    /// The export's pixel buffer over `memory` (`exportMemory()`), rows packed.
     func exportBuffer(_ memory: UnsafeMutableRawPointer, _ format: ExportFormat) throws(ToolError) -> PixelBuffer {
         do {
-            return try PixelBuffer(baseAddress: memory, width: width, height: height, bytesPerRow: width * 8,
-                                   format: format.pixelFormat())
+            return try PixelBuffer(baseAddress: memory, width: width, height: height,
+                                   bytesPerRow: width * format.bytesPerPixel, format: format.pixelFormat())
         } catch {
             throw ToolError("cannot describe the \(format.rawValue) export buffer: \(error)", status: .failure)
         }

@@ -479,7 +479,7 @@ final class Runner {
         }
         guard try runAfterScalar(workload, variant, referenceHeld: buffers.exportReferenceName == workload.scalarKey, run,
                                  keep: { buffers.keepExportReference(named: workload.scalarKey, threads: threads) }) else { return }
-        let samples = buffers.exportByteCount / 2
+        let samples = buffers.width * buffers.height * format.bytesPerPixel / 2
         let reference = UnsafeBufferPointer(start: memory.reference.assumingMemoryBound(to: UInt16.self), count: samples)
         let candidate = UnsafeBufferPointer(start: memory.output.assumingMemoryBound(to: UInt16.self), count: samples)
         switch format {
@@ -489,12 +489,14 @@ final class Runner {
                 throw ToolError(Verification.message(report, workload: workload, width: buffers.width,
                                                      against: "the scalar reference"), status: .failure)
             }
-        case .rgba16f:
+        case .rgba16f, .gray16f:
             #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
-            let report = Verification.compareHalves(reference: reference, candidate: candidate)
+            let grey = format == .gray16f
+            let report = Verification.compareHalves(reference: reference, candidate: candidate,
+                                                    samplesPerPixel: grey ? 1 : 4)
             if !report.passed {
-                throw ToolError(Verification.message(report, workload: workload, width: buffers.width, halves: true),
-                                status: .failure)
+                throw ToolError(Verification.message(report, workload: workload, width: buffers.width, halves: true,
+                                                     channels: grey ? ["Y"] : ["R", "G", "B", "A"]), status: .failure)
             }
             #endif
         }

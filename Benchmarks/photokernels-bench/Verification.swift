@@ -82,9 +82,10 @@ enum Verification {
     }
 
     #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
-    /// Compares two rasters of `Float16` bit patterns, four samples a pixel, sample by
-    /// sample (`worstIndex` a pixel, as for `FloatImage`s).
-    static func compareHalves(reference: UnsafeBufferPointer<UInt16>, candidate: UnsafeBufferPointer<UInt16>) -> FloatReport {
+    /// Compares two rasters of `Float16` bit patterns, `samplesPerPixel` samples a pixel,
+    /// sample by sample (`worstIndex` a pixel, as for `FloatImage`s).
+    static func compareHalves(reference: UnsafeBufferPointer<UInt16>, candidate: UnsafeBufferPointer<UInt16>,
+                              samplesPerPixel: Int = 4) -> FloatReport {
         precondition(reference.count == candidate.count, "compare: sizes differ")
         var report = FloatReport()
         report.total = reference.count
@@ -94,7 +95,8 @@ enum Verification {
             let step = Float(max(a.magnitude, b.magnitude).ulp)
             let error = (a.isNaN || b.isNaN) ? Float.infinity : abs(Float(a) - Float(b))
             guard !(error <= max(floatTolerance, step)) else { continue }
-            report.record(pixel: i / 4, channel: i % 4, error: error, expected: Float(a), actual: Float(b))
+            report.record(pixel: i / samplesPerPixel, channel: i % samplesPerPixel, error: error, expected: Float(a),
+                          actual: Float(b))
         }
         return report
     }
@@ -135,8 +137,9 @@ enum Verification {
 
     /// The failure message for a float mismatch of `workload` on a `width`-wide image;
     /// `halves`: the outputs were `Float16`s (`compareHalves`).
-    static func message(_ r: FloatReport, workload: Workload, width: Int, halves: Bool = false) -> String {
-        let channel = ["R", "G", "B", "A"][r.worstChannel]
+    static func message(_ r: FloatReport, workload: Workload, width: Int, halves: Bool = false,
+                        channels: [String] = ["R", "G", "B", "A"]) -> String {
+        let channel = channels[r.worstChannel]
         let variant = workload.variant?.rawValue ?? "variant"
         let rule = "|a − b| ≤ \(floatTolerance)" + (halves ? " or one half-precision step" : "")
         return """

@@ -42,14 +42,18 @@ enum SampleDepth: Int, Sendable, CaseIterable {
     var fileBytesPerSample: Int { self == .eight ? 1 : 2 }
 }
 
-/// The destination of an export from the premultiplied BGRA8 app buffer: straight RGBA,
-/// rows packed, 8 bytes a pixel either way.
+/// The destination of an export from the premultiplied BGRA8 app buffer, rows packed:
+/// straight RGBA at 16 bits a sample, or one grey half-float sample a pixel.
 enum ExportFormat: String, Sendable, CaseIterable {
     /// 16-bit words (vImage `RGBA16U`, a PNG export).
     case rgba16
     /// `Float16`s (Core Image `RGBAh`, vImage `RGBA16F`): the row codecs' half-precision
     /// conversions, SSE2 operations of their own in the default x86-64 build.
     case rgba16f
+    /// One grey `Float16` a pixel, the luma (vImage `Planar16F`, CoreVideo
+    /// `OneComponent16Half`): the per-sample codec, whose halves the default x86-64
+    /// build converts a few hundred at a time.
+    case gray16f
 
     /// The formats this platform has (no `Float16` on Intel Macs).
     static var available: [ExportFormat] {
@@ -60,11 +64,18 @@ enum ExportFormat: String, Sendable, CaseIterable {
         #endif
     }
 
+    /// Bytes a pixel of the destination: 8, or 2 for grey.
+    var bytesPerPixel: Int { self == .gray16f ? 2 : 8 }
+
     /// The destination's pixel format.
     ///
-    /// - Throws: `PixelBufferError` for `rgba16f` where `Float16` does not exist.
+    /// - Throws: `PixelBufferError` for the `Float16` formats where `Float16` does not exist.
     func pixelFormat() throws(PixelBufferError) -> PixelFormat {
-        self == .rgba16 ? .rgba16 : try PixelFormat(.rgba, alpha: .straight, sample: .float16)
+        switch self {
+        case .rgba16: .rgba16
+        case .rgba16f: try PixelFormat(.rgba, alpha: .straight, sample: .float16)
+        case .gray16f: try PixelFormat(.gray, alpha: .none, sample: .float16)
+        }
     }
 }
 
@@ -137,8 +148,9 @@ struct Workload: Sendable {
         /// prepared once for the size, as an app prepares it once and runs it per frame.
         case appBuffer(AppBuffer, CatalogEntry, KernelVariant)
         /// `PreparedEditPlan.run(from:to:variant:)` from the `bgra8-premultiplied` app
-        /// buffer (never written) into a straight RGBA16 or RGBA `Float16` buffer, rows
-        /// packed: a 16-bit export of the edited photo, the plan prepared once for the size.
+        /// buffer (never written) into a straight RGBA16, RGBA `Float16` or grey `Float16`
+        /// buffer, rows packed: a 16-bit export of the edited photo, the plan prepared
+        /// once for the size.
         case export(ExportFormat, CatalogEntry, KernelVariant)
         /// `FloatImage.decode(from:layout: .rgba, …)` or `FloatImage.encode(into:layout: .rgba, …)`
         /// between an RGBA raster of the depth and a preallocated `Float` image or raster.
@@ -219,7 +231,7 @@ struct Workload: Sendable {
     /// - kernel: in place, 16 B read + 16 B written;
     /// - pipeline: the RGBA raster read and written (4 + 4 B at 8 bits, 8 + 8 B at 16);
     ///   an app buffer in place likewise 4 + 4 B (row padding is not counted); the
-    ///   16-bit exports (words or `Float16`s) 4 B read + 8 B written;
+    ///   16-bit exports 4 B read + 8 B written (RGBA words or `Float16`s), or 2 (grey);
     /// - convert: the raster (4 or 8 B) plus the `Float` image (16 B), one read and the
     ///   other written: 20 B at 8 bits, 24 B at 16;
     /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
@@ -229,7 +241,7 @@ struct Workload: Sendable {
         case .kernel: return 2 * CopyBuffer.floatRGBA.bytesPerPixel
         case .pipeline(let depth, _, _): return 2 * CopyBuffer.samples(depth).bytesPerPixel
         case .appBuffer: return 2 * CopyBuffer.samplesRGBA8.bytesPerPixel
-        case .export: return CopyBuffer.samplesRGBA8.bytesPerPixel + CopyBuffer.samplesRGBA16.bytesPerPixel
+        case .export(let format, _, _): return CopyBuffer.samplesRGBA8.bytesPerPixel + format.bytesPerPixel
         case .convert(_, let depth): return CopyBuffer.samples(depth).bytesPerPixel + CopyBuffer.floatRGBA.bytesPerPixel
         case .netpbmDecode(let depth), .netpbmEncode(let depth):
             return 3 * depth.fileBytesPerSample + 3 * MemoryLayout<UInt16>.stride

@@ -190,21 +190,22 @@ struct AppBufferTests {
         #expect(preview.scalarKey == "preview/bgra8-premultiplied/recipe/1000x800")
     }
 
-    @Test("the exports are pipeline/bgra8-premultiplied-to-rgba16 and -to-rgba16f, recipe, every variant, 4 + 8 B/px against the 16-bit copy")
+    @Test("the exports are pipeline/bgra8-premultiplied-to-rgba16, -to-rgba16f and -to-gray16f, recipe, every variant, 4 + 8 B/px (4 + 2 grey) against the 16-bit copy")
     func exports() throws {
         let all = try WorkloadPlan.make(sizes: [.mp12], filter: "^pipeline/bgra8-premultiplied-to-")
         let formats = ExportFormat.available.map(\.rawValue)
         #if (os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64)
         #expect(formats == ["rgba16"])
         #else
-        #expect(formats == ["rgba16", "rgba16f"])
+        #expect(formats == ["rgba16", "rgba16f", "gray16f"])
         #endif
         let rows = formats.flatMap { format in
             KernelVariant.allCases.map { "pipeline/bgra8-premultiplied-to-\(format)/recipe/\($0.rawValue)/12MP" }
         }
         #expect(all.map(\.name).sorted() == (rows + ["copy/samples-rgba16/12MP"]).sorted())
         for workload in all where workload.group == "pipeline" {
-            #expect(workload.bytesPerPixel == 12 && workload.roofline == .samplesRGBA16 && workload.kernelName == "recipe")
+            let bytes = workload.name.contains("-to-gray16f/") ? 6 : 12
+            #expect(workload.bytesPerPixel == bytes && workload.roofline == .samplesRGBA16 && workload.kernelName == "recipe")
         }
         let half = Workload(kind: .export(.rgba16f, try #require(KernelCatalog.entry(named: "recipe")), .simd4), size: .mp12)
         #expect(half.scalarKey == "pipeline/bgra8-premultiplied-to-rgba16f/recipe/12MP" && half.variant == .simd4)
@@ -230,6 +231,13 @@ struct AppBufferTests {
         #expect(report([.nan, 0, 0, 0], [.nan, 0, 0, 0]).passed)
         // Near zero the float tolerance is the wider: 1e-5 apart is 168 subnormal steps.
         #expect(report([0, 0, 0, 0], [Float16(9e-6), 0, 0, 0]).passed)
+        // A grey export's samples are its pixels.
+        let grey = values.map(\.bitPattern).withUnsafeBufferPointer { r in
+            [half, 1, quarter, 0.75].map(\.bitPattern).withUnsafeBufferPointer {
+                Verification.compareHalves(reference: r, candidate: $0, samplesPerPixel: 1)
+            }
+        }
+        #expect(!grey.passed && grey.worstIndex == 3 && grey.worstChannel == 0)
     }
     #endif
 
