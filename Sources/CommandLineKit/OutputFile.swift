@@ -314,13 +314,20 @@ public enum OutputFile {
         let url = URL(fileURLWithPath: target)
         let temporary = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp").path
-        let (descriptor, error) = TemporaryFiles.create(temporary)
+        // Readable by others only once it has the mode it replaces.
+        let (descriptor, error) = TemporaryFiles.create(temporary, mode: exists ? 0o600 : 0o666)
         guard descriptor >= 0 else {
             throw .cantCreate("cannot create '\(path)': \(String(cString: strerror(error)))")
         }
         defer { TemporaryFiles.remove(temporary) }
         do throws(CommandLineError) {
             try body(descriptor, "'\(path)'")
+            // A file system that keeps no modes (some network and FUSE mounts) refuses;
+            // the file then stays the owner's alone, the safe side.
+            if exists && fchmod(descriptor, status.st_mode & 0o7777) != 0
+                && errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP {
+                throw .cantCreate("cannot write '\(path)': \(String(cString: strerror(errno)))")
+            }
         } catch {
             close(descriptor)
             unlink(temporary)
@@ -331,9 +338,6 @@ public enum OutputFile {
             let message = String(cString: strerror(errno))
             unlink(temporary)
             throw .cantCreate("cannot write '\(path)': \(message)")
-        }
-        if exists {
-            chmod(temporary, status.st_mode & 0o7777)
         }
         if rename(temporary, target) != 0 {
             let message = String(cString: strerror(errno))
@@ -387,14 +391,14 @@ public enum TemporaryFiles {
     // The signal sources, kept alive for the life of the process.
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
 
-    /// Creates `path` for writing, exclusively, mode 0666 less the umask (what a plain
-    /// create gives), and records it, both under the lock the signal handler takes: a
+    /// Creates `path` for writing, exclusively, with `mode` less the umask (0666: what a
+    /// plain create gives), and records it, both under the lock the signal handler takes: a
     /// signal that arrives meanwhile is handled once the file is recorded, so it cannot
     /// fall between the creation and the record and leave the file behind. Returns the
     /// descriptor (−1 on failure) and `errno` as open(2) left it.
-    static func create(_ path: String) -> (descriptor: Int32, error: Int32) {
+    static func create(_ path: String, mode: mode_t = 0o666) -> (descriptor: Int32, error: Int32) {
         lock.withLock {
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             let error = errno
             if descriptor >= 0 { paths.insert(path) }
             return (descriptor, error)

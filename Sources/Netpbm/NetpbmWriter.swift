@@ -98,11 +98,15 @@ public enum NetpbmWriter {
     /// Encodes `image` and writes it to `url` atomically: the bytes go to a temporary file
     /// in the same directory, which is then renamed over `url`, so readers never see a
     /// partial file and a failed write leaves any existing file untouched. Where `url`
-    /// is a symbolic link to a file, that file is replaced and the link stays a link; a
-    /// replaced file keeps its permissions.
+    /// is a symbolic link, the file it names is replaced (or created, where it names
+    /// nothing yet) and the link stays a link; a replaced file keeps its permissions.
+    /// A destination that exists and is not a regular file or a directory (a device such
+    /// as `/dev/stdout`, a pipe) is not a file to replace: it is opened and written in
+    /// place, as the command-line tool writes it.
     ///
-    /// - Throws: as ``encode(_:as:)`` (before the temporary file is created), or
-    ///   ``NetpbmError/writeFailed(path:reason:)`` naming `url`'s path.
+    /// - Throws: as ``encode(_:as:)`` (before any file is opened), or
+    ///   ``NetpbmError/writeFailed(path:reason:)`` naming `url`'s path (a directory, a
+    ///   loop of links, a failed create, write, close or rename).
     /// - Complexity: O(samples); the bytes go to the file through one 1 MiB buffer, so
     ///   the memory does not grow with the image.
     public static func write(_ image: NetpbmImage, as format: NetpbmFormat? = nil, to url: URL) throws(NetpbmError) {
@@ -172,17 +176,33 @@ public enum NetpbmWriter {
     /// Writes a file through `body`, which gets a descriptor open for writing on a new
     /// temporary file next to the file `url` names (past symbolic links, dangling ones
     /// too); then renames it over that file, with an existing file's permissions. On
-    /// any failure the temporary file is removed and `url` is left as it was. A
-    /// destination that exists and is not a regular file (a device, a pipe, a
-    /// directory) is refused: renaming over it would replace it.
+    /// any failure the temporary file is removed and `url` is left as it was. An
+    /// existing destination that is not a regular file is written in place (a device, a
+    /// pipe) or refused (a directory): renaming over it would replace it.
+    ///
+    /// The path can change between these steps (another process replacing a link): the
+    /// rename replaces whatever the target names by then, as any such writer does.
     static func writeAtomically(to url: URL, _ body: (Int32) throws(NetpbmError) -> Void) throws(NetpbmError) {
         let path = url.path
         func failure(_ code: Int32) -> NetpbmError { .writeFailed(path: path, reason: String(cString: strerror(code))) }
-        let target = try destination(of: path)
+        // What the kernel finds at the path, following every link.
         var status = stat()
-        let existing = stat(target, &status) == 0
+        let existing = stat(path, &status) == 0
+        if existing && status.st_mode & S_IFMT == S_IFDIR { throw .writeFailed(path: path, reason: "is a directory") }
         if existing && status.st_mode & S_IFMT != S_IFREG {
-            throw .writeFailed(path: path, reason: "not a regular file (NetpbmStreamWriter writes to devices and pipes)")
+            let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw failure(errno) }
+            defer { close(descriptor) }
+            return try body(descriptor)
+        }
+        // The same file by name, so that the rename replaces it and not a link to it; a
+        // name the kernel resolves otherwise (`/proc/self/fd/…`) is refused.
+        let target = try destination(of: path)
+        if existing {
+            var named = stat()
+            guard stat(target, &named) == 0, named.st_dev == status.st_dev, named.st_ino == status.st_ino else {
+                throw .writeFailed(path: path, reason: "its symbolic links do not lead to the file by name")
+            }
         }
         let directory = URL(fileURLWithPath: target).deletingLastPathComponent()
         let name = URL(fileURLWithPath: target).lastPathComponent
@@ -194,7 +214,10 @@ public enum NetpbmWriter {
         guard descriptor >= 0 else { throw failure(errno) }
         do throws(NetpbmError) {
             try body(descriptor)
-            if existing && fchmod(descriptor, status.st_mode & 0o7777) != 0 { throw failure(errno) }
+            // A file system that keeps no modes (some network and FUSE mounts) refuses;
+            // the file then stays the owner's alone, the safe side.
+            if existing && fchmod(descriptor, status.st_mode & 0o7777) != 0
+                && errno != EPERM && errno != ENOTSUP && errno != EOPNOTSUPP { throw failure(errno) }
         } catch {
             close(descriptor)
             unlink(temporary)
@@ -217,11 +240,14 @@ public enum NetpbmWriter {
 
     /// The path a write to `path` replaces: `path`, or where its symbolic links lead
     /// (a dangling link's target, created by the write), so the link stays a link.
+    /// The links are read by name, so the kernel's protection of links in sticky
+    /// directories (`fs.protected_symlinks`) does not apply to them; link targets are
+    /// taken as UTF-8.
     ///
-    /// - Throws: ``NetpbmError/writeFailed(path:reason:)`` for a loop of links.
+    /// - Throws: ``NetpbmError/writeFailed(path:reason:)`` for more than 40 links (a loop).
     static func destination(of path: String) throws(NetpbmError) -> String {
         var current = path
-        for _ in 0..<40 {
+        for _ in 0...40 {
             var status = stat()
             guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
             var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

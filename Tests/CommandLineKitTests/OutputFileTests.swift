@@ -145,6 +145,21 @@ struct OutputFileTests {
         }
     }
 
+    @Test("replacing a file, the temporary file is the owner's alone while it is written, then takes the replaced file's mode")
+    func temporaryMode() throws {
+        let dir = try directory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let target = dir.appendingPathComponent("out.ppm")
+        try write("old", to: target.path)
+        #expect(chmod(target.path, 0o644) == 0)
+        try OutputFile.withDestination(target.path) { descriptor, _ throws(CommandLineError) in
+            var status = stat()
+            #expect(fstat(descriptor, &status) == 0 && status.st_mode & 0o777 == 0o600)
+        }
+        let mode = try FileManager.default.attributesOfItem(atPath: target.path)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o644)
+    }
+
     @Test("a link to nothing: the write creates the file it names and the link stays a link")
     func writeThroughDanglingLink() throws {
         let dir = try directory()

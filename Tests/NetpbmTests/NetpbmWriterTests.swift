@@ -262,43 +262,66 @@ struct NetpbmWriterTests {
         }
     }
 
-    @Test("write refuses a destination that is not a regular file (a pipe, a directory), leaving it as it was; follows a dangling link to create its target; refuses a loop of links")
+    @Test("write into what is not a regular file: a pipe written in place (not replaced), a directory or a link to one refused; links followed across directories, by relative and absolute targets, a dangling one to create its target; a loop refused; a new file's mode as any new file's")
     func writeToOtherFiles() throws {
         try withTemporaryDirectory("netpbm-writer") { directory in
             let image = try NetpbmImage(
                 width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [9, 8, 7], format: .rawPPM)
+            let bytes = try NetpbmWriter.encode(image)
             func kind(_ path: String) -> mode_t {
                 var status = stat()
                 return lstat(path, &status) == 0 ? status.st_mode & S_IFMT : 0
             }
-            let fifo = directory.appendingPathComponent("fifo.ppm"), folder = directory.appendingPathComponent("folder.ppm")
+            func url(_ name: String) -> URL { directory.appendingPathComponent(name) }
+            // A pipe: opened and written, with a reader waiting (the bytes fit its buffer).
+            let fifo = url("fifo.ppm")
             #expect(mkfifo(fifo.path, 0o644) == 0)
+            let reader = open(fifo.path, O_RDONLY | O_NONBLOCK)
+            #expect(reader >= 0)
+            defer { close(reader) }
+            try NetpbmWriter.write(image, to: fifo)
+            var received = [UInt8](repeating: 0, count: 64)
+            #expect(read(reader, &received, 64) == bytes.count && Array(received[..<bytes.count]) == bytes)
+            #expect(kind(fifo.path) == S_IFIFO)
+            // A directory, and a link to one: refused, left as they were.
+            let folder = url("folder.ppm"), toFolder = url("to-folder.ppm")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-            for (url, type) in [(fifo, S_IFIFO), (folder, S_IFDIR)] {
-                do {
-                    try NetpbmWriter.write(image, to: url)
-                    Issue.record("\(url.lastPathComponent): expected a refusal")
-                } catch {
-                    guard case .writeFailed(let path, let reason)? = error as? NetpbmError else { Issue.record("\(error)"); continue }
-                    #expect(path == url.path && reason.contains("not a regular file"), "\(reason)")
+            try FileManager.default.createSymbolicLink(atPath: toFolder.path, withDestinationPath: "folder.ppm")
+            for target in [folder, toFolder] {
+                #expect(throws: NetpbmError.writeFailed(path: target.path, reason: "is a directory")) {
+                    try NetpbmWriter.write(image, to: target)
                 }
-                #expect(kind(url.path) == type, "\(url.lastPathComponent) replaced")
             }
-            // A dangling link: the write creates the file it names and the link stays.
-            let link = directory.appendingPathComponent("link.ppm")
-            try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: "made.ppm")
-            try NetpbmWriter.write(image, to: link)
-            #expect(kind(link.path) == S_IFLNK)
-            #expect(try NetpbmReader.read(contentsOf: directory.appendingPathComponent("made.ppm")) == image)
+            #expect(kind(folder.path) == S_IFDIR && kind(toFolder.path) == S_IFLNK)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+            // A chain across directories, `a/l1 -> ../b/l2 -> t.ppm` (dangling), then an
+            // absolute link to the file it made: each link stays a link.
+            try FileManager.default.createDirectory(at: url("a"), withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(at: url("b"), withIntermediateDirectories: false)
+            try FileManager.default.createSymbolicLink(atPath: url("a/l1").path, withDestinationPath: "../b/l2")
+            try FileManager.default.createSymbolicLink(atPath: url("b/l2").path, withDestinationPath: "t.ppm")
+            try NetpbmWriter.write(image, to: url("a/l1"))
+            #expect(kind(url("a/l1").path) == S_IFLNK && kind(url("b/l2").path) == S_IFLNK)
+            #expect(try NetpbmReader.read(contentsOf: url("b/t.ppm")) == image)
+            try FileManager.default.createSymbolicLink(atPath: url("abs.ppm").path, withDestinationPath: url("b/t.ppm").path)
+            let second = try NetpbmImage(
+                width: 1, height: 1, depth: 3, maxval: 255, tupleType: .rgb, samples: [1, 2, 3], format: .rawPPM)
+            try NetpbmWriter.write(second, to: url("abs.ppm"))
+            #expect(kind(url("abs.ppm").path) == S_IFLNK)
+            #expect(try NetpbmReader.read(contentsOf: url("b/t.ppm")) == second)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: url("b").path).sorted() == ["l2", "t.ppm"])
+            // A new file's mode is a new file's (0666 less the umask), not the replacing 0600.
+            #expect(FileManager.default.createFile(atPath: url("plain").path, contents: nil))
+            let mode = { (u: URL) in (try FileManager.default.attributesOfItem(atPath: u.path)[.posixPermissions] as? NSNumber)?.intValue }
+            #expect(try mode(url("b/t.ppm")) == mode(url("plain")))
             // A loop of links.
-            let a = directory.appendingPathComponent("a.ppm"), b = directory.appendingPathComponent("b.ppm")
-            try FileManager.default.createSymbolicLink(atPath: a.path, withDestinationPath: "b.ppm")
-            try FileManager.default.createSymbolicLink(atPath: b.path, withDestinationPath: "a.ppm")
-            #expect(throws: NetpbmError.writeFailed(path: a.path, reason: String(cString: strerror(ELOOP)))) {
-                try NetpbmWriter.write(image, to: a)
+            try FileManager.default.createSymbolicLink(atPath: url("x.ppm").path, withDestinationPath: "y.ppm")
+            try FileManager.default.createSymbolicLink(atPath: url("y.ppm").path, withDestinationPath: "x.ppm")
+            #expect(throws: NetpbmError.writeFailed(path: url("x.ppm").path, reason: String(cString: strerror(ELOOP)))) {
+                try NetpbmWriter.write(image, to: url("x.ppm"))
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
-                    == ["a.ppm", "b.ppm", "fifo.ppm", "folder.ppm", "link.ppm", "made.ppm"])
+                    == ["a", "abs.ppm", "b", "fifo.ppm", "folder.ppm", "plain", "to-folder.ppm", "x.ppm", "y.ppm"])
         }
     }
 

@@ -130,7 +130,7 @@ struct WriterCopyTests {
         }
     }
 
-    @Test("a write that fails part way removes its temporary file and leaves the existing file as it was")
+    @Test("a write that fails part way removes its temporary file and leaves the existing file as it was; the temporary file is the owner's alone while it replaces one")
     func failedWriteCleansUp() throws {
         try withTemporaryDirectory("WriterCopyTests") { directory in
             let url = directory.appendingPathComponent("out.ppm")

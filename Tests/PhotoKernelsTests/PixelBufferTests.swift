@@ -343,7 +343,7 @@ struct PixelBufferTests {
 
     @Test("premultiplied BGRA8: SPEC §10 and §8 per sample against Double (colour / alpha, recipe, clamp, × alpha), every (c ≤ A)")
     func premultipliedRecipe() throws {
-        // The pixel: straight (200, 100, 50, 128), stored premultiplied (100, 50, 25, 128).
+        // A worked pixel: straight (200, 100, 50, 128), stored premultiplied (100, 50, 25, 128).
         var pixels: [UInt8] = [25, 50, 100, 128]
         var rng = SeededGenerator(seed: 3)
         for _ in 0..<2000 {
