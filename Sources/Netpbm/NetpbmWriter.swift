@@ -239,23 +239,19 @@ public enum NetpbmWriter {
     }
 
     /// The path a write to `path` replaces: `path`, or where its symbolic links lead
-    /// (a dangling link's target, created by the write), so the link stays a link.
-    /// The links are read by name, so the kernel's protection of links in sticky
-    /// directories (`fs.protected_symlinks`) does not apply to them; link targets are
-    /// taken as UTF-8.
+    /// (a dangling link's target, created by the write), so the link stays a link;
+    /// relative links against their own directory. The links are read by name, so the
+    /// kernel's protection of links in sticky directories (`fs.protected_symlinks`) does
+    /// not apply to them. (The command-line tool's `OutputFile.destination` follows them
+    /// the same way; the two modules share no code.)
     ///
     /// - Throws: ``NetpbmError/writeFailed(path:reason:)`` for more than 40 links (a loop).
     static func destination(of path: String) throws(NetpbmError) -> String {
         var current = path
         for _ in 0...40 {
-            var status = stat()
-            guard lstat(current, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return current }
-            var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let length = readlink(current, &buffer, buffer.count - 1)
-            guard length >= 0 else { throw .writeFailed(path: path, reason: String(cString: strerror(errno))) }
-            let link = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            current = link.hasPrefix("/") ? link
-                : URL(fileURLWithPath: current).deletingLastPathComponent().appendingPathComponent(link).path
+            guard let next = try? FileManager.default.destinationOfSymbolicLink(atPath: current) else { return current }
+            let directory = (current as NSString).deletingLastPathComponent
+            current = next.hasPrefix("/") || directory.isEmpty ? next : directory + "/" + next
         }
         throw .writeFailed(path: path, reason: String(cString: strerror(ELOOP)))
     }
