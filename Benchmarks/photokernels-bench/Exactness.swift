@@ -3,7 +3,9 @@
 // matrix), which SPEC §8 allows only within τ of a tie; this check holds the schedule
 // against a `Double` evaluation on all 2²⁴ triples for tie-heavy matrices and every
 // catalog entry, and the `Float` path too (the samples decoded, the plan's schedule
-// on `Float` pixels, encoded), whose arithmetic differs again; then the row codecs'
+// on `Float` pixels, encoded), whose arithmetic differs again, and the same 8-bit
+// pixels widened into 16-bit ones (`PreparedEditPlan.run(from:to:)`, the widening
+// block, whose matrix is on the 16-bit scale); then the row codecs'
 // `Float16` conversions against the toolchain's on every half and every float. Debug
 // builds are far too slow for it, so CI runs it in release.
 
@@ -68,10 +70,12 @@ enum Exactness {
             input[4 * i + 2] = UInt8(truncatingIfNeeded: i >> 16)
         }
         var fused = [UInt8](repeating: 0, count: input.count), viaFloat = fused
+        var widened = [UInt16](repeating: 0, count: input.count)
         var image: FloatImage?  // the Float path's pixels, kept from case to case
         var passed = true
         try say("SPEC §8 on all 2²⁴ RGB triples against a Double evaluation: the 8-bit fused schedule (simd4), "
-                + "and the Float path (decoded, the plan's simd4 schedule on Float pixels, encoded)")
+                + "the Float path (decoded, the plan's simd4 schedule on Float pixels, encoded), "
+                + "and 8-bit pixels into 16-bit ones (an RGBA8 buffer into an RGBA16 one: the widening block)")
         for c in cases {
             let stages = c.operations.filter { !$0.isIdentity }.flatMap(\.stages)
             do {
@@ -86,15 +90,22 @@ enum Exactness {
                     try plan.run(&pixels)
                     try viaFloat.withUnsafeMutableBufferPointer { try pixels.encode(into: $0, layout: .rgba, maxval: 255, threads: threads) }
                     image = pixels
+                    try widened.withUnsafeMutableBytes { o in
+                        let source = try PixelBuffer(baseAddress: UnsafeMutableRawPointer(mutating: i.baseAddress!), width: side,
+                                                     height: side, bytesPerRow: 4 * side, format: .rgba8)
+                        let destination = try PixelBuffer(baseAddress: o.baseAddress!, width: side, height: side,
+                                                          bytesPerRow: 8 * side, format: .rgba16)
+                        try plan.run(from: source, to: destination)
+                    }
                 }
             } catch {
                 try say("  \(c.name): \(error)")
                 passed = false
                 continue
             }
-            let results = check(c, input, [fused, viaFloat], side: side,
+            let results = check(c, input, [fused, viaFloat], wide: widened, side: side,
                                 threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
-            for (path, result) in zip(["8-bit", "Float"], results) {
+            for (path, result) in zip(["8-bit", "Float", "8→16-bit"], results) {
                 let ok = result.wrong == 0
                 passed = passed && ok
                 try say("  \(ok ? "ok  " : "FAIL") \(path) \(c.name): \(result.wrong) wrong, \(result.nearTies) near-tie samples"
@@ -196,18 +207,21 @@ enum Exactness {
         try BenchmarkTool.write(line + "\n", to: nil)
     }
 
-    /// Every colour sample and every alpha of each of `outputs` against the oracle,
-    /// evaluated once per pixel for all of them, over row bands; one result per output.
-    static func check(_ c: Case, _ input: [UInt8], _ outputs: [[UInt8]], side: Int, threads: Int) -> [Result] {
-        let bands = max(1, threads)
-        let results = UnsafeMutableBufferPointer<Result>.allocate(capacity: bands * outputs.count)
+    /// Every colour sample and every alpha of each of `outputs` (8-bit) and of `wide`
+    /// (16-bit) against the oracle, evaluated once per pixel for all of them, over row
+    /// bands; one result per output, `wide`'s last.
+    static func check(_ c: Case, _ input: [UInt8], _ outputs: [[UInt8]], wide: [UInt16], side: Int,
+                      threads: Int) -> [Result] {
+        let bands = max(1, threads), count = outputs.count + 1
+        let results = UnsafeMutableBufferPointer<Result>.allocate(capacity: bands * count)
         results.initialize(repeating: Result())
         defer { results.deallocate() }
         let operations = c.operations.filter { !$0.isIdentity }
         input.withUnsafeBufferPointer { i in
             let (src, dst, out) = (UncheckedSendable(i), UncheckedSendable(outputs), UncheckedSendable(results))
+            let words = UncheckedSendable(wide)
             DispatchQueue.concurrentPerform(iterations: bands) { band in
-                var r = [Result](repeating: Result(), count: dst.value.count)
+                var r = [Result](repeating: Result(), count: count)
                 for y in (side * band / bands)..<(side * (band + 1) / bands) {
                     for x in 0..<side {
                         let p = 4 * (y * side + x)
@@ -230,12 +244,27 @@ enum Exactness {
                             }
                             if output[p + 3] != 255 { r[k].wrong += 1; r[k].first = r[k].first ?? "alpha changed at (\(x), \(y))" }
                         }
+                        let k = count - 1, output = words.value
+                        for ch in 0..<3 {
+                            switch IntegerTolerance.verdict(Int(output[p + ch]), exact: exact[ch], maxval: 65535) {
+                            case .exact: break
+                            case .nearTie: r[k].nearTies += 1
+                            case .wrong(let beyond):
+                                r[k].wrong += 1
+                                r[k].worstBeyond = max(r[k].worstBeyond, beyond)
+                                if r[k].first == nil {
+                                    r[k].first = "(\(src.value[p]), \(src.value[p + 1]), \(src.value[p + 2])) channel \(ch): "
+                                        + "got \(output[p + ch]), exact \(exact[ch] * 65535)"
+                                }
+                            }
+                        }
+                        if output[p + 3] != 65535 { r[k].wrong += 1; r[k].first = r[k].first ?? "alpha changed at (\(x), \(y))" }
                     }
                 }
                 for k in r.indices { out.value[k * bands + band] = r[k] }
             }
         }
-        return outputs.indices.map { k in
+        return (0..<count).map { k in
             results[(k * bands)..<((k + 1) * bands)].reduce(Result()) { a, b in
                 Result(wrong: a.wrong + b.wrong, nearTies: a.nearTies + b.nearTies,
                        worstBeyond: max(a.worstBeyond, b.worstBeyond), first: a.first ?? b.first)

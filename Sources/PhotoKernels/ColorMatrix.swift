@@ -90,6 +90,12 @@ public struct ColorMatrix: Sendable, Hashable {
         return ColorMatrix(exchanged(rows.2), exchanged(rows.1), exchanged(rows.0), offset: exchanged(offset))
     }
 
+    /// The same transform with its red and blue results exchanged: rows 0 and 2 and
+    /// their offsets, the columns as they are.
+    var exchangingRedAndBlueResults: ColorMatrix {
+        ColorMatrix(rows.2, rows.1, rows.0, offset: SIMD3(offset.z, offset.y, offset.x))
+    }
+
     /// Applies the transform to one colour in double precision (the reference the
     /// tests compare kernels against).
     public func applied(to c: SIMD3<Double>) -> SIMD3<Double> {

@@ -487,6 +487,17 @@ enum FusedRows {
         }
     }
 
+    /// Whether the rows widen 8-bit pixels into 16-bit ones (`FusedBlock.runWidening`).
+    var widens: Bool {
+        if case .matrix(let b) = self { b.widens } else { false }
+    }
+
+    /// 8-bit pixels into 16-bit ones; only for a widening `.matrix` block.
+    func runWidening(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
+                     gains: UnsafePointer<Float>?) {
+        if case .matrix(let b) = self { b.runWidening(source, destination, count: count, gains: gains) }
+    }
+
     /// 16-bit samples; only for `.matrix` (`fusedRows` builds `.cube` for 8-bit only).
     func run16(_ source: UnsafePointer<UInt16>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
                gains: UnsafePointer<Float>?) {
@@ -967,9 +978,10 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// (8-bit samples).
     ///
     /// With `premultiplied` (8-bit only), only the matrix shape qualifies, and `tables`
-    /// must be the 2D premultiplied tables.
+    /// must be the 2D premultiplied tables; so too with `resultPositions`, the 16-bit
+    /// destination's positions of a widening block (8-bit only, `FusedBlock.runWidening`).
     func fusedRows(maxval: Int, eightBit: Bool, tables: ToneTables?, positions: ChannelPositions,
-                   premultiplied: Bool = false) -> FusedRows? {
+                   premultiplied: Bool = false, resultPositions: ChannelPositions? = nil) -> FusedRows? {
         #if _endian(little)  // the packed lanes assume the first sample in the lowest-addressed bits
         if !plan.tones.isEmpty && tables == nil { return nil }
         var matrix: ColorMatrixKernel?
@@ -987,10 +999,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
             guard eightBit || positions.redBeforeBlue.isRotationOfRGBA else { return nil }
             let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
             let block = FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
-                                   premultiplied: premultiplied, largestGain: gains?.largestGainMagnitude ?? 1)
+                                   premultiplied: premultiplied, resultPositions: resultPositions,
+                                   largestGain: gains?.largestGainMagnitude ?? 1)
             return block.isWellConditioned ? .matrix(block) : nil
         }
-        guard eightBit, maxval <= 255, !premultiplied,
+        guard eightBit, maxval <= 255, !premultiplied, resultPositions == nil,
               FusedCubeBlock.accepts(cube, tables: tables != nil, matrix: matrix != nil) else { return nil }
         let table = cubeTables.withLock { cache in
             let key = CubeTableKey(maxval: maxval, positions: positions)

@@ -43,7 +43,10 @@
 // Every combination of table, matrix form and gain is its own loop (`@inline(never)`
 // entry, `@_transparent` body), so no flag is tested per pixel; the loops come twice,
 // with RGBA's channel positions as constants (BGRA too, red and blue exchanged) and
-// with the block's positions read at run time (`BlockLayout`).
+// with the block's positions read at run time (`BlockLayout`), and the 8-bit ones once
+// for each ending (`BlockEnding`): straight or premultiplied pixels in, 8-bit pixels
+// out or 16-bit ones (a widening block: the same arithmetic on the 16-bit scale, packed
+// by `WordPacking`).
 //
 // `FusedFloatBlock`, at the end, is the one-pass schedule of `Float` rows whose tones
 // are a line: exposure, one matrix and the gains.
@@ -150,6 +153,39 @@ enum FourthSampleLast: BlockLayout {
 /// 1.7× the instructions.
 enum PositionsOfTheBlock: BlockLayout {
     static var positions: ChannelPositions? { nil }
+}
+
+/// What the 8-bit loops read and write besides their shared decoding, tables and
+/// matrix: straight or premultiplied pixels in, and 8-bit pixels out in the same format
+/// or 16-bit ones (a widening block, `FusedBlock.runWidening`). Compile-time
+/// constants, so that each loop is its own code, with no flag tested per block.
+protocol BlockEnding {
+    static var premultiplied: Bool { get }
+    static var widening: Bool { get }
+}
+
+/// Straight (or padded) 8-bit pixels in and out.
+enum StraightBytes: BlockEnding {
+    static var premultiplied: Bool { false }
+    static var widening: Bool { false }
+}
+
+/// Premultiplied 8-bit pixels in and out (SPEC §10 inside the block).
+enum PremultipliedBytes: BlockEnding {
+    static var premultiplied: Bool { true }
+    static var widening: Bool { false }
+}
+
+/// Straight 8-bit pixels in, straight 16-bit ones out.
+enum StraightWords: BlockEnding {
+    static var premultiplied: Bool { false }
+    static var widening: Bool { true }
+}
+
+/// Premultiplied 8-bit pixels in, straight 16-bit ones out.
+enum PremultipliedWords: BlockEnding {
+    static var premultiplied: Bool { true }
+    static var widening: Bool { true }
 }
 
 extension ColorMatrix {
@@ -292,7 +328,17 @@ struct FusedBlock: @unchecked Sendable {
     /// maxval, samples above it take the table, which clamps them).
     let lineBytes: BlockWords
     let lineFrom: BlockWords, lineSpan: BlockWords
+    /// The results' maxval: the samples' (`sampleMaxval`), or 65535 in a widening block.
     let maxval: BlockFloats
+    /// The source samples' maxval, for the straight colour `c·m/A` of premultiplied
+    /// pixels.
+    let sampleMaxval: BlockFloats
+    /// Whether the block widens 8-bit pixels into 16-bit ones (`runWidening`): its
+    /// results are on the 16-bit scale and in the destination's colour order.
+    let widens: Bool
+    /// Whether a widening block's destination holds alpha first (ARGB, ABGR) rather
+    /// than last.
+    let alphaFirst: Bool
     let relativeToGreen: Bool
     /// Whether samples decode through tone tables (else plainly).
     let hasTables: Bool
@@ -355,8 +401,11 @@ struct FusedBlock: @unchecked Sendable {
     ///     tables (`ToneTables(premultiplied:)`).
     ///   - largestGain: a bound on the magnitude of the gains the block will be given
     ///     (`PreparedGains.largestGainMagnitude`); 1 without gains.
+    ///   - resultPositions: for a widening block (8-bit pixels in, 16-bit out,
+    ///     `runWidening`), where the destination holds R, G, B and alpha (a rotation of
+    ///     RGBA or BGRA); `nil` for a block whose results have the samples' format.
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
-         premultiplied: Bool = false, largestGain: Float) {
+         premultiplied: Bool = false, resultPositions: ChannelPositions? = nil, largestGain: Float) {
         // Red after blue in memory (BGRA, ABGR): the block runs as RGBA or ARGB with red
         // and blue exchanged in the matrix and the tables, which gives the same results
         // to the bit (`BlockMatrix.apply`), so that BGRA takes RGBA's loops, whose
@@ -367,7 +416,11 @@ struct FusedBlock: @unchecked Sendable {
         // Built in Double, rounded once: `m·M` on decoded table entries, `M` itself on
         // integer samples (v = m·x), and `m·t` in both (with a line, below).
         let m = Double(maxval)
-        let scale = tables == nil ? 1 : m
+        // A widening block's products are on the 16-bit scale: 257 times the 8-bit one,
+        // folded into the matrix, so the block's arithmetic is the same.
+        let resultMaxval = resultPositions == nil ? m : 65535
+        let resultScale = resultMaxval / m
+        let scale = (tables == nil ? 1 : m) * resultScale
         // On the segment the tones are the line `G·x + o`, and the matrix after them
         // `M·(G·v/m + o) + t` on a sample v: the block takes the one matrix
         // `G·M·v + m·(t + o·M·1)` (built in `Double`, rounded once) on the tables'
@@ -378,7 +431,7 @@ struct FusedBlock: @unchecked Sendable {
         // permutes the same rounded coefficients and BGRA keeps RGBA's bits.
         let source: ColorMatrix, rowScale: Double
         if let toneLine = tables?.line {
-            rowScale = toneLine.segment.gain
+            rowScale = toneLine.segment.gain * resultScale
             source = k.matrix.afterLine(offset: toneLine.segment.offset)
             hasLine = true
             lineBytes = BlockWords(repeating: UInt32(toneLine.from) &* 0x0101_0101)
@@ -389,12 +442,21 @@ struct FusedBlock: @unchecked Sendable {
             hasLine = false
             (lineBytes, lineFrom, lineSpan) = (.zero, .zero, .zero)
         }
-        let exchanged = exchange ? source.exchangingRedAndBlue : source
-        matrix = BlockMatrix(exchanged, scale: rowScale, offsetScale: m, greenGain: rowScale * Double(k.rowSum))
-        signedWordMatrix = BlockMatrix(exchanged, scale: rowScale, offsetScale: m, greenGain: rowScale * Double(k.rowSum),
-                                       offsetShift: -32768)
-        pairMatrix = PairMatrix(matrix, maxval: Float(maxval))
-        self.maxval = .init(repeating: Float(maxval))
+        var exchanged = exchange ? source.exchangingRedAndBlue : source
+        // A widening block's results come in the destination's colour order: where its
+        // red and blue lie the other way round, the matrix's rows (not its columns, which
+        // follow the source) are exchanged, each row's arithmetic unchanged.
+        if let resultPositions, (resultPositions.red > resultPositions.blue) != exchange {
+            exchanged = exchanged.exchangingRedAndBlueResults
+        }
+        matrix = BlockMatrix(exchanged, scale: rowScale, offsetScale: resultMaxval, greenGain: rowScale * Double(k.rowSum))
+        signedWordMatrix = BlockMatrix(exchanged, scale: rowScale, offsetScale: resultMaxval,
+                                       greenGain: rowScale * Double(k.rowSum), offsetShift: -32768)
+        pairMatrix = PairMatrix(matrix, maxval: Float(resultMaxval))
+        self.maxval = .init(repeating: Float(resultMaxval))
+        sampleMaxval = .init(repeating: Float(maxval))
+        widens = resultPositions != nil
+        alphaFirst = resultPositions?.fourth == 0
         relativeToGreen = k.relativeForm
         hasTables = tables != nil
         (red, green, blue) = tables.map {
@@ -412,7 +474,7 @@ struct FusedBlock: @unchecked Sendable {
         let largestInput = tables?.largestBlockInput ?? Float(maxval)
         isWellConditioned = Self.largestResult(matrix, input: largestInput, gain: largestGain)
             <= Self.largestWellConditionedResult
-        packsBySaturation = maxval == 255 && !premultiplied
+        packsBySaturation = resultMaxval == 255 && !premultiplied
             && Self.largestResult(matrix, input: max(255, tables?.largestBlockInput ?? 255), gain: largestGain) <= 0x1p30
         packsWordsBySaturation = maxval == 65535 && Self.largestResult(signedWordMatrix, input: largestInput, gain: 1) <= 0x1p30
     }
@@ -637,87 +699,113 @@ struct FusedBlock: @unchecked Sendable {
 
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                            gains: UnsafePointer<Float>?) {
-        if rgbaPositions {
-            dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self)
-        } else {
-            dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self)
+        switch (rgbaPositions, premultiplied) {
+        case (true, false): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, StraightBytes.self)
+        case (true, true): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, PremultipliedBytes.self)
+        case (false, false): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, StraightBytes.self)
+        case (false, true): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, PremultipliedBytes.self)
         }
     }
 
-    private func dispatch8<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
-                                           gains: UnsafePointer<Float>?, _ l: L.Type) {
-        if premultiplied { return dispatch8Premultiplied(s, d, blocks: blocks, gains: gains, l) }
+    /// The loop for the block's tables, line, matrix form and gains, with the layout `L`
+    /// and the ending `E`.
+    private func dispatch8<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>,
+                                                           blocks: Int, gains: UnsafePointer<Float>?, _ l: L.Type, _ e: E.Type) {
         switch (hasTables, hasLine && mostlyOnLine8(s, blocks: blocks), relativeToGreen, gains) {
-        case (false, _, false, nil): loop8TF(s, d, blocks, l)
-        case (false, _, true, nil): loop8TR(s, d, blocks, l)
-        case (true, false, false, nil): loop8LF(s, d, blocks, l)
-        case (true, false, true, nil): loop8LR(s, d, blocks, l)
-        case (true, true, false, nil): loop8SF(s, d, blocks, l)
-        case (true, true, true, nil): loop8SR(s, d, blocks, l)
-        case (false, _, false, let g?): loop8TFG(s, d, blocks, g, l)
-        case (false, _, true, let g?): loop8TRG(s, d, blocks, g, l)
-        case (true, false, false, let g?): loop8LFG(s, d, blocks, g, l)
-        case (true, false, true, let g?): loop8LRG(s, d, blocks, g, l)
-        case (true, true, false, let g?): loop8SFG(s, d, blocks, g, l)
-        case (true, true, true, let g?): loop8SRG(s, d, blocks, g, l)
+        case (false, _, false, nil): loop8TF(s, d, blocks, l, e)
+        case (false, _, true, nil): loop8TR(s, d, blocks, l, e)
+        case (true, false, false, nil): loop8LF(s, d, blocks, l, e)
+        case (true, false, true, nil): loop8LR(s, d, blocks, l, e)
+        case (true, true, false, nil): loop8SF(s, d, blocks, l, e)
+        case (true, true, true, nil): loop8SR(s, d, blocks, l, e)
+        case (false, _, false, let g?): loop8TFG(s, d, blocks, g, l, e)
+        case (false, _, true, let g?): loop8TRG(s, d, blocks, g, l, e)
+        case (true, false, false, let g?): loop8LFG(s, d, blocks, g, l, e)
+        case (true, false, true, let g?): loop8LRG(s, d, blocks, g, l, e)
+        case (true, true, false, let g?): loop8SFG(s, d, blocks, g, l, e)
+        case (true, true, true, let g?): loop8SRG(s, d, blocks, g, l, e)
         }
     }
 
     // One loop per combination: T plain decoding / L table / S table and the tones'
-    // line, F plain / R relative form, G with gains.
-    @inline(never) func loop8TF<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: false, relative: false, l) }
-    @inline(never) func loop8TFG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: false, relative: false, l) }
-    @inline(never) func loop8TR<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: false, relative: true, l) }
-    @inline(never) func loop8TRG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: false, relative: true, l) }
-    @inline(never) func loop8LF<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, relative: false, l) }
-    @inline(never) func loop8LFG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, relative: false, l) }
-    @inline(never) func loop8LR<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, relative: true, l) }
-    @inline(never) func loop8LRG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, relative: true, l) }
-    @inline(never) func loop8SF<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: false, l) }
-    @inline(never) func loop8SFG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: false, l) }
-    @inline(never) func loop8SR<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: true, l) }
-    @inline(never) func loop8SRG<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: true, l) }
+    // line, F plain / R relative form, G with gains; each for every layout and ending.
+    @inline(never) func loop8TF<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type, _ e: E.Type) { body8(s, d, n, nil, table: false, relative: false, l, e) }
+    @inline(never) func loop8TFG<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type, _ e: E.Type) { body8(s, d, n, g, table: false, relative: false, l, e) }
+    @inline(never) func loop8TR<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type, _ e: E.Type) { body8(s, d, n, nil, table: false, relative: true, l, e) }
+    @inline(never) func loop8TRG<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type, _ e: E.Type) { body8(s, d, n, g, table: false, relative: true, l, e) }
+    @inline(never) func loop8LF<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type, _ e: E.Type) { body8(s, d, n, nil, table: true, relative: false, l, e) }
+    @inline(never) func loop8LFG<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type, _ e: E.Type) { body8(s, d, n, g, table: true, relative: false, l, e) }
+    @inline(never) func loop8LR<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type, _ e: E.Type) { body8(s, d, n, nil, table: true, relative: true, l, e) }
+    @inline(never) func loop8LRG<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type, _ e: E.Type) { body8(s, d, n, g, table: true, relative: true, l, e) }
+    @inline(never) func loop8SF<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type, _ e: E.Type) { body8(s, d, n, nil, table: true, line: true, relative: false, l, e) }
+    @inline(never) func loop8SFG<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type, _ e: E.Type) { body8(s, d, n, g, table: true, line: true, relative: false, l, e) }
+    @inline(never) func loop8SR<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type, _ e: E.Type) { body8(s, d, n, nil, table: true, line: true, relative: true, l, e) }
+    @inline(never) func loop8SRG<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type, _ e: E.Type) { body8(s, d, n, g, table: true, line: true, relative: true, l, e) }
 
-    private func dispatch8Premultiplied<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>,
-                                                        blocks: Int, gains: UnsafePointer<Float>?, _ l: L.Type) {
-        switch (hasTables, hasLine && mostlyOnLine8(s, blocks: blocks), relativeToGreen, gains) {
-        case (false, _, false, nil): loop8TFP(s, d, blocks, l)
-        case (false, _, true, nil): loop8TRP(s, d, blocks, l)
-        case (true, false, false, nil): loop8LFP(s, d, blocks, l)
-        case (true, false, true, nil): loop8LRP(s, d, blocks, l)
-        case (true, true, false, nil): loop8SFP(s, d, blocks, l)
-        case (true, true, true, nil): loop8SRP(s, d, blocks, l)
-        case (false, _, false, let g?): loop8TFGP(s, d, blocks, g, l)
-        case (false, _, true, let g?): loop8TRGP(s, d, blocks, g, l)
-        case (true, false, false, let g?): loop8LFGP(s, d, blocks, g, l)
-        case (true, false, true, let g?): loop8LRGP(s, d, blocks, g, l)
-        case (true, true, false, let g?): loop8SFGP(s, d, blocks, g, l)
-        case (true, true, true, let g?): loop8SRGP(s, d, blocks, g, l)
+    // MARK: 8-bit in, 16-bit out
+
+    /// Runs `count` 8-bit pixels from `source` into 16-bit ones (native byte order) at
+    /// `destination`, which must not overlap it: straight results on the 16-bit scale in
+    /// the destination's positions (`resultPositions`), alpha `257·A`; premultiplied
+    /// pixels are divided by their alpha as in `run8`, and a transparent one is all
+    /// zero. The last pixels short of a block, and where the build targets AVX2 those
+    /// before the destination's first 64-byte boundary, go through the same block via
+    /// a zero-padded copy (see `run8`).
+    func runWidening(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
+                     gains: UnsafePointer<Float>?) {
+        assert(widens, "a widening block")
+        let head = Self.leadingPixels(destination, pixelBytes: 8, blockBytes: 64, count: count)
+        if head != 0 {
+            runWidening(source, destination, count: head, gains: gains)
+            return runWidening(source + 4 &* head, destination + 4 &* head, count: count &- head,
+                               gains: gains.map { $0 + head })
+        }
+        let whole = count / blockPixels
+        dispatchWidening(source, destination, blocks: whole, gains: gains)
+        let rest = count - whole * blockPixels
+        guard rest > 0 else { return }
+        var pixels = BlockWords(), tailGains = BlockFloats(), results = BlockPixelWords16()
+        withUnsafeMutableBytes(of: &pixels) { $0.baseAddress!.copyMemory(from: source + whole * blockBytes8, byteCount: rest * 4) }
+        if let gains {
+            withUnsafeMutableBytes(of: &tailGains) { $0.baseAddress!.copyMemory(from: gains + whole * blockPixels, byteCount: rest * 4) }
+        }
+        withUnsafeBytes(of: pixels) { p in
+            withUnsafeBytes(of: tailGains) { g in
+                withUnsafeMutableBytes(of: &results) { r in
+                    dispatchWidening(p.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                     r.baseAddress!.assumingMemoryBound(to: UInt16.self), blocks: 1,
+                                     gains: gains == nil ? nil : g.baseAddress!.assumingMemoryBound(to: Float.self))
+                }
+            }
+        }
+        withUnsafeBytes(of: results) {
+            UnsafeMutableRawPointer(destination + whole * 4 * blockPixels).copyMemory(from: $0.baseAddress!, byteCount: rest * 8)
         }
     }
 
-    // The same, P premultiplied.
-    @inline(never) func loop8TFP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: false, relative: false, premultiplied: true, l) }
-    @inline(never) func loop8TFGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: false, relative: false, premultiplied: true, l) }
-    @inline(never) func loop8TRP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: false, relative: true, premultiplied: true, l) }
-    @inline(never) func loop8TRGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: false, relative: true, premultiplied: true, l) }
-    @inline(never) func loop8LFP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, relative: false, premultiplied: true, l) }
-    @inline(never) func loop8LFGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, relative: false, premultiplied: true, l) }
-    @inline(never) func loop8LRP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, relative: true, premultiplied: true, l) }
-    @inline(never) func loop8LRGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, relative: true, premultiplied: true, l) }
-    @inline(never) func loop8SFP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: false, premultiplied: true, l) }
-    @inline(never) func loop8SFGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: false, premultiplied: true, l) }
-    @inline(never) func loop8SRP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ l: L.Type) { body8(s, d, n, nil, table: true, line: true, relative: true, premultiplied: true, l) }
-    @inline(never) func loop8SRGP<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ n: Int, _ g: UnsafePointer<Float>, _ l: L.Type) { body8(s, d, n, g, table: true, line: true, relative: true, premultiplied: true, l) }
+    private func dispatchWidening(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
+                                  gains: UnsafePointer<Float>?) {
+        let d = UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self)
+        switch (rgbaPositions, premultiplied) {
+        case (true, false): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, StraightWords.self)
+        case (true, true): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, PremultipliedWords.self)
+        case (false, false): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, StraightWords.self)
+        case (false, true): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, PremultipliedWords.self)
+        }
+    }
 
     /// `blocks` blocks of `blockPixels` pixels; every block loads its pixels before storing, so
     /// the source and destination may be the same memory. With `line`, a group whose
     /// colour samples all lie on the tones' line (straight or opaque) takes its samples
     /// instead of loading its table entries, which hold the same numbers.
     @_transparent
-    func body8<L: BlockLayout>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
-                               _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
-                               premultiplied: Bool = false, _ layout: L.Type) {
+    func body8<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
+                                               _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
+                                               _ layout: L.Type, _ ending: E.Type) {
+        // Read from the types, not passed as values: the nested loops below are
+        // specialised on them (as values, the packing's two loops took them at run time,
+        // and the saturating one became a call, 1.4× slower in the baseline build).
+        let premultiplied = E.premultiplied, widening = E.widening
         let byte = BlockWords(repeating: 0xFF)
         let p = L.positions ?? positions
         let (rs, gs, bs, fs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue), UInt32(8 * p.fourth))
@@ -741,13 +829,18 @@ struct FusedBlock: @unchecked Sendable {
         // One loop per packing, chosen once: with the choice inside the loop both
         // packings' registers stay live, and the baseline build's blocks spill their
         // coefficients.
-        @inline(__always) func run(saturating: Bool) {
+        @_transparent func run(saturating: Bool) {
             var offset = 0
             let inPlace = input == UnsafeRawPointer(output)
             for j in 0..<blocks {
                 // The piece is walked front to back: the destination its ordinary stores
                 // would first read, and a separate source, are asked for 4 KiB ahead.
-                Prefetch.block(at: offset, bytes: blockBytes8, destination: output, source: input, inPlace: inPlace)
+                if widening {
+                    Prefetch.block(at: offset, bytes: blockBytes8, source: input, destination: output,
+                                   destinationOffset: 2 &* offset, destinationBytes: 2 &* blockBytes8)
+                } else {
+                    Prefetch.block(at: offset, bytes: blockBytes8, destination: output, source: input, inPlace: inPlace)
+                }
                 let v = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
                 var r, g, b: BlockFloats
                 // Premultiplied: A/m for the result. A block of opaque pixels (the common
@@ -779,12 +872,21 @@ struct FusedBlock: @unchecked Sendable {
                         // The straight colour on the samples' scale, c·m/A (A = 0: not finite,
                         // and the result is 0 after the clamp and the multiply by A/m).
                         let a = decode((v &>> fs) & byte)
-                        let k = maxval / a
+                        let k = sampleMaxval / a
                         r *= k; g *= k; b *= k
                         alpha = a * inverseMaxval
                     }
                 }
                 let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
+                if widening {
+                    // Straight 16-bit results; a transparent premultiplied pixel is all
+                    // zero (SPEC §10), whatever its colour's quotient gave.
+                    let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
+                    let pixels = widened(x, y, z, alpha: (v &>> fs) & byte, clearingTransparent: premultiplied && !opaque)
+                    output.storeBytes(of: pixels, toByteOffset: 2 &* offset, as: BlockPixelWords16.self)
+                    offset &+= blockBytes8
+                    continue
+                }
                 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
                 // The baseline build rounds, clamps and packs R G B A, straight or
                 // premultiplied, with SSE2's conversion and packs (`BytePacking`).
@@ -810,6 +912,56 @@ struct FusedBlock: @unchecked Sendable {
         if packsBySaturation && L.positions == .rgba && !premultiplied { run(saturating: true) } else { run(saturating: false) }
         #else
         run(saturating: false)
+        #endif
+    }
+
+    /// A widening block's 16-bit pixels as they lie in memory, from its three results
+    /// on the 16-bit scale, before rounding (in the destination's colour order), and
+    /// its 8-bit alphas `a`, which become `257·a`: each colour rounded and clamped as
+    /// `encode` does at maxval 65535, the pixel's words in the order first colour,
+    /// green, other colour, alpha, or alpha first (`alphaFirst`). With `clearingTransparent`, a pixel whose alpha
+    /// is 0 is all zero, whatever its colours' quotients c/A gave.
+    @_transparent
+    func widened(_ x: BlockFloats, _ y: BlockFloats, _ z: BlockFloats, alpha a: BlockWords,
+                 clearingTransparent: Bool) -> BlockPixelWords16 {
+        // All ones where a > 0 ((a + 255) >> 8 is 1 there, 0 at a = 0), applied to the
+        // colours' integers: on the floats, LLVM took the mask apart lane by lane.
+        let visible = clearingTransparent ? BlockWords.zero &- ((a &+ 255) &>> 8) : nil
+        #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+        var (wx, wy, wz) = (WordPacking.words(x), WordPacking.words(y), WordPacking.words(z))
+        if let visible {
+            let hidden = ~visible & WordPacking.hidden
+            (wx, wy, wz) = ((wx & visible) | hidden, (wy & visible) | hidden, (wz & visible) | hidden)
+        }
+        let wa = WordPacking.alphaWords((a &<< 8) | a)
+        let (w0, w1, w2, w3) = alphaFirst ? (wa, wx, wy, wz) : (wx, wy, wz, wa)
+        #if canImport(TargetFeatures.AVX512)
+        let pixels = BlockPixelWords16(lowHalf: WordPacking.pixels(w0.lowHalf, w1.lowHalf, w2.lowHalf, w3.lowHalf),
+                                       highHalf: WordPacking.pixels(w0.highHalf, w1.highHalf, w2.highHalf, w3.highHalf))
+        #else
+        let pixels = WordPacking.pixels(w0, w1, w2, w3)
+        #endif
+        #else
+        let word = visible.map { $0 & 0xFFFF } ?? BlockWords(repeating: 0xFFFF)
+        let (wx, wy, wz) = (encode(x, nil) & word, encode(y, nil) & word, encode(z, nil) & word)
+        let wa = (a &<< 8) | a
+        let (w0, w1, w2, w3) = alphaFirst ? (wa, wx, wy, wz) : (wx, wy, wz, wa)
+        let pixels = Self.interleaving(w0 | (w1 &<< 16), w2 | (w3 &<< 16))
+        #endif
+        return pixels
+    }
+
+    /// The lanes of `first` and `second` alternating: `first₀, second₀, first₁, …`.
+    @_transparent
+    static func interleaving(_ f: BlockWords, _ s: BlockWords) -> BlockPixelWords16 {
+        #if canImport(TargetFeatures.AVX512)
+        BlockPixelWords16(lowHalf: BlockWords(f[0], s[0], f[1], s[1], f[2], s[2], f[3], s[3],
+                                              f[4], s[4], f[5], s[5], f[6], s[6], f[7], s[7]),
+                          highHalf: BlockWords(f[8], s[8], f[9], s[9], f[10], s[10], f[11], s[11],
+                                               f[12], s[12], f[13], s[13], f[14], s[14], f[15], s[15]))
+        #else
+        BlockPixelWords16(lowHalf: BlockWords(f[0], s[0], f[1], s[1], f[2], s[2], f[3], s[3]),
+                          highHalf: BlockWords(f[4], s[4], f[5], s[5], f[6], s[6], f[7], s[7]))
         #endif
     }
 

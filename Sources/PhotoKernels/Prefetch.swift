@@ -75,6 +75,23 @@ enum Prefetch {
         }
     }
 
+    /// The same for a loop whose destination advances at another rate than its source
+    /// (a widening block writes two bytes for each it reads): the lines of the source's
+    /// block of `bytes` at `offset`, for reading, and of the destination's block of
+    /// `destinationBytes` at `destinationOffset`, for writing, `distance` bytes ahead in each.
+    @inline(__always)
+    static func block(at offset: Int, bytes: Int, source: UnsafeRawPointer, destination: UnsafeRawPointer,
+                      destinationOffset: Int, destinationBytes: Int) {
+        if bytes >= 64 || offset & 63 == 0 {
+            for line in stride(from: 0, to: max(bytes, 64), by: 64) { read(source, offset: offset &+ distance &+ line) }
+        }
+        if destinationBytes >= 64 || destinationOffset & 63 == 0 {
+            for line in stride(from: 0, to: max(destinationBytes, 64), by: 64) {
+                write(destination, offset: destinationOffset &+ distance &+ line)
+            }
+        }
+    }
+
     /// `base + offset` computed as an integer: the address may lie past the end of
     /// `base`'s memory, which a prefetch may name and pointer arithmetic may not.
     @inline(__always)

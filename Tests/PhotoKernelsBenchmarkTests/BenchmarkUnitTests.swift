@@ -849,7 +849,7 @@ struct ContextTests {
 /// output that has one, and only there.
 @Suite("Exactness check")
 struct ExactnessCheckTests {
-    @Test("check counts a sample 2 off and a changed alpha as wrong, in their own output only; the correct output passes")
+    @Test("check counts a sample 2 off and a changed alpha as wrong, in their own output only, 8- and 16-bit; the correct outputs pass")
     func findsWrongSamples() throws {
         let side = 16
         var input = [UInt8](repeating: 255, count: side * side * 4)
@@ -870,10 +870,28 @@ struct ExactnessCheckTests {
         let sample = 4 * 37 + 1
         bad[sample] = bad[sample] >= 2 ? bad[sample] - 2 : bad[sample] + 2
         bad[4 * 200 + 3] = 254
-        let results = Exactness.check(c, input, [good, bad], side: side, threads: 2)
-        #expect(results.count == 2)
+        // The 16-bit output: the plan's own, widened, with one colour word 2 LSB off
+        // beyond the tie window and one alpha changed.
+        var wide = [UInt16](repeating: 0, count: input.count)
+        try input.withUnsafeBytes { i in
+            try wide.withUnsafeMutableBytes { o in
+                try plan.run(from: try PixelBuffer(baseAddress: UnsafeMutableRawPointer(mutating: i.baseAddress!), width: side,
+                                                   height: side, bytesPerRow: 4 * side, format: .rgba8),
+                             to: try PixelBuffer(baseAddress: o.baseAddress!, width: side, height: side, bytesPerRow: 8 * side,
+                                                 format: .rgba16))
+            }
+        }
+        let goodWide = Exactness.check(c, input, [], wide: wide, side: side, threads: 2)
+        #expect(goodWide.count == 1 && goodWide[0].wrong == 0, "the plan's own 16-bit output: \(goodWide[0].first ?? "")")
+        let word = 4 * 53 + 2
+        wide[word] = wide[word] >= 2 ? wide[word] - 2 : wide[word] + 2
+        wide[4 * 200 + 3] = 65534
+        let results = Exactness.check(c, input, [good, bad], wide: wide, side: side, threads: 2)
+        #expect(results.count == 3)
         #expect(results[0].wrong == 0, "the plan's own output: \(results[0].first ?? "")")
         #expect(results[1].wrong == 2)
         #expect(results[1].first?.contains("channel 1") == true, "\(results[1].first ?? "nil")")
+        #expect(results[2].wrong == 2)
+        #expect(results[2].first?.contains("channel 2") == true, "\(results[2].first ?? "nil")")
     }
 }

@@ -519,25 +519,174 @@ struct PixelBufferTests {
         }
     }
 
-    @Test("premultiplied BGRA8 in, straight RGBA16 out: each sample is the straight result at 16 bits")
+    @Test("premultiplied BGRA8 in, straight RGBA16, RGBA Float or grey 8-bit out: each sample the straight result, a transparent pixel all zero (SPEC §10) though the recipe lifts black; row path (a per-pixel stage), block and scalar reference alike")
     func premultipliedToStraight16() throws {
-        let pixels: [UInt8] = [25, 50, 100, 128, 0, 0, 0, 0, 10, 20, 30, 255]
-        let source = Storage(count: pixels.count), destination = Storage(count: 3 * 8)
+        // Worked pixels, then a row whose transparent pixels sit where the row path's
+        // tests of 32 and 8 pixels must find them: several in one group, alone in the
+        // last 8 of a group of 32 (90), first in a group of 8 (96), in the last few (109).
+        var pixels: [UInt8] = [25, 50, 100, 128, 0, 0, 0, 0, 10, 20, 30, 255, 40, 0, 9, 0]
+        for i in 4..<111 {
+            let a: UInt8 = [9, 30, 37, 90, 96, 109].contains(i) ? 0 : i % 3 == 0 ? 255 : UInt8(100 + i)
+            pixels += [UInt8(i) % (a | 1), UInt8(2 * i) % (a | 1), a == 0 ? 3 : 7, a]
+        }
+        let count = pixels.count / 4
+        let source = Storage(count: pixels.count)
         source.bytes.copyMemory(from: pixels, byteCount: pixels.count)
-        let recipe = Recipe(preset: .vivid)
-        try EditPlan(stages: recipe.stages).prepared(width: 3, height: 1)
-            .run(from: try Self.buffer(source, width: 3, height: 1, bytesPerRow: 12, .bgra8Premultiplied),
-                 to: try Self.buffer(destination, width: 3, height: 1, bytesPerRow: 24, .rgba16))
-        let out = destination.bytes.assumingMemoryBound(to: UInt16.self)
-        for i in 0..<3 {
-            let a = Double(pixels[4 * i + 3]) / 255
-            let straight = a == 0 ? SIMD4<Double>(0, 0, 0, 0)
-                : SIMD4(Double(pixels[4 * i + 2]) / 255 / a, Double(pixels[4 * i + 1]) / 255 / a, Double(pixels[4 * i]) / 255 / a, a)
-            let exact = recipe.operationsInOrder.reduce(straight) { $1.evaluate($0, x: i, y: 0, width: 3, height: 1) }
-            for c in 0..<3 where a > 0 {
-                #expect(TieAwareCheck.accepts(Int(out[4 * i + c]), exact[c], maxval: 65535).ok, "pixel \(i) channel \(c)")
+        var lifted = Recipe(preset: .vivid)
+        lifted.adjustments.brightness = 0.3
+        var vibrant = lifted
+        vibrant[Vibrance.self] = Vibrance(amount: 0.3)
+        for recipe in [Recipe(preset: .vivid), lifted, vibrant] {
+            for variant in [KernelVariant.simd4, .scalar] {
+                let plan = try EditPlan(stages: recipe.stages).prepared(width: count, height: 1)
+                let input = try Self.buffer(source, width: count, height: 1, bytesPerRow: pixels.count, .bgra8Premultiplied)
+                let words = Storage(count: 8 * count), floats = Storage(count: 16 * count), grey = Storage(count: count)
+                try plan.run(from: input, to: try Self.buffer(words, width: count, height: 1, bytesPerRow: 8 * count, .rgba16),
+                             variant: variant)
+                try plan.run(from: input, to: try Self.buffer(floats, width: count, height: 1, bytesPerRow: 16 * count, .rgbaFloat),
+                             variant: variant)
+                try plan.run(from: input, to: try Self.buffer(grey, width: count, height: 1, bytesPerRow: count,
+                                                              try PixelFormat(.gray, alpha: .none, sample: .uint8)),
+                             variant: variant)
+                // The same pixels as premultiplied RGBA16 (colour and alpha · 257) into straight
+                // Float: the row path's test on decoded alphas.
+                let wide = Storage(count: 8 * count), floatsFromWide = Storage(count: 16 * count)
+                for i in 0..<count {
+                    for (c, byte) in [(0, 2), (1, 1), (2, 0), (3, 3)] {
+                        wide.bytes.storeBytes(of: UInt16(pixels[4 * i + byte]) * 257, toByteOffset: 8 * i + 2 * c, as: UInt16.self)
+                    }
+                }
+                try plan.run(from: try Self.buffer(wide, width: count, height: 1, bytesPerRow: 8 * count,
+                                                   try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint16)),
+                             to: try Self.buffer(floatsFromWide, width: count, height: 1, bytesPerRow: 16 * count, .rgbaFloat),
+                             variant: variant)
+                let fw = floatsFromWide.bytes.assumingMemoryBound(to: Float.self)
+                let out = words.bytes.assumingMemoryBound(to: UInt16.self), f = floats.bytes.assumingMemoryBound(to: Float.self)
+                for i in 0..<count {
+                    let a = Double(pixels[4 * i + 3]) / 255
+                    #expect(out[4 * i + 3] == UInt16(pixels[4 * i + 3]) * 257)
+                    guard a > 0 else {
+                        #expect(Array(UnsafeBufferPointer(start: out + 4 * i, count: 4)) == [0, 0, 0, 0], "\(variant), pixel \(i)")
+                        #expect(Array(UnsafeBufferPointer(start: f + 4 * i, count: 4)) == [0, 0, 0, 0], "\(variant), pixel \(i)")
+                        #expect(Array(UnsafeBufferPointer(start: fw + 4 * i, count: 4)) == [0, 0, 0, 0], "\(variant), pixel \(i)")
+                        #expect(grey.bytes.load(fromByteOffset: i, as: UInt8.self) == 0, "\(variant), pixel \(i)")
+                        continue
+                    }
+                    let straight = SIMD4(Double(pixels[4 * i + 2]) / 255 / a, Double(pixels[4 * i + 1]) / 255 / a,
+                                         Double(pixels[4 * i]) / 255 / a, a)
+                    let exact = recipe.operationsInOrder.reduce(straight) { $1.evaluate($0, x: i, y: 0, width: count, height: 1) }
+                    for c in 0..<3 {
+                        let x = min(max(exact[c], 0), 1)
+                        #expect(TieAwareCheck.accepts(Int(out[4 * i + c]), x, maxval: 65535).ok, "\(variant), pixel \(i) channel \(c)")
+                    }
+                }
             }
-            #expect(out[4 * i + 3] == UInt16(pixels[4 * i + 3]) * 257)
+        }
+    }
+
+    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double, alpha 257·A, a transparent premultiplied pixel all zero")
+    func wideningBlock() throws {
+        // Runs of opaque pixels (whole blocks, to take the opaque and line paths),
+        // translucent pixels and A = 0, colours at most alpha where premultiplied.
+        var rng = SeededGenerator(seed: 11)
+        var straightPool: [UInt8] = [], premultipliedPool: [UInt8] = []
+        for k in 0..<300 {
+            let a: UInt8 = k % 40 < 24 ? 255 : k % 7 == 0 ? 0 : UInt8.random(in: 1...254, using: &rng)
+            let colour = (0..<3).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            straightPool += colour + [a]
+            // Every fifth transparent pixel keeps colour, which premultiplied it cannot
+            // have: c / 0 is +∞ there, and the pixel must still come out all zero.
+            premultipliedPool += colour.map { a == 0 && k % 5 == 0 ? $0 : UInt8((Int($0) * Int(a) + 127) / 255) } + [a]
+        }
+        var exposedVivid = Recipe(preset: .vivid)
+        exposedVivid.exposure = 0.3
+        var vignetted = exposedVivid
+        vignetted.vignette = .vignette(intensity: 0.8, radius: 1.2)
+        // Black comes out grey: the 2D tables' row A = 0 (tones of 0) would give colour.
+        var lifted = exposedVivid
+        lifted.adjustments.brightness = 0.3
+        let plain = ColorMatrix(SIMD3(0.9, 0.2, 0.05), SIMD3(0.1, 0.8, 0.1), SIMD3(0, 0.3, 0.9), offset: SIMD3(0.02, -0.01, 0.03))
+        typealias Exact = (SIMD4<Double>, Int, Int) -> SIMD4<Double>
+        func recipe(_ r: Recipe) -> ([Stage], Exact) {
+            let operations = r.operationsInOrder.filter { !$0.isIdentity }
+            return (r.stages, { c, x, width in operations.reduce(c) { $1.evaluate($0, x: x, y: 0, width: width, height: 1) } })
+        }
+        let cases: [(String, [Stage], Exact)] = [
+            ("vivid", recipe(Recipe(preset: .vivid)).0, recipe(Recipe(preset: .vivid)).1),
+            ("vivid at +0.3 EV", recipe(exposedVivid).0, recipe(exposedVivid).1),
+            ("vignetted", recipe(vignetted).0, recipe(vignetted).1),
+            ("lifted", recipe(lifted).0, recipe(lifted).1),
+            ("plain matrix", [.affine(ColorMatrixKernel(plain))], { c, _, _ in
+                let y = plain.applied(to: SIMD3(c.x, c.y, c.z))
+                return SIMD4(y.x, y.y, y.z, c.w)
+            }),
+        ]
+        let sources: [PixelFormat] = [.rgba8, .bgra8Premultiplied, try PixelFormat(.argb, alpha: .premultiplied, sample: .uint8),
+                                      try PixelFormat(.abgr, alpha: .straight, sample: .uint8)]
+        let destinations: [PixelFormat] = [.rgba16, try PixelFormat(.bgra, alpha: .straight, sample: .uint16),
+                                           try PixelFormat(.argb, alpha: .straight, sample: .uint16),
+                                           try PixelFormat(.abgr, alpha: .straight, sample: .uint16)]
+        for (name, stages, exact) in cases {
+            for source in sources {
+                for destination in destinations {
+                    let premultiplied = source.alphaMode == .premultiplied
+                    let pool = premultiplied ? premultipliedPool : straightPool
+                    let s = source.channelOrder, d = destination.channelOrder
+                    let (sr, sg, sb) = s.colorIndices, (dr, dg, db) = d.colorIndices
+                    // Rows of every width 1…33, then the whole pool, each starting 8 bytes past
+                    // a 64-byte boundary (a head the block takes alone) or on one.
+                    for width in Array(1...33) + [pool.count / 4] {
+                        let offset = width % 2 == 0 ? 8 : 0
+                        let input = Storage(count: 4 * width), output = Storage(count: 8 * width + offset)
+                        var pixels = [UInt8](repeating: 0, count: 4 * width)
+                        for i in 0..<width {
+                            let p = Array(pool[(4 * ((i * 7 + width) % (pool.count / 4)))...].prefix(4))
+                            (pixels[4 * i + sr], pixels[4 * i + sg], pixels[4 * i + sb]) = (p[0], p[1], p[2])
+                            pixels[4 * i + s.alphaIndex!] = p[3]
+                        }
+                        input.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+                        // A plan of its own, whose first run builds the 2D tables at the
+                        // first translucent pixel (the late block); its second run has them.
+                        let plan = try EditPlan(stages: stages).prepared(width: width, height: 1, threads: 1, minimumBandPixels: 65_536,
+                                                                           toneTableCache: nil)
+                        #expect(PreparedEditPlan.wideningPositions(source, destination) != nil)
+                        let hasTones = stages.contains { if case .tone = $0 { true } else { false } }
+                        for run in 1...2 {
+                            let takesBlock = premultiplied
+                                ? plan.premultipliedBlock(source, destination, variant: .simd4, building: false)?.widens == true
+                                : plan.fusedBlock(source, destination, inPlace: false, variant: .simd4)?.block.widens == true
+                            // With tones, the premultiplied block comes with its 2D tables, which a
+                            // run builds at its first translucent pixel.
+                            let translucent = (0..<width).contains { pixels[4 * $0 + s.alphaIndex!] != 255 }
+                            #expect(takesBlock == (!premultiplied || !hasTones || (run == 2 && translucent)),
+                                    "\(name), \(source) → \(destination), width \(width), run \(run): block \(takesBlock)")
+                            try plan.run(from: try PixelBuffer(baseAddress: input.bytes, width: width, height: 1, bytesPerRow: 4 * width,
+                                                               format: source),
+                                         to: try PixelBuffer(baseAddress: output.bytes + offset, width: width, height: 1,
+                                                             bytesPerRow: 8 * width, format: destination))
+                            let out = (output.bytes + offset).assumingMemoryBound(to: UInt16.self)
+                            for i in 0..<width {
+                                let a = Double(pixels[4 * i + s.alphaIndex!]) / 255
+                                let where_ = "\(name), \(source) → \(destination), width \(width), run \(run), pixel \(i)"
+                                #expect(out[4 * i + d.alphaIndex!] == UInt16(pixels[4 * i + s.alphaIndex!]) * 257, "\(where_): alpha")
+                                if premultiplied && a == 0 {
+                                    #expect([out[4 * i + dr], out[4 * i + dg], out[4 * i + db]] == [0, 0, 0], "\(where_): A = 0")
+                                    continue
+                                }
+                                let k = premultiplied ? 1 / a : 1
+                                let colour = SIMD4(Double(pixels[4 * i + sr]) / 255 * k, Double(pixels[4 * i + sg]) / 255 * k,
+                                                   Double(pixels[4 * i + sb]) / 255 * k, a)
+                                let result = exact(colour, i, width)
+                                for (c, word) in [(0, dr), (1, dg), (2, db)] {
+                                    let x = min(max(result[c], 0), 1)
+                                    #expect(TieAwareCheck.accepts(Int(out[4 * i + word]), x, maxval: 65535).ok,
+                                            "\(where_) channel \(c): got \(out[4 * i + word]), exact \(x * 65535)")
+                                }
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 
