@@ -225,7 +225,8 @@ extension PreparedEditPlan {
     }
 
     /// The one-pass block on premultiplied 8-bit pixels (SPEC §10 inside the block), for
-    /// the same four-channel format in and out and fused stages of the matrix block's
+    /// the same four-channel format in and out, or into a 16-bit one with straight alpha
+    /// (a widening block, `wideningPositions`), and fused stages of the matrix block's
     /// shape; with tone stages, only with the plan's 2D premultiplied tables, built now
     /// when `building` (`premultipliedToneTables(building:)`). Without them, a run takes
     /// the straight block, which gives an opaque pixel the same bits, up to the first
@@ -251,8 +252,8 @@ extension PreparedEditPlan {
     }
 
     /// Whether the premultiplied block can run these formats and this plan, before any
-    /// table is built: `.simd4`, the same premultiplied four-channel 8-bit format in and
-    /// out, and fused stages of its shape (tones, then at most one matrix; a LUT or a
+    /// table is built: `.simd4`, a premultiplied four-channel 8-bit format in and the
+    /// same out, or a 16-bit one with straight alpha, and fused stages of its shape (tones, then at most one matrix; a LUT or a
     /// per-pixel stage has none). A run makes a `LateBlock` only then, so that a plan
     /// without the block never builds its 2D tables.
     func premultipliedBlockApplies(_ source: PixelFormat, _ destination: PixelFormat, variant: KernelVariant) -> Bool {
@@ -268,12 +269,12 @@ extension PreparedEditPlan {
 
     /// Sets every one of `count` decoded pixels whose alpha is 0 to all zero, testing
     /// 32 pixels at a time, then each 8 of a group that has one: a group without a
-    /// transparent pixel is left as it is. Where the source has four 8-bit samples a
-    /// pixel (`alphaByte` the index of alpha), a group is tested on its source bytes:
+    /// transparent pixel is left as it is (a test and a branch per pixel cost the row
+    /// path several times as much). Where the source has four 8-bit samples a pixel
+    /// (`alphaByte` the index of alpha), a group is tested on its source bytes:
     /// `(a − 1) & ~a` has its top bit set only where the alpha byte `a` is 0. Elsewhere
     /// on the decoded alphas, their sign bits cleared, which are 0 only where alpha is
-    /// ±0. A test and a branch on every decoded pixel cost the `Float16` export 13 %; a
-    /// test on 8 decoded pixels at a time 10 %.
+    /// ±0.
     @inline(__always)
     private static func clearTransparent(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int,
                                          source: UnsafeRawPointer, alphaByte: Int?) {

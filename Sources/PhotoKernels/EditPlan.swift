@@ -492,10 +492,11 @@ enum FusedRows {
         if case .matrix(let b) = self { b.widens } else { false }
     }
 
-    /// 8-bit pixels into 16-bit ones; only for a widening `.matrix` block.
+    /// 8-bit pixels into 16-bit ones; only for a widening `.matrix` block (`widens`).
     func runWidening(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
                      gains: UnsafePointer<Float>?) {
-        if case .matrix(let b) = self { b.runWidening(source, destination, count: count, gains: gains) }
+        guard case .matrix(let b) = self else { return assertionFailure("only a matrix block widens") }
+        b.runWidening(source, destination, count: count, gains: gains)
     }
 
     /// 16-bit samples; only for `.matrix` (`fusedRows` builds `.cube` for 8-bit only).

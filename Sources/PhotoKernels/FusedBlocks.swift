@@ -795,16 +795,15 @@ struct FusedBlock: @unchecked Sendable {
     }
 
     /// `blocks` blocks of `blockPixels` pixels; every block loads its pixels before storing, so
-    /// the source and destination may be the same memory. With `line`, a group whose
+    /// the source and destination may be the same memory (but for a widening ending,
+    /// whose destination advances twice as fast). With `line`, a group whose
     /// colour samples all lie on the tones' line (straight or opaque) takes its samples
     /// instead of loading its table entries, which hold the same numbers.
     @_transparent
     func body8<L: BlockLayout, E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, _ blocks: Int,
                                                _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
                                                _ layout: L.Type, _ ending: E.Type) {
-        // Read from the types, not passed as values: the nested loops below are
-        // specialised on them (as values, the packing's two loops took them at run time,
-        // and the saturating one became a call, 1.4× slower in the baseline build).
+        // Read from the types, so that the nested loop is specialised on them.
         let premultiplied = E.premultiplied, widening = E.widening
         let byte = BlockWords(repeating: 0xFF)
         let p = L.positions ?? positions
@@ -828,7 +827,8 @@ struct FusedBlock: @unchecked Sendable {
         let indices = UnsafePointer<UInt8>(bitPattern: Int(bitPattern: s) ^ opaqueZero).unsafelyUnwrapped
         // One loop per packing, chosen once: with the choice inside the loop both
         // packings' registers stay live, and the baseline build's blocks spill their
-        // coefficients.
+        // coefficients. Transparent, not `@inline(__always)`, which left one of the two
+        // calls a call to a copy taking the flags at run time.
         @_transparent func run(saturating: Bool) {
             var offset = 0
             let inPlace = input == UnsafeRawPointer(output)
@@ -909,7 +909,11 @@ struct FusedBlock: @unchecked Sendable {
             }
         }
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
-        if packsBySaturation && L.positions == .rgba && !premultiplied { run(saturating: true) } else { run(saturating: false) }
+        if packsBySaturation && L.positions == .rgba && !premultiplied && !widening {
+            run(saturating: true)
+        } else {
+            run(saturating: false)
+        }
         #else
         run(saturating: false)
         #endif
@@ -918,7 +922,8 @@ struct FusedBlock: @unchecked Sendable {
     /// A widening block's 16-bit pixels as they lie in memory, from its three results
     /// on the 16-bit scale, before rounding (in the destination's colour order), and
     /// its 8-bit alphas `a`, which become `257·a`: each colour rounded and clamped as
-    /// `encode` does at maxval 65535, the pixel's words in the order first colour,
+    /// `encode` does at maxval 65535 (`WordPacking.words`: in the baseline build it may
+    /// take the other neighbour within 2⁻⁹ of a tie), the pixel's words in the order first colour,
     /// green, other colour, alpha, or alpha first (`alphaFirst`). With `clearingTransparent`, a pixel whose alpha
     /// is 0 is all zero, whatever its colours' quotients c/A gave.
     @_transparent

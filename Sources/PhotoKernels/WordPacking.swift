@@ -1,32 +1,36 @@
 // The 16-bit pixels of a widening block (8-bit pixels in, 16-bit ones out,
 // `FusedBlock.runWidening`), from its three channels on the 16-bit scale and its alpha
-// words, with the conversion's rounding (half to even, the default MXCSR mode) and the
-// packs' saturation for the clamp. Reached through the toolchain's Clang module of
-// Intel intrinsics, like BytePacking.swift. Written as SIMD shuffles, LLVM carried the
-// interleave of the channels back into the block's arithmetic and split every vector
-// into its even and odd lanes (six times the instructions of the 8-bit loop); the
-// conversion, an intrinsic it does not see through, keeps the arithmetic whole, at the
-// block's full width. Elsewhere `FusedBlock.widened` packs the portable encoding, which
-// gives the same words.
+// words: clamped above by `minps`, rounded by the conversion (half to even, the default
+// MXCSR mode), clamped below by the packs' saturation, and put together by word
+// unpacks. Reached through the toolchain's Clang module of Intel intrinsics, like
+// BytePacking.swift. The conversion is an intrinsic LLVM does not see through, so the
+// block's arithmetic before it stays whole, at the block's width; written as SIMD
+// shuffles, the interleave of the channels was carried back into that arithmetic and
+// split every vector into its even and odd lanes. Elsewhere `FusedBlock.widened` packs
+// the portable encoding (`FusedBlock.encode`).
 
 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
 import _Builtin_intrinsics.intel
 
 enum WordPacking {
-    /// A block's channel rounded half to even to `Int32` lanes (NaN and values beyond
-    /// ±2³¹ give `Int32.min`) by the conversion; in the baseline build, which has no
-    /// unsigned pack, 32768 below the 16-bit scale (`pixels` moves it back; 32768 is
-    /// even, so ties round the same way).
+    /// A block's channel clamped above to 65535 (`minps`, which keeps NaN, and takes +∞
+    /// and every larger value to 65535) and rounded half to even to `Int32` lanes by the
+    /// conversion (NaN and values below −2³¹ give `Int32.min`, which packs to 0); in the
+    /// baseline build, which has no unsigned pack, 32768 below the 16-bit scale
+    /// (`pixels` moves it back). There the subtraction rounds once more below 16384,
+    /// which can move a result only within 2⁻⁹ of a tie, inside SPEC §8's window.
     @_transparent
     static func words(_ v: BlockFloats) -> BlockWords {
         #if canImport(TargetFeatures.AVX512)
-        unsafeBitCast(_mm512_cvtps_epi32(v), to: BlockWords.self)
+        unsafeBitCast(_mm512_cvtps_epi32(_mm512_min_ps(_mm512_set1_ps(65535), v)), to: BlockWords.self)
         #elseif canImport(TargetFeatures.AVX2)
-        unsafeBitCast(_mm256_cvtps_epi32(v), to: BlockWords.self)
+        unsafeBitCast(_mm256_cvtps_epi32(_mm256_min_ps(_mm256_set1_ps(65535), v)), to: BlockWords.self)
         #else
-        let bias = _mm_set1_ps(32768)
-        return BlockWords(lowHalf: unsafeBitCast(_mm_cvtps_epi32(_mm_sub_ps(v.lowHalf, bias)), to: SIMD4<UInt32>.self),
-                          highHalf: unsafeBitCast(_mm_cvtps_epi32(_mm_sub_ps(v.highHalf, bias)), to: SIMD4<UInt32>.self))
+        let ceiling = _mm_set1_ps(65535), bias = _mm_set1_ps(32768)
+        @_transparent func half(_ v: SIMD4<Float>) -> SIMD4<UInt32> {
+            unsafeBitCast(_mm_cvtps_epi32(_mm_sub_ps(_mm_min_ps(ceiling, v), bias)), to: SIMD4<UInt32>.self)
+        }
+        return BlockWords(lowHalf: half(v.lowHalf), highHalf: half(v.highHalf))
         #endif
     }
 
@@ -51,11 +55,9 @@ enum WordPacking {
     }
 
     /// Eight pixels as they lie in memory, four 16-bit words each, from the words of
-    /// their samples in memory order (`words` and `alphaWords` give them): each
-    /// clamped to [0, 65535], so that a colour that was NaN gives 0, as
-    /// `FusedBlock.encode` does at maxval 65535, to the bit, for every value that was
-    /// NaN or finite below 2³¹ in magnitude (`FusedBlock.isWellConditioned` keeps a
-    /// block's results within 2²⁴).
+    /// their samples in memory order (`words` and `alphaWords` give them), each clamped
+    /// below to 0: with `words`, every colour is `FusedBlock.encode`'s at maxval 65535
+    /// (NaN and −∞ give 0, +∞ gives 65535), to the bit in builds with AVX2.
     ///
     /// AVX2: `vpackusdw`, whose unsigned saturation clamps (`Int32.min` and every
     /// negative word pack to 0), and two rounds of word unpacks put each pixel's four

@@ -519,7 +519,7 @@ struct PixelBufferTests {
         }
     }
 
-    @Test("premultiplied BGRA8 in, straight RGBA16, RGBA Float or grey 8-bit out: each sample the straight result, a transparent pixel all zero (SPEC §10) though the recipe lifts black; row path (a per-pixel stage), block and scalar reference alike")
+    @Test("premultiplied BGRA8 in, straight RGBA16 and RGBA Float out: each sample the straight result; a transparent pixel all zero (SPEC §10) there, in grey 8-bit and from premultiplied RGBA16, though the recipe lifts black; row path (a per-pixel stage), block and scalar reference alike")
     func premultipliedToStraight16() throws {
         // Worked pixels, then a row whose transparent pixels sit where the row path's
         // tests of 32 and 8 pixels must find them: several in one group, alone in the
@@ -578,7 +578,10 @@ struct PixelBufferTests {
                     for c in 0..<3 {
                         let x = min(max(exact[c], 0), 1)
                         #expect(TieAwareCheck.accepts(Int(out[4 * i + c]), x, maxval: 65535).ok, "\(variant), pixel \(i) channel \(c)")
+                        // A Float destination keeps the extended range: the result unclamped.
+                        #expect(abs(Double(f[4 * i + c]) - exact[c]) <= 1e-5, "\(variant), pixel \(i) channel \(c): \(f[4 * i + c])")
                     }
+                    #expect(f[4 * i + 3] == Float(pixels[4 * i + 3]) / 255)
                 }
             }
         }
@@ -592,7 +595,9 @@ struct PixelBufferTests {
         var straightPool: [UInt8] = [], premultipliedPool: [UInt8] = []
         for k in 0..<300 {
             let a: UInt8 = k % 40 < 24 ? 255 : k % 7 == 0 ? 0 : UInt8.random(in: 1...254, using: &rng)
-            let colour = (0..<3).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            // Most colours on exposure's line (its segment starts far below 128), so that
+            // the loops that take samples as coordinates run; the rest anywhere.
+            let colour = (0..<3).map { _ in UInt8.random(in: k % 40 < 32 ? 128...255 : 0...255, using: &rng) }
             straightPool += colour + [a]
             // Every fifth transparent pixel keeps colour, which premultiplied it cannot
             // have: c / 0 is +∞ there, and the pixel must still come out all zero.
@@ -622,7 +627,9 @@ struct PixelBufferTests {
             }),
         ]
         let sources: [PixelFormat] = [.rgba8, .bgra8Premultiplied, try PixelFormat(.argb, alpha: .premultiplied, sample: .uint8),
-                                      try PixelFormat(.abgr, alpha: .straight, sample: .uint8)]
+                                      try PixelFormat(.abgr, alpha: .straight, sample: .uint8),
+                                      try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint8),
+                                      try PixelFormat(.bgra, alpha: .straight, sample: .uint8)]
         let destinations: [PixelFormat] = [.rgba16, try PixelFormat(.bgra, alpha: .straight, sample: .uint16),
                                            try PixelFormat(.argb, alpha: .straight, sample: .uint16),
                                            try PixelFormat(.abgr, alpha: .straight, sample: .uint16)]
@@ -634,13 +641,15 @@ struct PixelBufferTests {
                     let s = source.channelOrder, d = destination.channelOrder
                     let (sr, sg, sb) = s.colorIndices, (dr, dg, db) = d.colorIndices
                     // Rows of every width 1…33, then the whole pool, each starting 8 bytes past
-                    // a 64-byte boundary (a head the block takes alone) or on one.
+                    // a 64-byte boundary (a head the block takes alone) or on one, with 8
+                    // guard bytes after it; consecutive pixels of the pool, so that the
+                    // longer rows hold whole opaque blocks.
                     for width in Array(1...33) + [pool.count / 4] {
                         let offset = width % 2 == 0 ? 8 : 0
-                        let input = Storage(count: 4 * width), output = Storage(count: 8 * width + offset)
+                        let input = Storage(count: 4 * width), output = Storage(count: 8 * width + offset + 8)
                         var pixels = [UInt8](repeating: 0, count: 4 * width)
                         for i in 0..<width {
-                            let p = Array(pool[(4 * ((i * 7 + width) % (pool.count / 4)))...].prefix(4))
+                            let p = Array(pool[(4 * ((i + 13 * width) % (pool.count / 4)))...].prefix(4))
                             (pixels[4 * i + sr], pixels[4 * i + sg], pixels[4 * i + sb]) = (p[0], p[1], p[2])
                             pixels[4 * i + s.alphaIndex!] = p[3]
                         }
@@ -665,6 +674,8 @@ struct PixelBufferTests {
                                          to: try PixelBuffer(baseAddress: output.bytes + offset, width: width, height: 1,
                                                              bytesPerRow: 8 * width, format: destination))
                             let out = (output.bytes + offset).assumingMemoryBound(to: UInt16.self)
+                            let guards = output.array[..<offset] + output.array[(offset + 8 * width)...]
+                            #expect(guards.allSatisfy { $0 == 0xA5 }, "\(name), \(source) → \(destination), width \(width): written outside")
                             for i in 0..<width {
                                 let a = Double(pixels[4 * i + s.alphaIndex!]) / 255
                                 let where_ = "\(name), \(source) → \(destination), width \(width), run \(run), pixel \(i)"
@@ -687,6 +698,21 @@ struct PixelBufferTests {
                     }
                 }
             }
+        }
+        // An invalid premultiplied pixel (colour above alpha) whose straight colour, 255,
+        // a steep matrix takes far past the scale: 65535, as the 8-bit block and the
+        // portable encoding give it (converted unclamped, beyond 2³¹, it would be 0).
+        let steep = ColorMatrix(SIMD3(0, 250, 0), SIMD3(0, 250, 0), SIMD3(0, 0, 1))
+        let steepPlan = try EditPlan(stages: [.affine(ColorMatrixKernel(steep))]).prepared(width: 40, height: 1, threads: 1)
+        #expect(steepPlan.premultipliedBlock(.bgra8Premultiplied, .rgba16, variant: .simd4, building: false)?.widens == true)
+        let invalid = Storage(count: 160), steepOut = Storage(count: 320)
+        for i in 0..<40 { invalid.bytes.storeBytes(of: i % 2 == 0 ? 0x01_00_FF_00 as UInt32 : 0x02_00_01_00, toByteOffset: 4 * i, as: UInt32.self) }
+        try steepPlan.run(from: try Self.buffer(invalid, width: 40, height: 1, bytesPerRow: 160, .bgra8Premultiplied),
+                          to: try Self.buffer(steepOut, width: 40, height: 1, bytesPerRow: 320, .rgba16))
+        let words = steepOut.bytes.assumingMemoryBound(to: UInt16.self)
+        for i in 0..<40 {
+            #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4)) == [65535, 65535, 0, i % 2 == 0 ? 257 : 514],
+                    "pixel \(i)")
         }
     }
 
