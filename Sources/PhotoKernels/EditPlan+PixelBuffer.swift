@@ -33,7 +33,9 @@ extension PreparedEditPlan {
     /// premultiplied BGRA8 in, straight RGBA16 out) but the same size; see
     /// `run(_:origin:variant:)`. With an orientation, `source` is the whole image at the
     /// stored size (`storedSize`), `destination` the whole upright image (the prepared
-    /// size), and `origin` is not used.
+    /// size), and `origin` is not used. A plan without stages between two buffers of one
+    /// format copies the pixels as they are (in place, leaves them): premultiplied
+    /// pixels too, an invalid one (colour above a zero alpha) included.
     ///
     /// - Throws: `EditPlanError.buffer(.sizeMismatch)`, `.buffer(.overlappingBuffers)`
     ///   when the two overlap other than exactly (same base, stride and pixel size), or

@@ -214,7 +214,7 @@ public enum PixelBufferError: Error, Sendable, Equatable, CustomStringConvertibl
         case .misaligned(let what, let v, let a) where what.hasSuffix("address"):
             // Where it lies past a multiple, not the address itself: a message an app
             // shows its users should not tell them the memory layout (`value` has it).
-            "\(what) is \(UInt(bitPattern: v) % UInt(max(a, 1))) bytes past a multiple of \(a)"
+            "\(what) is \(Self.bytes(UInt(bitPattern: v) % UInt(max(a, 1)))) past a multiple of \(a)"
         case .misaligned(let what, let v, let a): "\(what) \(v) is not a multiple of \(a)"
         case .alphaModeMismatch(let o, let a): "channel order \(o) does not go with alpha mode \(a)"
         case .unsupportedSampleType(let s): "sample type \(s) is not available on this platform"
@@ -222,6 +222,9 @@ public enum PixelBufferError: Error, Sendable, Equatable, CustomStringConvertibl
         case .sizeMismatch(let s, let d): "the source is \(s) but the destination is \(d)"
         }
     }
+
+    /// "1 byte", "2 bytes".
+    private static func bytes(_ n: UInt) -> String { n == 1 ? "1 byte" : "\(n) bytes" }
 }
 
 /// A rectangle of pixels in memory: a base address, a size, bytes per row and a format

@@ -807,6 +807,12 @@ struct PixelBufferTests {
             #expect(error.description == "the base address is 2 bytes past a multiple of 4", "\(error)")
             #expect(error == .misaligned(what: "the base address", value: Int(bitPattern: storage.bytes + 2), alignment: 4))
         }
+        do {
+            _ = try PixelBuffer(baseAddress: storage.bytes + 1, width: 2, height: 2, bytesPerRow: 16, format: .rgba16)
+            Issue.record("a misaligned base address was accepted")
+        } catch {
+            #expect(error.description == "the base address is 1 byte past a multiple of 2", "\(error)")
+        }
         #expect(throws: PixelBufferError.alphaModeMismatch(order: "rgbx", alpha: "straight")) {
             try PixelFormat(.rgbx, alpha: .straight, sample: .uint8)
         }
