@@ -699,11 +699,19 @@ struct FusedBlock: @unchecked Sendable {
 
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                            gains: UnsafePointer<Float>?) {
+        dispatch8(s, d, blocks: blocks, gains: gains, StraightBytes.self, PremultipliedBytes.self)
+    }
+
+    /// The loops for the block's layout and alpha mode: `straight`'s ending for straight
+    /// pixels, `premultipliedEnding`'s for premultiplied ones.
+    private func dispatch8<S: BlockEnding, P: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>,
+                                                           blocks: Int, gains: UnsafePointer<Float>?, _ straight: S.Type,
+                                                           _ premultipliedEnding: P.Type) {
         switch (rgbaPositions, premultiplied) {
-        case (true, false): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, StraightBytes.self)
-        case (true, true): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, PremultipliedBytes.self)
-        case (false, false): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, StraightBytes.self)
-        case (false, true): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, PremultipliedBytes.self)
+        case (true, false): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, straight)
+        case (true, true): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, premultipliedEnding)
+        case (false, false): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, straight)
+        case (false, true): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, premultipliedEnding)
         }
     }
 
@@ -785,13 +793,8 @@ struct FusedBlock: @unchecked Sendable {
 
     private func dispatchWidening(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
                                   gains: UnsafePointer<Float>?) {
-        let d = UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self)
-        switch (rgbaPositions, premultiplied) {
-        case (true, false): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, StraightWords.self)
-        case (true, true): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, PremultipliedWords.self)
-        case (false, false): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, StraightWords.self)
-        case (false, true): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, PremultipliedWords.self)
-        }
+        dispatch8(s, UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self), blocks: blocks, gains: gains,
+                  StraightWords.self, PremultipliedWords.self)
     }
 
     /// `blocks` blocks of `blockPixels` pixels; every block loads its pixels before storing, so
