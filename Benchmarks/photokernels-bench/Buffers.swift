@@ -393,7 +393,7 @@ final class SampleBuffers<Sample: PipelineSample> {
 
 /// The memory of one app pixel buffer workload: the input, the buffer the plan runs on
 /// in place, and the scalar variant's output, each `height × bytesPerRow` bytes,
-/// allocated and filled once; for the 16-bit export from the input, its destination and
+/// allocated and filled once; for the exports from the input, its destination and
 /// the scalar variant's export, `height × width × 8` bytes each, allocated on first use.
 ///
 /// The input is the fixture's straight RGBA8 raster (the `pipeline/rgba8` input) in the
@@ -418,7 +418,7 @@ final class AppBufferSet {
     let reference: UnsafeMutableRawPointer
     /// Which workload `reference` holds (`Workload.scalarKey`).
     var referenceName: String?
-    /// The 16-bit exports' destination and the scalar variant's export (rows packed,
+    /// The exports' destination and the scalar variant's export (rows packed,
     /// `exportByteCount` bytes each, the most any format takes), allocated on first use
     /// and shared by every format (`exportReferenceName` says whose export it holds).
     private var export: (output: UnsafeMutableRawPointer, reference: UnsafeMutableRawPointer)?
@@ -470,10 +470,10 @@ final class AppBufferSet {
         export?.reference.deallocate()
     }
 
-    /// The bytes of the largest 16-bit export: `width × 8` per row, rows packed.
+    /// The bytes of the largest export: `width × 8` per row, rows packed.
     var exportByteCount: Int { width * 8 * height }
 
-    /// The 16-bit export's destination and reference memory (allocated on first use).
+    /// The exports' destination and reference memory (allocated on first use).
     func exportMemory() -> (output: UnsafeMutableRawPointer, reference: UnsafeMutableRawPointer) {
         if let export { return export }
         let memory = (output: LargeBuffer.allocate(byteCount: exportByteCount, alignment: 64, pages),

@@ -483,6 +483,15 @@ final class Runner {
         let reference = UnsafeBufferPointer(start: memory.reference.assumingMemoryBound(to: UInt16.self), count: samples)
         let candidate = UnsafeBufferPointer(start: memory.output.assumingMemoryBound(to: UInt16.self), count: samples)
         switch format {
+        case .rgba8:
+            let bytes = 2 * samples
+            let report = Verification.compare(
+                reference: UnsafeBufferPointer(start: memory.reference.assumingMemoryBound(to: UInt8.self), count: bytes),
+                candidate: UnsafeBufferPointer(start: memory.output.assumingMemoryBound(to: UInt8.self), count: bytes))
+            if !report.passed {
+                throw ToolError(Verification.message(report, workload: workload, width: buffers.width,
+                                                     against: "the scalar reference"), status: .failure)
+            }
         case .rgba16:
             let report = Verification.compare(reference: reference, candidate: candidate)
             if !report.passed {

@@ -43,8 +43,10 @@ enum SampleDepth: Int, Sendable, CaseIterable {
 }
 
 /// The destination of an export from the premultiplied BGRA8 app buffer, rows packed:
-/// straight RGBA at 16 bits a sample, or one grey half-float sample a pixel.
+/// straight RGBA at 8 or 16 bits a sample, or one grey half-float sample a pixel.
 enum ExportFormat: String, Sendable, CaseIterable {
+    /// Straight 8-bit RGBA (vImage `RGBA8888`, an 8-bit PNG export).
+    case rgba8
     /// 16-bit words (vImage `RGBA16U`, a PNG export).
     case rgba16
     /// `Float16`s (Core Image `RGBAh`, vImage `RGBA16F`): the row codecs' half-precision
@@ -58,20 +60,27 @@ enum ExportFormat: String, Sendable, CaseIterable {
     /// The formats this platform has (no `Float16` on Intel Macs).
     static var available: [ExportFormat] {
         #if (os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64)
-        return [.rgba16]
+        return [.rgba8, .rgba16]
         #else
         return allCases
         #endif
     }
 
-    /// Bytes a pixel of the destination: 8, or 2 for grey.
-    var bytesPerPixel: Int { self == .gray16f ? 2 : 8 }
+    /// Bytes a pixel of the destination: 4 at 8 bits, 8 at 16, or 2 for grey.
+    var bytesPerPixel: Int {
+        switch self {
+        case .rgba8: 4
+        case .rgba16, .rgba16f: 8
+        case .gray16f: 2
+        }
+    }
 
     /// The destination's pixel format.
     ///
     /// - Throws: `PixelBufferError` for the `Float16` formats where `Float16` does not exist.
     func pixelFormat() throws(PixelBufferError) -> PixelFormat {
         switch self {
+        case .rgba8: .rgba8
         case .rgba16: .rgba16
         case .rgba16f: try PixelFormat(.rgba, alpha: .straight, sample: .float16)
         case .gray16f: try PixelFormat(.gray, alpha: .none, sample: .float16)
@@ -148,9 +157,9 @@ struct Workload: Sendable {
         /// prepared once for the size, as an app prepares it once and runs it per frame.
         case appBuffer(AppBuffer, CatalogEntry, KernelVariant)
         /// `PreparedEditPlan.run(from:to:variant:)` from the `bgra8-premultiplied` app
-        /// buffer (never written) into a straight RGBA16, RGBA `Float16` or grey `Float16`
-        /// buffer, rows packed: a 16-bit export of the edited photo, the plan prepared
-        /// once for the size.
+        /// buffer (never written) into a straight RGBA8, RGBA16, RGBA `Float16` or grey
+        /// `Float16` buffer, rows packed: an export of the edited photo, the plan
+        /// prepared once for the size.
         case export(ExportFormat, CatalogEntry, KernelVariant)
         /// `FloatImage.decode(from:layout: .rgba, …)` or `FloatImage.encode(into:layout: .rgba, …)`
         /// between an RGBA raster of the depth and a preallocated `Float` image or raster.
@@ -231,7 +240,7 @@ struct Workload: Sendable {
     /// - kernel: in place, 16 B read + 16 B written;
     /// - pipeline: the RGBA raster read and written (4 + 4 B at 8 bits, 8 + 8 B at 16);
     ///   an app buffer in place likewise 4 + 4 B (row padding is not counted); the
-    ///   16-bit exports 4 B read + 8 B written (RGBA words or `Float16`s), or 2 (grey);
+    ///   exports 4 B read + 4 B written (RGBA8), 8 (RGBA words or `Float16`s) or 2 (grey);
     /// - convert: the raster (4 or 8 B) plus the `Float` image (16 B), one read and the
     ///   other written: 20 B at 8 bits, 24 B at 16;
     /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
@@ -264,7 +273,8 @@ struct Workload: Sendable {
         case .kernel, .convert: return .floatRGBA
         case .pipeline(let depth, _, _): return .samples(depth)
         case .appBuffer: return .samplesRGBA8
-        case .export, .netpbmDecode, .netpbmEncode: return .samplesRGBA16
+        case .export(let format, _, _): return format == .rgba8 ? .samplesRGBA8 : .samplesRGBA16
+        case .netpbmDecode, .netpbmEncode: return .samplesRGBA16
         }
     }
 }
@@ -296,9 +306,8 @@ enum WorkloadPlan {
         ["recipe", "vibrance"].compactMap(KernelCatalog.entry(named:))
     }
 
-    /// The catalog entry of the 16-bit exports: `recipe`, the full edit, as an app exports
-    /// the photo it has been editing (the row path: decode, stages, 16-bit encode), into
-    /// each of `ExportFormat.available`.
+    /// The catalog entry of the exports: `recipe`, the full edit, as an app exports the
+    /// photo it has been editing, into each of `ExportFormat.available`.
     static var exportEntries: [CatalogEntry] {
         ["recipe"].compactMap(KernelCatalog.entry(named:))
     }

@@ -203,15 +203,21 @@ extension PreparedEditPlan {
 
     /// The one-pass block for a pair of buffer formats: the same four-channel integer
     /// format in and out, straight alpha or padding (premultiplied pieces qualify when
-    /// every pixel is opaque), or from 8-bit pixels into 16-bit ones where
-    /// `wideningPositions` gives the destination's positions, and fused stages of the
-    /// block's shape. `sampleBytes` is the source's.
+    /// every pixel is opaque), from 8-bit pixels into 16-bit ones where
+    /// `wideningPositions` gives the destination's positions, or into other 8-bit ones
+    /// where `conversionPositions` does (straight pixels into premultiplied ones
+    /// premultiplied; premultiplied pieces as straight ones where every pixel is
+    /// opaque), and fused stages of the block's shape. `sampleBytes` is the source's.
     func fusedBlock(_ source: PixelFormat, _ destination: PixelFormat, inPlace: Bool,
                     variant: KernelVariant) -> (block: FusedRows, sampleBytes: Int)? {
         if variant == .simd4, let resultPositions = Self.wideningPositions(source, destination) {
-            let (r, g, b) = source.channelOrder.colorIndices
-            let positions = ChannelPositions(red: r, green: g, blue: b, fourth: source.channelOrder.fourthIndex!)
-            return fusedRows(maxval: 255, eightBit: true, tables: toneTables(maxval: 255, eightBit: true), positions: positions,
+            return fusedRows(maxval: 255, eightBit: true, tables: toneTables(maxval: 255, eightBit: true),
+                             positions: Self.positions(source), resultPositions: resultPositions, widening: true).map { ($0, 1) }
+        }
+        if variant == .simd4, source != destination, let resultPositions = Self.conversionPositions(source, destination) {
+            let premultiplying = source.alphaMode == .straight && destination.alphaMode == .premultiplied
+            return fusedRows(maxval: 255, eightBit: true, tables: toneTables(maxval: 255, eightBit: true),
+                             positions: Self.positions(source), premultipliesResults: premultiplying,
                              resultPositions: resultPositions).map { ($0, 1) }
         }
         guard variant == .simd4, source == destination, let maxval = source.sampleType.maxval,
@@ -227,9 +233,10 @@ extension PreparedEditPlan {
     }
 
     /// The one-pass block on premultiplied 8-bit pixels (SPEC §10 inside the block), for
-    /// the same four-channel format in and out, or into a 16-bit one with straight alpha
-    /// (a widening block, `wideningPositions`), and fused stages of the matrix block's
-    /// shape; with tone stages, only with the plan's 2D premultiplied tables, built now
+    /// the same four-channel format in and out, into a 16-bit one with straight alpha
+    /// (a widening block, `wideningPositions`) or into another 8-bit one
+    /// (`conversionPositions`: straight or premultiplied, red and blue where the source
+    /// has them or exchanged), and fused stages of the matrix block's shape; with tone stages, only with the plan's 2D premultiplied tables, built now
     /// when `building` (`premultipliedToneTables(building:)`). Without them, a run takes
     /// the straight block, which gives an opaque pixel the same bits, up to the first
     /// translucent pixel, then makes this block (`LateBlock`) for the rest; for other
@@ -243,9 +250,12 @@ extension PreparedEditPlan {
         if !plan.tones.isEmpty && tables == nil { return nil }
         let (r, g, b) = source.channelOrder.colorIndices
         let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
+        let wideningPositions = Self.wideningPositions(source, destination)
         guard case .matrix(let block)? = fusedRows(maxval: 255, eightBit: true, tables: tables, positions: positions,
                                                    premultiplied: true,
-                                                   resultPositions: Self.wideningPositions(source, destination))
+                                                   premultipliesResults: destination.alphaMode == .premultiplied,
+                                                   resultPositions: wideningPositions ?? Self.conversionPositions(source, destination),
+                                                   widening: wideningPositions != nil)
         else { return nil }
         return block
         #else
@@ -255,11 +265,13 @@ extension PreparedEditPlan {
 
     /// Whether the premultiplied block can run these formats and this plan, before any
     /// table is built: `.simd4`, a premultiplied four-channel 8-bit format in and the
-    /// same out, or a 16-bit one with straight alpha, and fused stages of its shape (tones, then at most one matrix; a LUT or a
-    /// per-pixel stage has none). A run makes a `LateBlock` only then, so that a plan
+    /// same out, a 16-bit one with straight alpha or another 8-bit one
+    /// (`conversionPositions`), and fused stages of its shape (tones, then at most one
+    /// matrix; a LUT or a per-pixel stage has none). A run makes a `LateBlock` only then, so that a plan
     /// without the block never builds its 2D tables.
     func premultipliedBlockApplies(_ source: PixelFormat, _ destination: PixelFormat, variant: KernelVariant) -> Bool {
-        guard variant == .simd4, source == destination || Self.wideningPositions(source, destination) != nil,
+        guard variant == .simd4, source == destination || Self.wideningPositions(source, destination) != nil
+                || Self.conversionPositions(source, destination) != nil,
               source.alphaMode == .premultiplied,
               source.sampleType == .uint8, source.channelOrder.fourthIndex != nil else { return false }
         switch plan.steps.count {
@@ -324,6 +336,26 @@ extension PreparedEditPlan {
               destination.alphaMode == .straight, let fourth = destination.channelOrder.fourthIndex else { return nil }
         let (r, g, b) = destination.channelOrder.colorIndices
         return ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
+    }
+
+    /// Where an 8-bit block into another 8-bit format writes R, G, B and alpha, if it
+    /// runs this pair: four 8-bit channels with alpha in and out, straight or
+    /// premultiplied, green and alpha in the same places and red and blue in the same
+    /// or exchanged (RGBA and BGRA, ARGB and ABGR).
+    static func conversionPositions(_ source: PixelFormat, _ destination: PixelFormat) -> ChannelPositions? {
+        guard source.sampleType == .uint8, destination.sampleType == .uint8,
+              source.alphaMode != .none, destination.alphaMode != .none,
+              let fourth = source.channelOrder.alphaIndex, destination.channelOrder.alphaIndex == fourth,
+              source.channelOrder.colorIndices.green == destination.channelOrder.colorIndices.green,
+              source.channelOrder.channelCount == 4 else { return nil }
+        let (r, g, b) = destination.channelOrder.colorIndices
+        return ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
+    }
+
+    /// The channel positions of a four-channel format (`fourthIndex` not `nil`).
+    private static func positions(_ format: PixelFormat) -> ChannelPositions {
+        let (r, g, b) = format.channelOrder.colorIndices
+        return ChannelPositions(red: r, green: g, blue: b, fourth: format.channelOrder.fourthIndex!)
     }
 
     /// Whether every one of `count` (≤ `blockPixels`) pixels has the largest alpha (255

@@ -979,10 +979,14 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// (8-bit samples).
     ///
     /// With `premultiplied` (8-bit only), only the matrix shape qualifies, and `tables`
-    /// must be the 2D premultiplied tables; so too with `resultPositions`, the 16-bit
-    /// destination's positions of a widening block (8-bit only, `FusedBlock.runWidening`).
+    /// must be the 2D premultiplied tables. So too (8-bit only) with `resultPositions`,
+    /// the destination's positions where its format is not the source's: 16-bit ones
+    /// for a widening block (`FusedBlock.runWidening`), or 8-bit ones with red and blue
+    /// where the source has them or exchanged, and alpha premultiplied or straight
+    /// (`premultipliesResults`, by default as the source's).
     func fusedRows(maxval: Int, eightBit: Bool, tables: ToneTables?, positions: ChannelPositions,
-                   premultiplied: Bool = false, resultPositions: ChannelPositions? = nil) -> FusedRows? {
+                   premultiplied: Bool = false, premultipliesResults: Bool? = nil,
+                   resultPositions: ChannelPositions? = nil, widening: Bool = false) -> FusedRows? {
         #if _endian(little)  // the packed lanes assume the first sample in the lowest-addressed bits
         if !plan.tones.isEmpty && tables == nil { return nil }
         var matrix: ColorMatrixKernel?
@@ -1000,11 +1004,12 @@ public final class PreparedEditPlan: @unchecked Sendable {
             guard eightBit || positions.redBeforeBlue.isRotationOfRGBA else { return nil }
             let m = matrix ?? ColorMatrixKernel(.identity, name: "identity")
             let block = FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
-                                   premultiplied: premultiplied, resultPositions: resultPositions,
+                                   premultiplied: premultiplied, premultipliesResults: premultipliesResults,
+                                   resultPositions: resultPositions, widening: widening,
                                    largestGain: gains?.largestGainMagnitude ?? 1)
             return block.isWellConditioned ? .matrix(block) : nil
         }
-        guard eightBit, maxval <= 255, !premultiplied, resultPositions == nil,
+        guard eightBit, maxval <= 255, !premultiplied, premultipliesResults != true, resultPositions == nil,
               FusedCubeBlock.accepts(cube, tables: tables != nil, matrix: matrix != nil) else { return nil }
         let table = cubeTables.withLock { cache in
             let key = CubeTableKey(maxval: maxval, positions: positions)

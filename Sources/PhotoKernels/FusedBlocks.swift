@@ -22,7 +22,8 @@
 // Premultiplied 8-bit pixels (SPEC §10) run the same block: the straight colour is the
 // stored sample times `m/A` (one division per block), or, with tone tables, an entry
 // of a 2D table indexed by `(A, c)` that holds the tones of `c/A`; the clamped result
-// is multiplied by `A/m` before rounding, so A = 0 gives 0.
+// is multiplied by `A/m` before rounding, so A = 0 gives 0 (into straight pixels, by
+// 1, or by 0 where A = 0).
 //
 // Why it is fast: 8 pixels of 8-bit samples are one 256-bit load (16 one 512-bit load),
 // split into channels with shifts and masks (structure of arrays without a shuffle);
@@ -45,8 +46,8 @@
 // with RGBA's channel positions as constants (BGRA too, red and blue exchanged) and
 // with the block's positions read at run time (`BlockLayout`), and the 8-bit ones once
 // for each ending (`BlockEnding`): straight or premultiplied pixels in, 8-bit pixels
-// out or 16-bit ones (a widening block: the same arithmetic on the 16-bit scale, packed
-// by `WordPacking`).
+// out, straight or premultiplied, or 16-bit ones (a widening block: the same
+// arithmetic on the 16-bit scale, packed by `WordPacking`).
 //
 // `FusedFloatBlock`, at the end, is the one-pass schedule of `Float` rows whose tones
 // are a line: exposure, one matrix and the gains.
@@ -156,35 +157,67 @@ enum PositionsOfTheBlock: BlockLayout {
 }
 
 /// What the 8-bit loops read and write besides their shared decoding, tables and
-/// matrix: straight or premultiplied pixels in, and 8-bit pixels out in the same format
-/// or 16-bit ones (a widening block, `FusedBlock.runWidening`). Compile-time
-/// constants, so that each loop is its own code, with no flag tested per block.
+/// matrix: straight or premultiplied pixels in; 8-bit pixels out, straight or
+/// premultiplied, or straight 16-bit ones (a widening block, `FusedBlock.runWidening`).
+/// Compile-time constants, so that each loop is its own code, with no flag tested per
+/// block.
 protocol BlockEnding {
+    /// Whether the source pixels are premultiplied (divided by alpha as they decode).
     static var premultiplied: Bool { get }
+    /// Whether the results are multiplied by alpha (8-bit premultiplied pixels out).
+    static var premultipliesResults: Bool { get }
+    /// Whether the results are 16-bit pixels.
     static var widening: Bool { get }
+}
+
+extension BlockEnding {
+    /// Whether a transparent source pixel must be cleared to all zero (SPEC §10): a
+    /// premultiplied source into straight results, where its colour's quotient `c/A`
+    /// left whatever the stages gave.
+    static var clearsTransparent: Bool { premultiplied && !premultipliesResults }
 }
 
 /// Straight (or padded) 8-bit pixels in and out.
 enum StraightBytes: BlockEnding {
     static var premultiplied: Bool { false }
+    static var premultipliesResults: Bool { false }
     static var widening: Bool { false }
 }
 
 /// Premultiplied 8-bit pixels in and out (SPEC §10 inside the block).
 enum PremultipliedBytes: BlockEnding {
     static var premultiplied: Bool { true }
+    static var premultipliesResults: Bool { true }
+    static var widening: Bool { false }
+}
+
+/// Premultiplied 8-bit pixels in, straight 8-bit ones out (an export from a display
+/// buffer).
+enum UnpremultipliedBytes: BlockEnding {
+    static var premultiplied: Bool { true }
+    static var premultipliesResults: Bool { false }
+    static var widening: Bool { false }
+}
+
+/// Straight 8-bit pixels in, premultiplied 8-bit ones out (a decoded image into a
+/// display buffer).
+enum PremultiplyingBytes: BlockEnding {
+    static var premultiplied: Bool { false }
+    static var premultipliesResults: Bool { true }
     static var widening: Bool { false }
 }
 
 /// Straight 8-bit pixels in, straight 16-bit ones out.
 enum StraightWords: BlockEnding {
     static var premultiplied: Bool { false }
+    static var premultipliesResults: Bool { false }
     static var widening: Bool { true }
 }
 
 /// Premultiplied 8-bit pixels in, straight 16-bit ones out.
 enum PremultipliedWords: BlockEnding {
     static var premultiplied: Bool { true }
+    static var premultipliesResults: Bool { false }
     static var widening: Bool { true }
 }
 
@@ -356,8 +389,12 @@ struct FusedBlock: @unchecked Sendable {
     let positions: ChannelPositions
     /// Whether the positions are RGBA's, so the 8-bit loops take `FourthSampleLast`.
     let rgbaPositions: Bool
-    /// Whether the pixels are premultiplied (8-bit only; tables are then 2D, `(A, c)`).
+    /// Whether the source pixels are premultiplied (8-bit only; tables are then 2D,
+    /// `(A, c)`).
     let premultiplied: Bool
+    /// Whether the 8-bit results are premultiplied: as the source, or converted from
+    /// one alpha mode to the other (`BlockEnding`).
+    let premultipliesResults: Bool
     /// 1/m, for the premultiplied result's `A/m`.
     let inverseMaxval: BlockFloats
     /// Whether the baseline build may round and clamp the block's straight 8-bit
@@ -386,6 +423,10 @@ struct FusedBlock: @unchecked Sendable {
     /// a value the optimiser cannot see: with the constant it took the fourth samples
     /// apart by eight word shuffles per block (`ChannelWords.signedPacking`).
     let fourthSampleBits = SIMD4<UInt32>(repeating: 0xFFFF_0000)
+    /// 1 in every lane, as a value the optimiser cannot see: the alpha by which the
+    /// 8-bit loops from premultiplied pixels into straight ones encode an opaque block
+    /// (`body8`).
+    let unity = BlockFloats(repeating: 1)
 
     /// The bound of `isWellConditioned`, in units of the samples: 2²⁴, up to which a
     /// `Float` holds every integer, so that each of the block's few roundings, the
@@ -399,13 +440,19 @@ struct FusedBlock: @unchecked Sendable {
     ///     have an affine segment.
     ///   - premultiplied: 8-bit premultiplied pixels; `tables`, if any, must be the 2D
     ///     tables (`ToneTables(premultiplied:)`).
+    ///   - premultipliesResults: whether 8-bit results are premultiplied (by default
+    ///     as the source is); not for a widening block, whose results are straight.
     ///   - largestGain: a bound on the magnitude of the gains the block will be given
     ///     (`PreparedGains.largestGainMagnitude`); 1 without gains.
-    ///   - resultPositions: for a widening block (8-bit pixels in, 16-bit out,
-    ///     `runWidening`), where the destination holds R, G, B and alpha (a rotation of
-    ///     RGBA or BGRA); `nil` for a block whose results have the samples' format.
+    ///   - resultPositions: where the destination holds R, G, B and alpha, when its
+    ///     format is not the samples': for a widening block (`widening`, 8-bit pixels
+    ///     in, 16-bit out, `runWidening`) a rotation of RGBA or BGRA; for 8-bit pixels
+    ///     out, `positions` or them with red and blue exchanged. `nil`: the samples'
+    ///     format.
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
-         premultiplied: Bool = false, resultPositions: ChannelPositions? = nil, largestGain: Float) {
+         premultiplied: Bool = false, premultipliesResults: Bool? = nil, resultPositions: ChannelPositions? = nil,
+         widening: Bool = false, largestGain: Float) {
+        assert(!widening || (resultPositions != nil && premultipliesResults != true), "straight 16-bit results")
         // Red after blue in memory (BGRA, ABGR): the block runs as RGBA or ARGB with red
         // and blue exchanged in the matrix and the tables, which gives the same results
         // to the bit (`BlockMatrix.apply`), so that BGRA takes RGBA's loops, whose
@@ -418,7 +465,7 @@ struct FusedBlock: @unchecked Sendable {
         let m = Double(maxval)
         // A widening block's products are on the 16-bit scale: 257 times the 8-bit one,
         // folded into the matrix, so the block's arithmetic is the same.
-        let resultMaxval = resultPositions == nil ? m : 65535
+        let resultMaxval = widening ? 65535 : m
         let resultScale = resultMaxval / m
         let scale = (tables == nil ? 1 : m) * resultScale
         // On the segment the tones are the line `G·x + o`, and the matrix after them
@@ -443,9 +490,10 @@ struct FusedBlock: @unchecked Sendable {
             (lineBytes, lineFrom, lineSpan) = (.zero, .zero, .zero)
         }
         var exchanged = exchange ? source.exchangingRedAndBlue : source
-        // A widening block's results come in the destination's colour order: where its
-        // red and blue lie the other way round, the matrix's rows (not its columns, which
-        // follow the source) are exchanged, each row's arithmetic unchanged.
+        // A block into another format gives its results in the destination's colour
+        // order: where its red and blue lie the other way round, the matrix's rows (not
+        // its columns, which follow the source) are exchanged, each row's arithmetic
+        // unchanged.
         if let resultPositions, (resultPositions.red > resultPositions.blue) != exchange {
             exchanged = exchanged.exchangingRedAndBlueResults
         }
@@ -455,8 +503,8 @@ struct FusedBlock: @unchecked Sendable {
         pairMatrix = PairMatrix(matrix, maxval: Float(resultMaxval))
         self.maxval = .init(repeating: Float(resultMaxval))
         sampleMaxval = .init(repeating: Float(maxval))
-        widens = resultPositions != nil
-        alphaFirst = resultPositions?.fourth == 0
+        widens = widening
+        alphaFirst = widening && resultPositions?.fourth == 0
         relativeToGreen = k.relativeForm
         hasTables = tables != nil
         (red, green, blue) = tables.map {
@@ -467,6 +515,7 @@ struct FusedBlock: @unchecked Sendable {
         opaqueZero = 0
         self.positions = positions
         self.premultiplied = premultiplied
+        self.premultipliesResults = widening ? false : premultipliesResults ?? premultiplied
         inverseMaxval = BlockFloats(repeating: Float(1 / Double(maxval)))
         // The block reads samples (at most maxval) or, with tables, their entries or
         // coordinates (which include the samples on a line); the packs must hold for
@@ -474,7 +523,7 @@ struct FusedBlock: @unchecked Sendable {
         let largestInput = tables?.largestBlockInput ?? Float(maxval)
         isWellConditioned = Self.largestResult(matrix, input: largestInput, gain: largestGain)
             <= Self.largestWellConditionedResult
-        packsBySaturation = resultMaxval == 255 && !premultiplied
+        packsBySaturation = resultMaxval == 255 && !premultiplied && !self.premultipliesResults
             && Self.largestResult(matrix, input: max(255, tables?.largestBlockInput ?? 255), gain: largestGain) <= 0x1p30
         packsWordsBySaturation = maxval == 65535 && Self.largestResult(signedWordMatrix, input: largestInput, gain: 1) <= 0x1p30
     }
@@ -697,21 +746,24 @@ struct FusedBlock: @unchecked Sendable {
         withUnsafeBytes(of: pixels) { (destination + whole * blockBytes8).update(from: $0.baseAddress!.assumingMemoryBound(to: UInt8.self), count: rest * 4) }
     }
 
+    /// The loops of the block's alpha modes in and out.
     private func dispatch8(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
                            gains: UnsafePointer<Float>?) {
-        dispatch8(s, d, blocks: blocks, gains: gains, StraightBytes.self, PremultipliedBytes.self)
+        switch (premultiplied, premultipliesResults) {
+        case (false, false): dispatch8(s, d, blocks: blocks, gains: gains, StraightBytes.self)
+        case (true, true): dispatch8(s, d, blocks: blocks, gains: gains, PremultipliedBytes.self)
+        case (true, false): dispatch8(s, d, blocks: blocks, gains: gains, UnpremultipliedBytes.self)
+        case (false, true): dispatch8(s, d, blocks: blocks, gains: gains, PremultiplyingBytes.self)
+        }
     }
 
-    /// The loops for the block's layout and alpha mode: `straight`'s ending for straight
-    /// pixels, `premultipliedEnding`'s for premultiplied ones.
-    private func dispatch8<S: BlockEnding, P: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>,
-                                                           blocks: Int, gains: UnsafePointer<Float>?, _ straight: S.Type,
-                                                           _ premultipliedEnding: P.Type) {
-        switch (rgbaPositions, premultiplied) {
-        case (true, false): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, straight)
-        case (true, true): dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, premultipliedEnding)
-        case (false, false): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, straight)
-        case (false, true): dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, premultipliedEnding)
+    /// The loops of the block's layout with the ending `E`.
+    private func dispatch8<E: BlockEnding>(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt8>, blocks: Int,
+                                           gains: UnsafePointer<Float>?, _ e: E.Type) {
+        if rgbaPositions {
+            dispatch8(s, d, blocks: blocks, gains: gains, FourthSampleLast.self, e)
+        } else {
+            dispatch8(s, d, blocks: blocks, gains: gains, PositionsOfTheBlock.self, e)
         }
     }
 
@@ -793,8 +845,12 @@ struct FusedBlock: @unchecked Sendable {
 
     private func dispatchWidening(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
                                   gains: UnsafePointer<Float>?) {
-        dispatch8(s, UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self), blocks: blocks, gains: gains,
-                  StraightWords.self, PremultipliedWords.self)
+        let bytes = UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self)
+        if premultiplied {
+            dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedWords.self)
+        } else {
+            dispatch8(s, bytes, blocks: blocks, gains: gains, StraightWords.self)
+        }
     }
 
     /// `blocks` blocks of `blockPixels` pixels; every block loads its pixels before storing, so
@@ -807,7 +863,7 @@ struct FusedBlock: @unchecked Sendable {
                                                _ gains: UnsafePointer<Float>?, table: Bool, line: Bool = false, relative: Bool,
                                                _ layout: L.Type, _ ending: E.Type) {
         // Read from the types, so that the nested loop is specialised on them.
-        let premultiplied = E.premultiplied, widening = E.widening
+        let premultiplied = E.premultiplied, premultipliesResults = E.premultipliesResults, widening = E.widening
         let byte = BlockWords(repeating: 0xFF)
         let p = L.positions ?? positions
         let (rs, gs, bs, fs) = (UInt32(8 * p.red), UInt32(8 * p.green), UInt32(8 * p.blue), UInt32(8 * p.fourth))
@@ -815,10 +871,11 @@ struct FusedBlock: @unchecked Sendable {
         // An encoded result is `2²³ + c`, c ≤ 255: its bits are 0x4B0000cc. A shift by
         // 8 or 16 pushes the exponent's byte out, so only a result for byte 0 needs its
         // mask (with positions read at run time the shift may be 0, and all keep it).
-        // The premultiplied loops keep every mask: without them the native build's
-        // loops were shorter but 5 % slower.
+        // The loops on premultiplied pixels keep every mask: without them the native
+        // build's loops were shorter but 5 % slower, or (premultiplied pixels in,
+        // straight ones out) taken apart lane by lane, 2× slower.
         @_transparent func place(_ c: BlockWords, _ shift: UInt32) -> BlockWords {
-            L.positions != nil && !premultiplied && shift >= 8 ? c &<< shift : (c & byte) &<< shift
+            L.positions != nil && !premultiplied && !premultipliesResults && shift >= 8 ? c &<< shift : (c & byte) &<< shift
         }
         let input = UnsafeRawPointer(s), output = UnsafeMutableRawPointer(d)
         // The lookups' indices come from the same bytes as `v`, and where `v` is also
@@ -846,12 +903,18 @@ struct FusedBlock: @unchecked Sendable {
                 }
                 let v = input.loadUnaligned(fromByteOffset: offset, as: BlockWords.self)
                 var r, g, b: BlockFloats
-                // Premultiplied: A/m for the result. A block of opaque pixels (the common
-                // case, tested with one OR-reduction) is its own straight colour: the 1D
-                // decoding, or the 2D table's row A = 255, and A/m = 1 exactly.
+                // Premultiplied results: A/m for the result. A block of opaque pixels (the
+                // common case, tested with one OR-reduction) is its own straight colour: the
+                // 1D decoding, or the 2D table's row A = 255, and A/m = 1 exactly.
                 var alpha: BlockFloats? = nil, bias: BlockFloats? = nil
-                let opaque = premultiplied && Self.isOpaque(v, fourthMask)
-                if premultiplied { alpha = BlockFloats(repeating: 1) }
+                let opaque = (premultiplied || premultipliesResults) && Self.isOpaque(v, fourthMask)
+                if premultipliesResults { alpha = BlockFloats(repeating: 1) }
+                // Straight pixels into premultiplied ones: A/m, decided before the lookups,
+                // whose entries would otherwise stay live across the test of `opaque`
+                // (spilled where the build targets AVX-512, 1.5× slower).
+                if premultipliesResults && !premultiplied && !opaque {
+                    alpha = decode((v &>> fs) & byte) * inverseMaxval
+                }
                 if line && (!premultiplied || opaque) && allOnLine(v, fourthMask) {
                     r = decode((v &>> rs) & byte); g = decode((v &>> gs) & byte); b = decode((v &>> bs) & byte)
                 } else if table && premultiplied && !opaque {
@@ -859,7 +922,7 @@ struct FusedBlock: @unchecked Sendable {
                     r = lookup2D(red, at, p.red, alpha: p.fourth)
                     g = lookup2D(green, at, p.green, alpha: p.fourth)
                     b = lookup2D(blue, at, p.blue, alpha: p.fourth)
-                    alpha = decode((v &>> fs) & byte) * inverseMaxval
+                    if premultipliesResults { alpha = decode((v &>> fs) & byte) * inverseMaxval }
                 } else if table {
                     let at = indices + offset, row = premultiplied ? 255 &<< 8 : 0
                     r = lookup(red + row, at, p.red)
@@ -877,15 +940,26 @@ struct FusedBlock: @unchecked Sendable {
                         let a = decode((v &>> fs) & byte)
                         let k = sampleMaxval / a
                         r *= k; g *= k; b *= k
-                        alpha = a * inverseMaxval
+                        if premultipliesResults { alpha = a * inverseMaxval }
                     }
+                }
+                // Straight 8-bit results from premultiplied pixels: encoded as premultiplied
+                // ones are, with alpha 1, or 0 where A = 0 ((A + 255) >> 8), so that a
+                // transparent pixel is all zero (SPEC §10) whatever its colour's quotient
+                // gave; clamping before rounding gives the same integers as `encode`
+                // without alpha. Straight encoding and a mask on the packed pixels, or 1
+                // as a constant, were taken apart lane by lane where the build targets
+                // AVX-512 (2× slower); `unity` is 1 the optimiser cannot see. Here after the
+                // lookups: before them, the loop was taken apart too (1.5× slower).
+                if E.clearsTransparent && !widening {
+                    alpha = opaque ? unity : decode((((v &>> fs) & byte) &+ 255) &>> 8)
                 }
                 let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
                 if widening {
                     // Straight 16-bit results; a transparent premultiplied pixel is all
                     // zero (SPEC §10), whatever its colour's quotient gave.
                     let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
-                    let pixels = widened(x, y, z, alpha: (v &>> fs) & byte, clearingTransparent: premultiplied && !opaque)
+                    let pixels = widened(x, y, z, alpha: (v &>> fs) & byte, clearingTransparent: E.clearsTransparent && !opaque)
                     output.storeBytes(of: pixels, toByteOffset: 2 &* offset, as: BlockPixelWords16.self)
                     offset &+= blockBytes8
                     continue
@@ -912,7 +986,7 @@ struct FusedBlock: @unchecked Sendable {
             }
         }
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS && !canImport(TargetFeatures.AVX2)
-        if packsBySaturation && L.positions == .rgba && !premultiplied && !widening {
+        if packsBySaturation && L.positions == .rgba && !premultiplied && !premultipliesResults && !widening {
             run(saturating: true)
         } else {
             run(saturating: false)

@@ -341,7 +341,7 @@ struct PixelBufferTests {
         #expect(source.array == pixels)
     }
 
-    @Test("premultiplied BGRA8: SPEC §10 and §8 per sample against Double (colour / alpha, recipe, clamp, × alpha), every (c ≤ A)")
+    @Test("premultiplied BGRA8: SPEC §10 and §8 per sample against Double (colour / alpha, recipe, clamp, × alpha), every (c ≤ A); exported into straight RGBA8 the clamped result itself, A = 0 all zero")
     func premultipliedRecipe() throws {
         // A worked pixel: straight (200, 100, 50, 128), stored premultiplied (100, 50, 25, 128).
         var pixels: [UInt8] = [25, 50, 100, 128]
@@ -404,6 +404,35 @@ struct PixelBufferTests {
                         let x = min(max(exact[c], 0), 1) * a
                         let verdict = TieAwareCheck.accepts(Int(out[4 * i + byte]), x, maxval: 255)
                         #expect(verdict.ok, "\(variant), run \(run), pixel \(i) channel \(c): got \(out[4 * i + byte]), exact \(x * 255)")
+                    }
+                    #expect(out[4 * i + 3] == pixels[4 * i + 3])
+                }
+            }
+            // The same pixels into straight RGBA8 (the conversion block for the matrix
+            // shape, red and blue exchanged; the row path for the others), by a plan of
+            // its own: its first run builds the 2D tables, its second has them.
+            let export = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1, minimumBandPixels: 65_536,
+                                                               toneTableCache: nil)
+            for run in 1...2 {
+                let source = Storage(count: pixels.count), destination = Storage(count: pixels.count)
+                source.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+                #expect((export.premultipliedBlock(.bgra8Premultiplied, .rgba8, variant: .simd4, building: false) != nil)
+                        == (matrixShape && (!hasTones || run == 2)), "export, run \(run)")
+                try export.run(from: try Self.buffer(source, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied),
+                               to: try Self.buffer(destination, width: count, height: 1, bytesPerRow: count * 4, .rgba8))
+                let out = destination.array
+                for i in 0..<count {
+                    let a = Double(pixels[4 * i + 3]) / 255
+                    guard a > 0 else {
+                        #expect(Array(out[(4 * i)..<(4 * i + 4)]) == [0, 0, 0, 0], "export, run \(run), pixel \(i)"); continue
+                    }
+                    let exact = operations.filter { !$0.isIdentity }.reduce(Self.straightColour(pixels, i, order: .bgra, premultiplied: true)) {
+                        $1.evaluate($0, x: i, y: 0, width: count, height: 1)
+                    }
+                    for c in 0..<3 {
+                        let x = min(max(exact[c], 0), 1)
+                        #expect(TieAwareCheck.accepts(Int(out[4 * i + c]), x, maxval: 255).ok,
+                                "export, run \(run), pixel \(i) channel \(c): got \(out[4 * i + c]), exact \(x * 255)")
                     }
                     #expect(out[4 * i + 3] == pixels[4 * i + 3])
                 }
@@ -587,10 +616,16 @@ struct PixelBufferTests {
         }
     }
 
-    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double, alpha 257·A, a transparent premultiplied pixel all zero")
-    func wideningBlock() throws {
-        // Runs of opaque pixels (whole blocks, to take the opaque and line paths),
-        // translucent pixels and A = 0, colours at most alpha where premultiplied.
+    /// The exact result of a conversion case for a straight colour (alpha last) at
+    /// column `x` of a row `width` wide.
+    typealias Exact = (SIMD4<Double>, Int, Int) -> SIMD4<Double>
+
+    /// 300 pixels for the conversion blocks, straight and premultiplied: runs of opaque
+    /// pixels (whole blocks, to take the opaque and line paths), translucent pixels and
+    /// A = 0, colours at most alpha where premultiplied (but for every fifth transparent
+    /// pixel, which keeps its colour: c / 0 is +∞ there, and the pixel must still come
+    /// out all zero). R G B A each.
+    static func conversionPools() -> (straight: [UInt8], premultiplied: [UInt8]) {
         var rng = SeededGenerator(seed: 11)
         var straightPool: [UInt8] = [], premultipliedPool: [UInt8] = []
         for k in 0..<300 {
@@ -599,10 +634,35 @@ struct PixelBufferTests {
             // the loops that take samples as coordinates run; the rest anywhere.
             let colour = (0..<3).map { _ in UInt8.random(in: k % 40 < 32 ? 128...255 : 0...255, using: &rng) }
             straightPool += colour + [a]
-            // Every fifth transparent pixel keeps colour, which premultiplied it cannot
-            // have: c / 0 is +∞ there, and the pixel must still come out all zero.
             premultipliedPool += colour.map { a == 0 && k % 5 == 0 ? $0 : UInt8((Int($0) * Int(a) + 127) / 255) } + [a]
         }
+        return (straightPool, premultipliedPool)
+    }
+
+    /// A row of `width` consecutive pixels of a pool (R G B A each), from a place that
+    /// depends on the width, in `order`.
+    static func conversionRow(_ pool: [UInt8], width: Int, order: ChannelOrder) -> [UInt8] {
+        let (r, g, b) = order.colorIndices
+        var pixels = [UInt8](repeating: 0, count: 4 * width)
+        for i in 0..<width {
+            let p = Array(pool[(4 * ((i + 13 * width) % (pool.count / 4)))...].prefix(4))
+            (pixels[4 * i + r], pixels[4 * i + g], pixels[4 * i + b]) = (p[0], p[1], p[2])
+            pixels[4 * i + order.alphaIndex!] = p[3]
+        }
+        return pixels
+    }
+
+    /// Pixel `i` of an 8-bit row in `order` as straight R G B A in [0, 1], in `Double`
+    /// (a premultiplied colour divided by its alpha, A > 0).
+    static func straightColour(_ pixels: [UInt8], _ i: Int, order: ChannelOrder, premultiplied: Bool) -> SIMD4<Double> {
+        let (r, g, b) = order.colorIndices
+        let a = Double(pixels[4 * i + order.alphaIndex!]) / 255, k = premultiplied ? 1 / a : 1
+        return SIMD4(Double(pixels[4 * i + r]) / 255 * k, Double(pixels[4 * i + g]) / 255 * k, Double(pixels[4 * i + b]) / 255 * k, a)
+    }
+
+    /// The conversion blocks' plans: the matrix forms, tone tables and their line, the
+    /// late 2D tables and gains.
+    static func conversionCases() -> [(String, [Stage], Exact)] {
         var exposedVivid = Recipe(preset: .vivid)
         exposedVivid.exposure = 0.3
         var vignetted = exposedVivid
@@ -611,21 +671,26 @@ struct PixelBufferTests {
         var lifted = exposedVivid
         lifted.adjustments.brightness = 0.3
         let plain = ColorMatrix(SIMD3(0.9, 0.2, 0.05), SIMD3(0.1, 0.8, 0.1), SIMD3(0, 0.3, 0.9), offset: SIMD3(0.02, -0.01, 0.03))
-        typealias Exact = (SIMD4<Double>, Int, Int) -> SIMD4<Double>
-        func recipe(_ r: Recipe) -> ([Stage], Exact) {
+        func recipe(_ name: String, _ r: Recipe) -> (String, [Stage], Exact) {
             let operations = r.operationsInOrder.filter { !$0.isIdentity }
-            return (r.stages, { c, x, width in operations.reduce(c) { $1.evaluate($0, x: x, y: 0, width: width, height: 1) } })
+            return (name, r.stages, { c, x, width in operations.reduce(c) { $1.evaluate($0, x: x, y: 0, width: width, height: 1) } })
         }
-        let cases: [(String, [Stage], Exact)] = [
-            ("vivid", recipe(Recipe(preset: .vivid)).0, recipe(Recipe(preset: .vivid)).1),
-            ("vivid at +0.3 EV", recipe(exposedVivid).0, recipe(exposedVivid).1),
-            ("vignetted", recipe(vignetted).0, recipe(vignetted).1),
-            ("lifted", recipe(lifted).0, recipe(lifted).1),
+        return [
+            recipe("vivid", Recipe(preset: .vivid)),
+            recipe("vivid at +0.3 EV", exposedVivid),
+            recipe("vignetted", vignetted),
+            recipe("lifted", lifted),
             ("plain matrix", [.affine(ColorMatrixKernel(plain))], { c, _, _ in
                 let y = plain.applied(to: SIMD3(c.x, c.y, c.z))
                 return SIMD4(y.x, y.y, y.z, c.w)
             }),
         ]
+    }
+
+    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double, alpha 257·A, a transparent premultiplied pixel all zero")
+    func wideningBlock() throws {
+        let (straightPool, premultipliedPool) = Self.conversionPools()
+        let cases = Self.conversionCases()
         let sources: [PixelFormat] = [.rgba8, .bgra8Premultiplied, try PixelFormat(.argb, alpha: .premultiplied, sample: .uint8),
                                       try PixelFormat(.abgr, alpha: .straight, sample: .uint8),
                                       try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint8),
@@ -639,7 +704,7 @@ struct PixelBufferTests {
                     let premultiplied = source.alphaMode == .premultiplied
                     let pool = premultiplied ? premultipliedPool : straightPool
                     let s = source.channelOrder, d = destination.channelOrder
-                    let (sr, sg, sb) = s.colorIndices, (dr, dg, db) = d.colorIndices
+                    let (dr, dg, db) = d.colorIndices
                     // Rows of every width 1…33, then the whole pool, each starting 8 bytes past
                     // a 64-byte boundary (a head the block takes alone) or on one, with 8
                     // guard bytes after it; consecutive pixels of the pool, so that the
@@ -647,12 +712,7 @@ struct PixelBufferTests {
                     for width in Array(1...33) + [pool.count / 4] {
                         let offset = width % 2 == 0 ? 8 : 0
                         let input = Storage(count: 4 * width), output = Storage(count: 8 * width + offset + 8)
-                        var pixels = [UInt8](repeating: 0, count: 4 * width)
-                        for i in 0..<width {
-                            let p = Array(pool[(4 * ((i + 13 * width) % (pool.count / 4)))...].prefix(4))
-                            (pixels[4 * i + sr], pixels[4 * i + sg], pixels[4 * i + sb]) = (p[0], p[1], p[2])
-                            pixels[4 * i + s.alphaIndex!] = p[3]
-                        }
+                        let pixels = Self.conversionRow(pool, width: width, order: s)
                         input.bytes.copyMemory(from: pixels, byteCount: pixels.count)
                         // A plan of its own, whose first run builds the 2D tables at the
                         // first translucent pixel (the late block); its second run has them.
@@ -684,10 +744,7 @@ struct PixelBufferTests {
                                     #expect([out[4 * i + dr], out[4 * i + dg], out[4 * i + db]] == [0, 0, 0], "\(where_): A = 0")
                                     continue
                                 }
-                                let k = premultiplied ? 1 / a : 1
-                                let colour = SIMD4(Double(pixels[4 * i + sr]) / 255 * k, Double(pixels[4 * i + sg]) / 255 * k,
-                                                   Double(pixels[4 * i + sb]) / 255 * k, a)
-                                let result = exact(colour, i, width)
+                                let result = exact(Self.straightColour(pixels, i, order: s, premultiplied: premultiplied), i, width)
                                 for (c, word) in [(0, dr), (1, dg), (2, db)] {
                                     let x = min(max(result[c], 0), 1)
                                     #expect(TieAwareCheck.accepts(Int(out[4 * i + word]), x, maxval: 65535).ok,
@@ -713,6 +770,83 @@ struct PixelBufferTests {
         for i in 0..<40 {
             #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4)) == [65535, 65535, 0, i % 2 == 0 ? 257 : 514],
                     "pixel \(i)")
+        }
+    }
+
+    @Test("8-bit pixels into another 8-bit format through the block: premultiplied into straight and straight into premultiplied, red and blue where they were or exchanged, alpha first or last; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows off a 32-byte boundary, in place too; each sample within SPEC §8 (and §10) of Double, alpha kept, a transparent premultiplied pixel all zero")
+    func byteConversionBlock() throws {
+        let (straightPool, premultipliedPool) = Self.conversionPools()
+        let groups: [[ChannelOrder]] = [[.rgba, .bgra], [.argb, .abgr]]
+        var pairs: [(PixelFormat, PixelFormat)] = []
+        for orders in groups {
+            let formats = try orders.flatMap { o in try [AlphaMode.straight, .premultiplied].map { try PixelFormat(o, alpha: $0, sample: .uint8) } }
+            pairs += formats.flatMap { s in formats.filter { $0 != s }.map { (s, $0) } }
+        }
+        for (name, stages, exact) in Self.conversionCases() {
+            let hasTones = stages.contains { if case .tone = $0 { true } else { false } }
+            for (source, destination) in pairs {
+                let premultipliedIn = source.alphaMode == .premultiplied, premultipliedOut = destination.alphaMode == .premultiplied
+                let pool = premultipliedIn ? premultipliedPool : straightPool
+                let s = source.channelOrder, d = destination.channelOrder
+                let (dr, dg, db) = d.colorIndices
+                #expect(PreparedEditPlan.conversionPositions(source, destination) != nil)
+                for width in Array(1...33) + [pool.count / 4] {
+                    let offset = width % 2 == 0 ? 4 : 0
+                    let input = Storage(count: 4 * width), output = Storage(count: 4 * width + offset + 8)
+                    let pixels = Self.conversionRow(pool, width: width, order: s)
+                    input.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+                    let plan = try EditPlan(stages: stages).prepared(width: width, height: 1, threads: 1, minimumBandPixels: 65_536,
+                                                                       toneTableCache: nil)
+                    let translucent = (0..<width).contains { pixels[4 * $0 + s.alphaIndex!] != 255 }
+                    var first: [UInt8] = []
+                    for run in 1...3 {
+                        let block = premultipliedIn
+                            ? plan.premultipliedBlock(source, destination, variant: .simd4, building: false)
+                            : plan.fusedBlock(source, destination, inPlace: false, variant: .simd4).flatMap {
+                                if case .matrix(let b) = $0.block { b } else { nil }
+                            }
+                        // With tones, the premultiplied block comes with its 2D tables, which a
+                        // run builds at its first translucent pixel.
+                        #expect((block != nil) == (!premultipliedIn || !hasTones || (run > 1 && translucent)),
+                                "\(name), \(source) → \(destination), width \(width), run \(run): block \(block != nil)")
+                        if let block {
+                            #expect(!block.widens && block.premultiplied == premultipliedIn
+                                    && block.premultipliesResults == premultipliedOut)
+                        }
+                        // The third run in place: the source's memory becomes the destination.
+                        let inPlace = run == 3
+                        let target = inPlace ? input.bytes : output.bytes + offset
+                        try plan.run(from: try PixelBuffer(baseAddress: input.bytes, width: width, height: 1, bytesPerRow: 4 * width,
+                                                           format: source),
+                                     to: try PixelBuffer(baseAddress: target, width: width, height: 1, bytesPerRow: 4 * width,
+                                                         format: destination))
+                        let out = target.assumingMemoryBound(to: UInt8.self)
+                        let written = Array(UnsafeBufferPointer(start: out, count: 4 * width))
+                        if inPlace {
+                            #expect(written == first, "\(name), \(source) → \(destination), width \(width): in place")
+                            continue
+                        }
+                        if run == 1 { first = written }
+                        let guards = output.array[..<offset] + output.array[(offset + 4 * width)...]
+                        #expect(guards.allSatisfy { $0 == 0xA5 }, "\(name), \(source) → \(destination), width \(width): written outside")
+                        for i in 0..<width {
+                            let alpha = pixels[4 * i + s.alphaIndex!], a = Double(alpha) / 255
+                            let where_ = "\(name), \(source) → \(destination), width \(width), run \(run), pixel \(i)"
+                            #expect(out[4 * i + d.alphaIndex!] == alpha, "\(where_): alpha")
+                            if alpha == 0 && (premultipliedIn || premultipliedOut) {
+                                #expect([out[4 * i + dr], out[4 * i + dg], out[4 * i + db]] == [0, 0, 0], "\(where_): A = 0")
+                                continue
+                            }
+                            let result = exact(Self.straightColour(pixels, i, order: s, premultiplied: premultipliedIn), i, width)
+                            for (c, byte) in [(0, dr), (1, dg), (2, db)] {
+                                let x = min(max(result[c], 0), 1) * (premultipliedOut ? a : 1)
+                                #expect(TieAwareCheck.accepts(Int(out[4 * i + byte]), x, maxval: 255).ok,
+                                        "\(where_) channel \(c): got \(out[4 * i + byte]), exact \(x * 255)")
+                            }
+                        }
+                    }
+                }
+            }
         }
     }
 
