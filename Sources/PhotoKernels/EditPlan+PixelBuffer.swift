@@ -81,9 +81,11 @@ extension PreparedEditPlan {
         let clearsTransparent = premultiplied && destination.format.alphaMode != .premultiplied
         let alphaByte = source.format.sampleType == .uint8 && source.format.channelOrder.fourthIndex != nil
             ? source.format.channelOrder.alphaIndex : nil
-        // The row path (any translucent premultiplied run, or no block) works on the
-        // Float scratch, one ordinary piece at a time; the blocks take longer pieces.
-        let blocksOnly = premultipliedBlock != nil || (block != nil && !premultiplied)
+        // The blocks take longer pieces than the row path's `Float` scratch holds; where
+        // a piece may still take the row path (a translucent premultiplied run without
+        // the premultiplied block), it does so a scratch's length at a time. With a late
+        // block that is only where the block cannot be made.
+        let blocksOnly = premultipliedBlock != nil || (block != nil && !premultiplied) || lateBlock != nil
         let holding = holdsRowGains(variant, in: region, floatBlockRuns: hasFloatBlock)
         // The blocks share their gains between mirror rows; the row path only where it
         // holds them.
@@ -107,6 +109,11 @@ extension PreparedEditPlan {
                 return runPremultiplied(premultipliedBlock, from: 0, count: count, gains)
             }
             func general(_ start: Int, _ n: Int) {
+                var start = start, n = n
+                while n > Self.piece {
+                    general(start, Self.piece)
+                    (start, n) = (start + Self.piece, n - Self.piece)
+                }
                 decoder.decode(UnsafeRawPointer(s + start * pixelBytes), count: n, into: slot.pixels)
                 self.runFloat(slot.pixels, count: n, y: y, x0: x0 + start, slot: slot, variant: variant, holdingGains: holding)
                 if clearsTransparent {
@@ -146,7 +153,7 @@ extension PreparedEditPlan {
             @inline(__always) func opaque(_ k: Int) -> Bool {
                 Self.isOpaque(s + group * k * pixelBytes, count: min(group, count - group * k), block.sampleBytes, fourth: fourth)
             }
-            var first = 0
+            var first = Self.opaqueGroups(s, count: count, block.sampleBytes, fourth: fourth)
             while first < groups && opaque(first) { first += 1 }
             if first > 0 { fused(0, min(group * first, count), gains) }
             guard first < groups else { return }
@@ -356,6 +363,28 @@ extension PreparedEditPlan {
     private static func positions(_ format: PixelFormat) -> ChannelPositions {
         let (r, g, b) = format.channelOrder.colorIndices
         return ChannelPositions(red: r, green: g, blue: b, fourth: format.channelOrder.fourthIndex!)
+    }
+
+    /// How many whole groups of `blockPixels` 8-bit pixels from `p` (of `count`) are
+    /// opaque, counted four groups at a time (their bytes ANDed, one test each): up to
+    /// the first four with a translucent pixel, so a caller tests the rest group by
+    /// group. 0 for 16-bit pixels. An opaque piece of a premultiplied image with tone
+    /// stages is scanned so before the straight block runs it: group by group, the scan
+    /// took 13 % of the run.
+    @inline(__always)
+    private static func opaqueGroups(_ p: UnsafeMutableRawPointer, count: Int, _ sampleBytes: Int, fourth: Int) -> Int {
+        guard sampleBytes == 1 else { return 0 }
+        let mask = BlockWords(repeating: 0xFF << UInt32(8 * fourth))
+        var k = 0
+        while (k &+ 4) &* blockPixels <= count {
+            let q = UnsafeRawPointer(p) + k &* blockBytes8
+            let v = q.loadUnaligned(as: BlockWords.self) & q.loadUnaligned(fromByteOffset: blockBytes8, as: BlockWords.self)
+                & q.loadUnaligned(fromByteOffset: 2 &* blockBytes8, as: BlockWords.self)
+                & q.loadUnaligned(fromByteOffset: 3 &* blockBytes8, as: BlockWords.self)
+            guard FusedBlock.isOpaque(v, mask) else { break }
+            k &+= 4
+        }
+        return k
     }
 
     /// Whether every one of `count` (≤ `blockPixels`) pixels has the largest alpha (255

@@ -850,6 +850,46 @@ struct PixelBufferTests {
         }
     }
 
+    @Test("premultiplied rows longer than the row path's scratch: a plan past the blocks' conditioning (exposure, then a contrast of 10⁶) takes the row path in whole block pieces, a scratch's length at a time, and gives the scalar reference's bytes and the tiles' bytes; an opaque image with tone stages gives the straight block's bytes")
+    func longPremultipliedPieces() throws {
+        let width = 3000
+        var rng = SeededGenerator(seed: 21)
+        // Opaque at both ends, a translucent run of 2000 pixels (colour ≤ alpha) between.
+        let pixels: [UInt8] = (0..<width).flatMap { x -> [UInt8] in
+            let a: UInt8 = (500..<2500).contains(x) ? UInt8.random(in: 0...254, using: &rng) : 255
+            return (0..<3).map { _ in UInt8.random(in: 0...a, using: &rng) } + [a]
+        }
+        var steep = Recipe(exposure: 0.3)
+        steep.adjustments.contrast = 1e6
+        let plan = try EditPlan(steep).prepared(width: width, height: 1, threads: 1)
+        #expect(plan.fusedBlock(.bgra8Premultiplied, .bgra8Premultiplied, inPlace: true, variant: .simd4) == nil)
+        #expect(plan.premultipliedBlockApplies(.bgra8Premultiplied, .bgra8Premultiplied, variant: .simd4))
+        func render(_ plan: PreparedEditPlan, _ pixels: [UInt8], tiles: [Range<Int>], variant: KernelVariant = .simd4,
+                    format: PixelFormat = .bgra8Premultiplied) throws -> [UInt8] {
+            let storage = Storage(count: pixels.count)
+            storage.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+            for tile in tiles {
+                try plan.run(try PixelBuffer(baseAddress: storage.bytes + 4 * tile.lowerBound, width: tile.count, height: 1,
+                                             bytesPerRow: 4 * tile.count, format: format), origin: (tile.lowerBound, 0), variant: variant)
+            }
+            return storage.array
+        }
+        let whole = try render(plan, pixels, tiles: [0..<width])
+        #expect(whole == (try render(plan, pixels, tiles: [0..<width], variant: .scalar)))
+        #expect(whole == (try render(plan, pixels, tiles: stride(from: 0, to: width, by: 700).map { $0..<min($0 + 700, width) })))
+        // An opaque image with the recipe's tone stages never builds the 2D tables: its
+        // long pieces take the straight block, as the same bytes read as straight BGRA.
+        let opaque = (0..<width).flatMap { x in [pixels[4 * x], pixels[4 * x + 1], pixels[4 * x + 2], 255] as [UInt8] }
+        // Tables of its own (none shared from other plans), which an opaque run never builds.
+        let recipe = try EditPlan(stages: KernelCatalog.sampleRecipe.stages).prepared(width: width, height: 1, threads: 1,
+                                                                                   minimumBandPixels: 65_536, toneTableCache: nil)
+        let straight = try EditPlan(stages: KernelCatalog.sampleRecipe.stages).prepared(width: width, height: 1, threads: 1)
+        #expect(try render(recipe, opaque, tiles: [0..<width])
+                == render(straight, opaque, tiles: [0..<width], format: try PixelFormat(.bgra, alpha: .straight, sample: .uint8)))
+        #expect(recipe.premultipliedBlock(.bgra8Premultiplied, .bgra8Premultiplied, variant: .simd4, building: false) == nil,
+                "an opaque image built the 2D tables")
+    }
+
     @Test("tiles rendered separately with their origins equal the whole render, bit for bit: row path and fused blocks, 8 and 16 bits, premultiplied with translucent pixels, through the same plan or a fresh one")
     func tiles() throws {
         let (w, h) = (50, 30)
