@@ -219,9 +219,10 @@ extension PreparedEditPlan {
                     variant: KernelVariant) -> (block: FusedRows, sampleBytes: Int)? {
         if variant == .simd4, let resultPositions = Self.wideningPositions(source, destination) {
             return fusedRows(maxval: 255, eightBit: true, tables: toneTables(maxval: 255, eightBit: true),
-                             positions: Self.positions(source), resultPositions: resultPositions, widening: true).map { ($0, 1) }
+                             positions: Self.positions(source), resultPositions: resultPositions,
+                             widening: true).map { ($0, 1) }
         }
-        if variant == .simd4, source != destination, let resultPositions = Self.conversionPositions(source, destination) {
+        if variant == .simd4, let resultPositions = Self.conversionPositions(source, destination) {
             let premultiplying = source.alphaMode == .straight && destination.alphaMode == .premultiplied
             return fusedRows(maxval: 255, eightBit: true, tables: toneTables(maxval: 255, eightBit: true),
                              positions: Self.positions(source), premultipliesResults: premultiplying,
@@ -243,11 +244,12 @@ extension PreparedEditPlan {
     /// the same four-channel format in and out, into a 16-bit one with straight alpha
     /// (a widening block, `wideningPositions`) or into another 8-bit one
     /// (`conversionPositions`: straight or premultiplied, red and blue where the source
-    /// has them or exchanged), and fused stages of the matrix block's shape; with tone stages, only with the plan's 2D premultiplied tables, built now
-    /// when `building` (`premultipliedToneTables(building:)`). Without them, a run takes
-    /// the straight block, which gives an opaque pixel the same bits, up to the first
-    /// translucent pixel, then makes this block (`LateBlock`) for the rest; for other
-    /// shapes, opaque runs take the straight block and translucent ones the row path.
+    /// has them or exchanged), and fused stages of the matrix block's shape; with tone
+    /// stages, only with the plan's 2D premultiplied tables, built now when `building`
+    /// (`premultipliedToneTables(building:)`). Without them, a run takes the straight
+    /// block, which gives an opaque pixel the same bits, up to the first translucent
+    /// pixel, then makes this block (`LateBlock`) for the rest; for other shapes, opaque
+    /// runs take the straight block and translucent ones the row path.
     func premultipliedBlock(_ source: PixelFormat, _ destination: PixelFormat,
                                     variant: KernelVariant, building: Bool) -> FusedBlock? {
         #if _endian(little)
@@ -257,12 +259,12 @@ extension PreparedEditPlan {
         if !plan.tones.isEmpty && tables == nil { return nil }
         let (r, g, b) = source.channelOrder.colorIndices
         let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
-        let wideningPositions = Self.wideningPositions(source, destination)
+        let widening = Self.wideningPositions(source, destination)
+        let resultPositions = widening ?? Self.conversionPositions(source, destination)
         guard case .matrix(let block)? = fusedRows(maxval: 255, eightBit: true, tables: tables, positions: positions,
                                                    premultiplied: true,
                                                    premultipliesResults: destination.alphaMode == .premultiplied,
-                                                   resultPositions: wideningPositions ?? Self.conversionPositions(source, destination),
-                                                   widening: wideningPositions != nil)
+                                                   resultPositions: resultPositions, widening: widening != nil)
         else { return nil }
         return block
         #else
@@ -274,8 +276,8 @@ extension PreparedEditPlan {
     /// table is built: `.simd4`, a premultiplied four-channel 8-bit format in and the
     /// same out, a 16-bit one with straight alpha or another 8-bit one
     /// (`conversionPositions`), and fused stages of its shape (tones, then at most one
-    /// matrix; a LUT or a per-pixel stage has none). A run makes a `LateBlock` only then, so that a plan
-    /// without the block never builds its 2D tables.
+    /// matrix; a LUT or a per-pixel stage has none). A run makes a `LateBlock` only
+    /// then, so that a plan without the block never builds its 2D tables.
     func premultipliedBlockApplies(_ source: PixelFormat, _ destination: PixelFormat, variant: KernelVariant) -> Bool {
         guard variant == .simd4, source == destination || Self.wideningPositions(source, destination) != nil
                 || Self.conversionPositions(source, destination) != nil,
@@ -348,13 +350,13 @@ extension PreparedEditPlan {
     /// Where an 8-bit block into another 8-bit format writes R, G, B and alpha, if it
     /// runs this pair: four 8-bit channels with alpha in and out, straight or
     /// premultiplied, green and alpha in the same places and red and blue in the same
-    /// or exchanged (RGBA and BGRA, ARGB and ABGR).
+    /// or exchanged (RGBA and BGRA, ARGB and ABGR); `nil` for one format in and out.
     static func conversionPositions(_ source: PixelFormat, _ destination: PixelFormat) -> ChannelPositions? {
-        guard source.sampleType == .uint8, destination.sampleType == .uint8,
+        guard source != destination, source.sampleType == .uint8, destination.sampleType == .uint8,
               source.alphaMode != .none, destination.alphaMode != .none,
+              source.channelOrder.channelCount == 4, destination.channelOrder.channelCount == 4,
               let fourth = source.channelOrder.alphaIndex, destination.channelOrder.alphaIndex == fourth,
-              source.channelOrder.colorIndices.green == destination.channelOrder.colorIndices.green,
-              source.channelOrder.channelCount == 4 else { return nil }
+              source.channelOrder.colorIndices.green == destination.channelOrder.colorIndices.green else { return nil }
         let (r, g, b) = destination.channelOrder.colorIndices
         return ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
     }

@@ -22,8 +22,8 @@
 // Premultiplied 8-bit pixels (SPEC §10) run the same block: the straight colour is the
 // stored sample times `m/A` (one division per block), or, with tone tables, an entry
 // of a 2D table indexed by `(A, c)` that holds the tones of `c/A`; the clamped result
-// is multiplied by `A/m` before rounding, so A = 0 gives 0 (into straight pixels, by
-// 1, or by 0 where A = 0).
+// is multiplied by `A/m` before rounding, so A = 0 gives 0; into straight pixels the
+// factor is 1, or 0 where A = 0.
 //
 // Why it is fast: 8 pixels of 8-bit samples are one 256-bit load (16 one 512-bit load),
 // split into channels with shifts and masks (structure of arrays without a shuffle);
@@ -959,7 +959,8 @@ struct FusedBlock: @unchecked Sendable {
                     // Straight 16-bit results; a transparent premultiplied pixel is all
                     // zero (SPEC §10), whatever its colour's quotient gave.
                     let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
-                    let pixels = widened(x, y, z, alpha: (v &>> fs) & byte, clearingTransparent: E.clearsTransparent && !opaque)
+                    let pixels = widened(x, y, z, alpha: (v &>> fs) & byte,
+                                         clearingTransparent: E.clearsTransparent && !opaque)
                     output.storeBytes(of: pixels, toByteOffset: 2 &* offset, as: BlockPixelWords16.self)
                     offset &+= blockBytes8
                     continue

@@ -316,10 +316,11 @@ struct PixelBufferTests {
         }
     }
 
-    @Test("premultiplied 8-bit: every (colour ≤ alpha) pair survives a conversion exactly; A = 0 stays all zero")
+    @Test("premultiplied 8-bit: every (colour ≤ alpha) pair survives a conversion exactly, through the block and the row path; A = 0 stays all zero")
     func premultipliedRoundTrip() throws {
         // Every pair (c, a) with c ≤ a, as pixel (c, c/2, c, a) in BGRA, converted to RGBA
-        // through straight Float (an empty plan with a format change decodes and encodes).
+        // by an empty plan: the block (colour divided by alpha, multiplied back, rounded
+        // once) and the scalar reference (through straight `Float`).
         var pixels: [UInt8] = []
         for a in 0...255 { for c in 0...a { pixels += [UInt8(c), UInt8(c / 2), UInt8(c), UInt8(a)] } }
         let count = pixels.count / 4
@@ -327,13 +328,17 @@ struct PixelBufferTests {
         source.bytes.copyMemory(from: pixels, byteCount: pixels.count)
         let rgbaPremultiplied = try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint8)
         let plan = try EditPlan(stages: []).prepared(width: count, height: 1, threads: 1)
-        try plan.run(from: try Self.buffer(source, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied),
-                     to: try Self.buffer(destination, width: count, height: 1, bytesPerRow: count * 4, rgbaPremultiplied))
-        let out = destination.array
-        for i in 0..<count {
-            let (b, g, r, a) = (pixels[4 * i], pixels[4 * i + 1], pixels[4 * i + 2], pixels[4 * i + 3])
-            let expected: [UInt8] = a == 0 ? [0, 0, 0, 0] : [r, g, b, a]
-            #expect(Array(out[(4 * i)..<(4 * i + 4)]) == expected, "pixel \(i): \(Array(pixels[(4 * i)..<(4 * i + 4)]))")
+        #expect(plan.premultipliedBlock(.bgra8Premultiplied, rgbaPremultiplied, variant: .simd4, building: false) != nil)
+        for variant in [KernelVariant.simd4, .scalar] {
+            try plan.run(from: try Self.buffer(source, width: count, height: 1, bytesPerRow: count * 4, .bgra8Premultiplied),
+                         to: try Self.buffer(destination, width: count, height: 1, bytesPerRow: count * 4, rgbaPremultiplied),
+                         variant: variant)
+            let out = destination.array
+            for i in 0..<count {
+                let (b, g, r, a) = (pixels[4 * i], pixels[4 * i + 1], pixels[4 * i + 2], pixels[4 * i + 3])
+                let expected: [UInt8] = a == 0 ? [0, 0, 0, 0] : [r, g, b, a]
+                #expect(Array(out[(4 * i)..<(4 * i + 4)]) == expected, "\(variant), pixel \(i): \(Array(pixels[(4 * i)..<(4 * i + 4)]))")
+            }
         }
         // The identity recipe in place returns the bytes.
         try EditPlan(stages: Recipe.identity.stages).prepared(width: count, height: 1)
@@ -847,6 +852,60 @@ struct PixelBufferTests {
                     }
                 }
             }
+        }
+    }
+
+    @Test("8-bit conversions by the block over a whole image: tiles with their origins and two threads give the whole render's bytes, an empty plan gives each pixel's colour within SPEC §8 of Double (c / A, or c · A), and only the pairs the block takes are routed to it")
+    func byteConversionTiles() throws {
+        let (w, h) = (50, 30)
+        let (straightPool, premultipliedPool) = Self.conversionPools()
+        let argbPremultiplied = try PixelFormat(.argb, alpha: .premultiplied, sample: .uint8)
+        let abgr = try PixelFormat(.abgr, alpha: .straight, sample: .uint8)
+        let vignetted = Self.conversionCases().first { $0.0 == "vignetted" }!
+        for (source, destination) in [(PixelFormat.bgra8Premultiplied, PixelFormat.rgba8), (.rgba8, .bgra8Premultiplied),
+                                      (argbPremultiplied, abgr)] {
+            let premultipliedIn = source.alphaMode == .premultiplied, premultipliedOut = destination.alphaMode == .premultiplied
+            let pool = premultipliedIn ? premultipliedPool : straightPool
+            let pixels = (0..<h).flatMap { y in Self.conversionRow(Array(pool[(4 * y)...] + pool[..<(4 * y)]), width: w, order: source.channelOrder) }
+            let input = Storage(count: pixels.count)
+            input.bytes.copyMemory(from: pixels, byteCount: pixels.count)
+            let sourceBuffer = try Self.buffer(input, width: w, height: h, bytesPerRow: 4 * w, source)
+            // Opaque runs of a premultiplied source take the straight block, the rest the premultiplied one.
+            #expect(try EditPlan(stages: vignetted.1).prepared(width: w, height: h)
+                .fusedBlock(source, destination, inPlace: false, variant: .simd4) != nil)
+            for stages in [vignetted.1, []] {
+                let plan = try EditPlan(stages: stages).prepared(width: w, height: h, threads: 2, minimumBandPixels: 64)
+                let whole = Storage(count: pixels.count), tiled = Storage(count: pixels.count)
+                try plan.run(from: sourceBuffer, to: try Self.buffer(whole, width: w, height: h, bytesPerRow: 4 * w, destination))
+                for (x, y, tw, th) in [(0, 0, 17, 11), (17, 0, 33, 11), (0, 11, 50, 19)] {
+                    let offset = 4 * (y * w + x)
+                    try plan.run(from: try PixelBuffer(baseAddress: input.bytes + offset, width: tw, height: th, bytesPerRow: 4 * w,
+                                                       format: source),
+                                 to: try PixelBuffer(baseAddress: tiled.bytes + offset, width: tw, height: th, bytesPerRow: 4 * w,
+                                                     format: destination), origin: (x, y))
+                }
+                #expect(tiled.array == whole.array, "\(source) → \(destination), \(stages.count) stages: tiles")
+                guard stages.isEmpty else { continue }
+                let out = whole.array, d = destination.channelOrder
+                let (dr, dg, db) = d.colorIndices
+                for i in 0..<(w * h) {
+                    let colour = Self.straightColour(pixels, i, order: source.channelOrder, premultiplied: premultipliedIn)
+                    #expect(out[4 * i + d.alphaIndex!] == pixels[4 * i + source.channelOrder.alphaIndex!])
+                    for (c, byte) in [(0, dr), (1, dg), (2, db)] {
+                        let x = colour.w == 0 ? 0 : min(max(colour[c], 0), 1) * (premultipliedOut ? colour.w : 1)
+                        #expect(TieAwareCheck.accepts(Int(out[4 * i + byte]), x, maxval: 255).ok,
+                                "\(source) → \(destination), empty plan, pixel \(i) channel \(c): got \(out[4 * i + byte]), exact \(x * 255)")
+                    }
+                }
+            }
+        }
+        // Pairs outside the block: alpha elsewhere, padding, grey, another depth, the same format.
+        let rgbx = try PixelFormat(.rgbx, alpha: .none, sample: .uint8), bgrx = try PixelFormat(.bgrx, alpha: .none, sample: .uint8)
+        let argb = try PixelFormat(.argb, alpha: .straight, sample: .uint8)
+        let greyAlpha = try PixelFormat(.grayAlpha, alpha: .straight, sample: .uint8)
+        for (source, destination) in [(PixelFormat.rgba8, argb), (rgbx, bgrx), (.bgra8Premultiplied, bgrx), (greyAlpha, greyAlpha),
+                                      (.rgba16, .rgba8), (.rgba8, .rgba8), (.bgra8Premultiplied, .bgra8Premultiplied)] {
+            #expect(PreparedEditPlan.conversionPositions(source, destination) == nil, "\(source) → \(destination)")
         }
     }
 
