@@ -169,6 +169,14 @@ final class Runner {
             // The input is never written, so every sample starts from it without a restore.
             return Sampler.measure(policy: policy) { try? plan.run(from: source, to: destination, variant: variant) }
 
+        case .importing(let entry, let variant):
+            let (source, destination) = (fixture.appBuffers(.rgba8Padded), fixture.appBuffers(.bgra8Premultiplied))
+            let plan = try Self.plan(entry, width: destination.width, height: destination.height, threads: libraryThreads)
+            try verifyImport(workload, source, destination, plan)
+            let input = try source.buffer(source.input), output = try destination.buffer(destination.work)
+            // Every byte of the output is written, so nothing is restored between samples.
+            return Sampler.measure(policy: policy) { try? plan.run(from: input, to: output, variant: variant) }
+
         case .convert(let direction, let depth):
             switch depth {
             case .eight: return try measureConversion(workload, direction, fixture.samples8(), in: fixture)
@@ -266,6 +274,11 @@ final class Runner {
             let buffers = fixture.appBuffers(.bgra8Premultiplied)
             try verifyExport(workload, buffers,
                              try Self.plan(entry, width: buffers.width, height: buffers.height, threads: libraryThreads))
+
+        case .importing(let entry, _):
+            let destination = fixture.appBuffers(.bgra8Premultiplied)
+            try verifyImport(workload, fixture.appBuffers(.rgba8Padded), destination,
+                             try Self.plan(entry, width: destination.width, height: destination.height, threads: libraryThreads))
 
         case .convert(let direction, let depth):
             switch depth {
@@ -508,6 +521,32 @@ final class Runner {
                                                      channels: grey ? ["Y"] : ["R", "G", "B", "A"]), status: .failure)
             }
             #endif
+        }
+    }
+
+    /// Runs `plan` once from the straight `rgba8-padded` buffer's input into the
+    /// premultiplied BGRA8 buffer's working memory (the warm-up) and checks it: a
+    /// non-scalar variant agrees with the scalar import over every byte (the integer
+    /// rule). The scalar import is kept as the BGRA8 buffer's reference when other
+    /// variants follow.
+    private func verifyImport(_ workload: Workload, _ source: AppBufferSet, _ destination: AppBufferSet,
+                              _ plan: PreparedEditPlan) throws(ToolError) {
+        guard case .importing(_, let variant) = workload.kind else { preconditionFailure("not an import") }
+        let threads = self.threads
+        let input = try source.buffer(source.input), output = try destination.buffer(destination.work)
+        func run(_ variant: KernelVariant) throws(ToolError) {
+            do { try plan.run(from: input, to: output, variant: variant) } catch {
+                throw ToolError("\(workload.name): \(error.description)", status: .failure)
+            }
+        }
+        guard try runAfterScalar(workload, variant, referenceHeld: destination.referenceName == workload.scalarKey, run,
+                                 keep: { destination.keepReference(named: workload.scalarKey, threads: threads) }) else { return }
+        let report = Verification.compare(
+            reference: UnsafeBufferPointer(start: destination.reference.assumingMemoryBound(to: UInt8.self), count: destination.byteCount),
+            candidate: UnsafeBufferPointer(start: destination.work.assumingMemoryBound(to: UInt8.self), count: destination.byteCount))
+        if !report.passed {
+            throw ToolError(Verification.message(report, workload: workload, width: destination.width,
+                                                 against: "the scalar reference"), status: .failure)
         }
     }
 

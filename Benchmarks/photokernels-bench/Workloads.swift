@@ -161,6 +161,11 @@ struct Workload: Sendable {
         /// `Float16` buffer, rows packed: an export of the edited photo, the plan
         /// prepared once for the size.
         case export(ExportFormat, CatalogEntry, KernelVariant)
+        /// `PreparedEditPlan.run(from:to:variant:)` from the `rgba8-padded` app buffer
+        /// (straight RGBA8, opaque, never written) into the `bgra8-premultiplied` one's
+        /// memory: a decoded image brought into the display buffer with the edit, the
+        /// plan prepared once for the size.
+        case importing(CatalogEntry, KernelVariant)
         /// `FloatImage.decode(from:layout: .rgba, …)` or `FloatImage.encode(into:layout: .rgba, …)`
         /// between an RGBA raster of the depth and a preallocated `Float` image or raster.
         case convert(ConversionDirection, SampleDepth)
@@ -187,6 +192,9 @@ struct Workload: Sendable {
             parts = [buffer.group, buffer.label, entry.name, variant.rawValue]
         case .export(let format, let entry, let variant):
             parts = ["pipeline", "\(AppBuffer.bgra8Premultiplied.label)-to-\(format.rawValue)", entry.name, variant.rawValue]
+        case .importing(let entry, let variant):
+            parts = ["pipeline", "\(AppBuffer.rgba8Padded.label)-to-\(AppBuffer.bgra8Premultiplied.label)", entry.name,
+                     variant.rawValue]
         case .convert(let direction, let depth):
             parts = ["convert", direction.label(depth)]
         case .netpbmDecode(let depth):
@@ -209,7 +217,7 @@ struct Workload: Sendable {
         switch kind {
         case .kernel(let entry, _): return entry.name
         case .pipeline(_, let entry, _): return entry?.name ?? "identity"
-        case .appBuffer(_, let entry, _), .export(_, let entry, _): return entry.name
+        case .appBuffer(_, let entry, _), .export(_, let entry, _), .importing(let entry, _): return entry.name
         default: return nil
         }
     }
@@ -219,7 +227,7 @@ struct Workload: Sendable {
         switch kind {
         case .kernel(_, let variant): return variant
         case .pipeline(_, _, let variant): return variant
-        case .appBuffer(_, _, let variant), .export(_, _, let variant): return variant
+        case .appBuffer(_, _, let variant), .export(_, _, let variant), .importing(_, let variant): return variant
         default: return nil
         }
     }
@@ -239,8 +247,9 @@ struct Workload: Sendable {
     /// - copy: the buffer read and the buffer written (2 × its bytes per pixel);
     /// - kernel: in place, 16 B read + 16 B written;
     /// - pipeline: the RGBA raster read and written (4 + 4 B at 8 bits, 8 + 8 B at 16);
-    ///   an app buffer in place likewise 4 + 4 B (row padding is not counted); the
-    ///   exports 4 B read + 4 B written (RGBA8), 8 (RGBA words or `Float16`s) or 2 (grey);
+    ///   an app buffer in place, and the import, likewise 4 + 4 B (row padding is not
+    ///   counted); the exports 4 B read + 4 B written (RGBA8), 8 (RGBA words or
+    ///   `Float16`s) or 2 (grey);
     /// - convert: the raster (4 or 8 B) plus the `Float` image (16 B), one read and the
     ///   other written: 20 B at 8 bits, 24 B at 16;
     /// - Netpbm: the raw P6 bytes (3 or 6 per pixel) plus the `UInt16` RGB samples (6).
@@ -249,7 +258,7 @@ struct Workload: Sendable {
         case .copy(let buffer): return 2 * buffer.bytesPerPixel
         case .kernel: return 2 * CopyBuffer.floatRGBA.bytesPerPixel
         case .pipeline(let depth, _, _): return 2 * CopyBuffer.samples(depth).bytesPerPixel
-        case .appBuffer: return 2 * CopyBuffer.samplesRGBA8.bytesPerPixel
+        case .appBuffer, .importing: return 2 * CopyBuffer.samplesRGBA8.bytesPerPixel
         case .export(let format, _, _): return CopyBuffer.samplesRGBA8.bytesPerPixel + format.bytesPerPixel
         case .convert(_, let depth): return CopyBuffer.samples(depth).bytesPerPixel + CopyBuffer.floatRGBA.bytesPerPixel
         case .netpbmDecode(let depth), .netpbmEncode(let depth):
@@ -272,7 +281,7 @@ struct Workload: Sendable {
         case .copy(let buffer): return buffer
         case .kernel, .convert: return .floatRGBA
         case .pipeline(let depth, _, _): return .samples(depth)
-        case .appBuffer: return .samplesRGBA8
+        case .appBuffer, .importing: return .samplesRGBA8
         case .export(let format, _, _): return format == .rgba8 ? .samplesRGBA8 : .samplesRGBA16
         case .netpbmDecode, .netpbmEncode: return .samplesRGBA16
         }
@@ -307,7 +316,8 @@ enum WorkloadPlan {
     }
 
     /// The catalog entry of the exports: `recipe`, the full edit, as an app exports the
-    /// photo it has been editing, into each of `ExportFormat.available`.
+    /// photo it has been editing, into each of `ExportFormat.available`; and of the
+    /// import, the way in.
     static var exportEntries: [CatalogEntry] {
         ["recipe"].compactMap(KernelCatalog.entry(named:))
     }
@@ -329,6 +339,7 @@ enum WorkloadPlan {
         for format in ExportFormat.available {
             for entry in exportEntries { kinds += variants.map { .export(format, entry, $0) } }
         }
+        for entry in exportEntries { kinds += variants.map { .importing(entry, $0) } }
         for depth in SampleDepth.allCases {
             kinds += ConversionDirection.allCases.map { .convert($0, depth) }
         }

@@ -213,6 +213,18 @@ struct AppBufferTests {
         #expect(half.scalarKey == "pipeline/bgra8-premultiplied-to-rgba16f/recipe/12MP" && half.variant == .simd4)
     }
 
+    @Test("the import is pipeline/rgba8-padded-to-bgra8-premultiplied, recipe, every variant, 4 + 4 B/px against the 8-bit copy")
+    func importing() throws {
+        let all = try WorkloadPlan.make(sizes: [.mp12], filter: "^pipeline/rgba8-padded-to-")
+        let rows = KernelVariant.allCases.map { "pipeline/rgba8-padded-to-bgra8-premultiplied/recipe/\($0.rawValue)/12MP" }
+        #expect(all.map(\.name).sorted() == (rows + ["copy/samples-rgba8/12MP"]).sorted())
+        for workload in all where workload.group == "pipeline" {
+            #expect(workload.bytesPerPixel == 8 && workload.roofline == .samplesRGBA8 && workload.kernelName == "recipe")
+        }
+        let simd = Workload(kind: .importing(try #require(KernelCatalog.entry(named: "recipe")), .simd4), size: .mp12)
+        #expect(simd.scalarKey == "pipeline/rgba8-padded-to-bgra8-premultiplied/recipe/12MP" && simd.variant == .simd4)
+    }
+
     #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
     @Test("Float16 exports agree within 1e-5 or one half-precision step; NaN only where the reference has it")
     func halves() {
