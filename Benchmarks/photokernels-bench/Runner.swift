@@ -447,6 +447,12 @@ final class Runner {
         }
         guard try runAfterScalar(workload, variant, referenceHeld: buffers.referenceName == workload.scalarKey, run,
                                  keep: { buffers.keepReference(named: workload.scalarKey, threads: threads) }) else { return }
+        try compareWorkWithReference(workload, buffers)
+    }
+
+    /// Checks an app buffer's working memory against its reference (the scalar
+    /// variant's output) over every byte, by the integer rule (`Verification`).
+    private func compareWorkWithReference(_ workload: Workload, _ buffers: AppBufferSet) throws(ToolError) {
         let report = Verification.compare(
             reference: UnsafeBufferPointer(start: buffers.reference.assumingMemoryBound(to: UInt8.self), count: buffers.byteCount),
             candidate: UnsafeBufferPointer(start: buffers.work.assumingMemoryBound(to: UInt8.self), count: buffers.byteCount))
@@ -541,13 +547,7 @@ final class Runner {
         }
         guard try runAfterScalar(workload, variant, referenceHeld: destination.referenceName == workload.scalarKey, run,
                                  keep: { destination.keepReference(named: workload.scalarKey, threads: threads) }) else { return }
-        let report = Verification.compare(
-            reference: UnsafeBufferPointer(start: destination.reference.assumingMemoryBound(to: UInt8.self), count: destination.byteCount),
-            candidate: UnsafeBufferPointer(start: destination.work.assumingMemoryBound(to: UInt8.self), count: destination.byteCount))
-        if !report.passed {
-            throw ToolError(Verification.message(report, workload: workload, width: destination.width,
-                                                 against: "the scalar reference"), status: .failure)
-        }
+        try compareWorkWithReference(workload, destination)
     }
 
     /// Verifies (the warm-up), then times one conversion between the RGBA raster of
