@@ -229,15 +229,14 @@ extension PreparedEditPlan {
                              resultPositions: resultPositions).map { ($0, 1) }
         }
         guard variant == .simd4, source == destination, let maxval = source.sampleType.maxval,
-              let fourth = source.channelOrder.fourthIndex else { return nil }
+              source.channelOrder.fourthIndex != nil else { return nil }
         // The block stores whole pixels, padding included: only in place does that keep
         // the destination's padding as it is.
         if !source.channelOrder.hasAlpha && !inPlace { return nil }
         let eightBit = source.sampleType == .uint8
         let tables = toneTables(maxval: maxval, eightBit: eightBit)
-        let (r, g, b) = source.channelOrder.colorIndices
-        let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
-        return fusedRows(maxval: maxval, eightBit: eightBit, tables: tables, positions: positions).map { ($0, eightBit ? 1 : 2) }
+        return fusedRows(maxval: maxval, eightBit: eightBit, tables: tables,
+                         positions: Self.positions(source)).map { ($0, eightBit ? 1 : 2) }
     }
 
     /// The one-pass block on premultiplied 8-bit pixels (SPEC §10 inside the block), for
@@ -253,15 +252,12 @@ extension PreparedEditPlan {
     func premultipliedBlock(_ source: PixelFormat, _ destination: PixelFormat,
                                     variant: KernelVariant, building: Bool) -> FusedBlock? {
         #if _endian(little)
-        guard premultipliedBlockApplies(source, destination, variant: variant),
-              let fourth = source.channelOrder.fourthIndex else { return nil }
+        guard premultipliedBlockApplies(source, destination, variant: variant) else { return nil }
         let tables = premultipliedToneTables(building: building)
         if !plan.tones.isEmpty && tables == nil { return nil }
-        let (r, g, b) = source.channelOrder.colorIndices
-        let positions = ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
         let widening = Self.wideningPositions(source, destination)
         let resultPositions = widening ?? Self.conversionPositions(source, destination)
-        guard case .matrix(let block)? = fusedRows(maxval: 255, eightBit: true, tables: tables, positions: positions,
+        guard case .matrix(let block)? = fusedRows(maxval: 255, eightBit: true, tables: tables, positions: Self.positions(source),
                                                    premultiplied: true,
                                                    premultipliesResults: destination.alphaMode == .premultiplied,
                                                    resultPositions: resultPositions, widening: widening != nil)
@@ -361,7 +357,8 @@ extension PreparedEditPlan {
         return ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
     }
 
-    /// The channel positions of a four-channel format (`fourthIndex` not `nil`).
+    /// The channel positions of a four-channel format (`fourthIndex` not `nil`), as the
+    /// blocks take them.
     private static func positions(_ format: PixelFormat) -> ChannelPositions {
         let (r, g, b) = format.channelOrder.colorIndices
         return ChannelPositions(red: r, green: g, blue: b, fourth: format.channelOrder.fourthIndex!)
