@@ -5,7 +5,8 @@
 // catalog entry, and the `Float` path too (the samples decoded, the plan's schedule
 // on `Float` pixels, encoded), whose arithmetic differs again, and the same 8-bit
 // pixels widened into 16-bit ones (`PreparedEditPlan.run(from:to:)`, the widening
-// block, whose matrix is on the 16-bit scale); then the row codecs'
+// block, whose matrix is on the 16-bit scale) and into `Float16` ones (the same block
+// on the [0, 1] scale, unclamped, held to `HalfTolerance`); then the row codecs'
 // `Float16` conversions against the toolchain's on every half and every float. Debug
 // builds are far too slow for it, so CI runs it in release.
 
@@ -71,12 +72,19 @@ enum Exactness {
         }
         var fused = [UInt8](repeating: 0, count: input.count), viaFloat = fused
         var widened = [UInt16](repeating: 0, count: input.count)
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        var halved: [UInt16]? = [UInt16](repeating: 0, count: input.count)
+        #else
+        var halved: [UInt16]? = nil
+        #endif
         var image: FloatImage?  // the Float path's pixels, kept from case to case
         var passed = true
         try say("SPEC §8 on all 2²⁴ RGB triples against a Double evaluation: the 8-bit fused schedule (simd4), "
                 + "the Float path (decoded, the plan's simd4 schedule on Float pixels, encoded), "
                 + "and 8-bit pixels into 16-bit ones (an RGBA8 buffer into an RGBA16 one: the widening block, "
-                + "or the row path where the plan has not the block's shape)")
+                + "or the row path where the plan has not the block's shape) and into Float16 ones (the same into "
+                + "straight RGBA Float16, unclamped: the nearest half, or either within 2⁻²⁰·max(1, |x|) of a "
+                + "rounding boundary)")
         for c in cases {
             let stages = c.operations.filter { !$0.isIdentity }.flatMap(\.stages)
             do {
@@ -97,6 +105,13 @@ enum Exactness {
                         let destination = try PixelBuffer(baseAddress: o.baseAddress!, width: side, height: side,
                                                           bytesPerRow: 8 * side, format: .rgba16)
                         try plan.run(from: source, to: destination)
+                        if halved != nil {
+                            try halved!.withUnsafeMutableBytes { h in
+                                try plan.run(from: source, to: try PixelBuffer(
+                                    baseAddress: h.baseAddress!, width: side, height: side, bytesPerRow: 8 * side,
+                                    format: try PixelFormat(.rgba, alpha: .straight, sample: .float16)))
+                            }
+                        }
                     }
                 }
             } catch {
@@ -104,9 +119,9 @@ enum Exactness {
                 passed = false
                 continue
             }
-            let results = check(c, input, [fused, viaFloat], wide: widened, side: side,
+            let results = check(c, input, [fused, viaFloat], wide: widened, halves: halved, side: side,
                                 threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
-            for (path, result) in zip(["8-bit", "Float", "8→16-bit"], results) {
+            for (path, result) in zip(["8-bit", "Float", "8→16-bit", "8→Float16"], results) {
                 let ok = result.wrong == 0
                 passed = passed && ok
                 try say("  \(ok ? "ok  " : "FAIL") \(path) \(c.name): \(result.wrong) wrong, \(result.nearTies) near-tie samples"
@@ -203,24 +218,42 @@ enum Exactness {
     }
     #endif
 
+    /// The verdict on an integer sample at maxval `m`, or with `m` = 0 on the bits of a
+    /// `Float16` (`HalfTolerance`).
+    private static func verdict(_ sample: Int, exact: Double, maxval m: Int) -> IntegerTolerance.Verdict {
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        if m == 0 { return HalfTolerance.verdict(Float16(bitPattern: UInt16(truncatingIfNeeded: sample)), exact: exact) }
+        #endif
+        return IntegerTolerance.verdict(sample, exact: exact, maxval: m)
+    }
+
+    /// A sample for a message: the integer, or with `m` = 0 the value of the `Float16`.
+    private static func shown(_ sample: Int, maxval m: Int) -> String {
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        if m == 0 { return "\(Float16(bitPattern: UInt16(truncatingIfNeeded: sample)))" }
+        #endif
+        return "\(sample)"
+    }
+
     /// One line of the report on standard output, written as it is made.
     private static func say(_ line: String) throws(ToolError) {
         try BenchmarkTool.write(line + "\n", to: nil)
     }
 
-    /// Every colour sample and every alpha of each of `outputs` (8-bit) and of `wide`
-    /// (16-bit) against the oracle, evaluated once per pixel for all of them, over row
-    /// bands; one result per output, `wide`'s last.
-    static func check(_ c: Case, _ input: [UInt8], _ outputs: [[UInt8]], wide: [UInt16], side: Int,
+    /// Every colour sample and every alpha of each of `outputs` (8-bit), of `wide`
+    /// (16-bit) and of `halves` (`Float16` bits, if any) against the oracle, evaluated
+    /// once per pixel for all of them, over row bands; one result per output, then
+    /// `wide`'s and `halves`'.
+    static func check(_ c: Case, _ input: [UInt8], _ outputs: [[UInt8]], wide: [UInt16], halves: [UInt16]?, side: Int,
                       threads: Int) -> [Result] {
-        let bands = max(1, threads), count = outputs.count + 1
+        let bands = max(1, threads), count = outputs.count + (halves == nil ? 1 : 2)
         let results = UnsafeMutableBufferPointer<Result>.allocate(capacity: bands * count)
         results.initialize(repeating: Result())
         defer { results.deallocate() }
         let operations = c.operations.filter { !$0.isIdentity }
         input.withUnsafeBufferPointer { i in
             let (src, dst, out) = (UncheckedSendable(i), UncheckedSendable(outputs), UncheckedSendable(results))
-            let words = UncheckedSendable(wide)
+            let words = UncheckedSendable(wide), halfBits = UncheckedSendable(halves)
             DispatchQueue.concurrentPerform(iterations: bands) { band in
                 var r = [Result](repeating: Result(), count: count)
                 for y in (side * band / bands)..<(side * (band + 1) / bands) {
@@ -229,10 +262,11 @@ enum Exactness {
                         let color = SIMD4(Double(src.value[p]) / 255, Double(src.value[p + 1]) / 255,
                                           Double(src.value[p + 2]) / 255, 1)
                         let exact = operations.reduce(color) { $1.evaluate($0, x: x, y: y, width: side, height: side) }
-                        // Output k's pixel: its three colour samples and alpha at maxval m.
+                        // Output k's pixel: its three colour samples and alpha at maxval m,
+                        // or as `Float16` bits (m = 0; alpha 1.0).
                         func judge(_ k: Int, _ sample: (Int) -> Int, maxval m: Int) {
                             for ch in 0..<3 {
-                                switch IntegerTolerance.verdict(sample(ch), exact: exact[ch], maxval: m) {
+                                switch verdict(sample(ch), exact: exact[ch], maxval: m) {
                                 case .exact: break
                                 case .nearTie: r[k].nearTies += 1
                                 case .wrong(let beyond):
@@ -240,14 +274,18 @@ enum Exactness {
                                     r[k].worstBeyond = max(r[k].worstBeyond, beyond)
                                     if r[k].first == nil {
                                         r[k].first = "(\(src.value[p]), \(src.value[p + 1]), \(src.value[p + 2])) channel \(ch): "
-                                            + "got \(sample(ch)), exact \(exact[ch] * Double(m))"
+                                            + "got \(shown(sample(ch), maxval: m)), exact \(exact[ch] * Double(max(m, 1)))"
                                     }
                                 }
                             }
-                            if sample(3) != m { r[k].wrong += 1; r[k].first = r[k].first ?? "alpha changed at (\(x), \(y))" }
+                            if sample(3) != (m == 0 ? 0x3C00 : m) {
+                                r[k].wrong += 1
+                                r[k].first = r[k].first ?? "alpha changed at (\(x), \(y))"
+                            }
                         }
                         for (k, output) in dst.value.enumerated() { judge(k, { Int(output[p + $0]) }, maxval: 255) }
-                        judge(count - 1, { Int(words.value[p + $0]) }, maxval: 65535)
+                        judge(outputs.count, { Int(words.value[p + $0]) }, maxval: 65535)
+                        if let h = halfBits.value { judge(outputs.count + 1, { Int(h[p + $0]) }, maxval: 0) }
                     }
                 }
                 for k in r.indices { out.value[k * bands + band] = r[k] }

@@ -219,8 +219,8 @@ extension PreparedEditPlan {
                     variant: KernelVariant) -> (block: FusedRows, sampleBytes: Int)? {
         if variant == .simd4, let resultPositions = Self.wideningPositions(source, destination) {
             return fusedRows(maxval: 255, eightBit: true, tables: toneTables(maxval: 255, eightBit: true),
-                             positions: Self.positions(source), resultPositions: resultPositions,
-                             widening: true).map { ($0, 1) }
+                             positions: Self.positions(source), resultPositions: resultPositions, widening: true,
+                             halfPrecision: destination.sampleType == .float16).map { ($0, 1) }
         }
         if variant == .simd4, let resultPositions = Self.conversionPositions(source, destination) {
             let premultiplying = source.alphaMode == .straight && destination.alphaMode == .premultiplied
@@ -260,7 +260,8 @@ extension PreparedEditPlan {
         guard case .matrix(let block)? = fusedRows(maxval: 255, eightBit: true, tables: tables, positions: Self.positions(source),
                                                    premultiplied: true,
                                                    premultipliesResults: destination.alphaMode == .premultiplied,
-                                                   resultPositions: resultPositions, widening: widening != nil)
+                                                   resultPositions: resultPositions, widening: widening != nil,
+                                                   halfPrecision: destination.sampleType == .float16)
         else { return nil }
         return block
         #else
@@ -334,9 +335,10 @@ extension PreparedEditPlan {
 
     /// Where a widening block (`FusedBlock.runWidening`) writes R, G, B and alpha, if it
     /// runs this pair of formats: four 8-bit channels with alpha in, straight or
-    /// premultiplied, and four 16-bit channels with straight alpha out, in any order.
+    /// premultiplied, and four 16-bit channels (integers or `Float16`s) with straight
+    /// alpha out, in any order.
     static func wideningPositions(_ source: PixelFormat, _ destination: PixelFormat) -> ChannelPositions? {
-        guard source.sampleType == .uint8, destination.sampleType == .uint16,
+        guard source.sampleType == .uint8, destination.sampleType == .uint16 || destination.sampleType == .float16,
               source.alphaMode != .none, source.channelOrder.fourthIndex != nil,
               destination.alphaMode == .straight, let fourth = destination.channelOrder.fourthIndex else { return nil }
         let (r, g, b) = destination.channelOrder.colorIndices

@@ -981,12 +981,14 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// With `premultiplied` (8-bit only), only the matrix shape qualifies, and `tables`
     /// must be the 2D premultiplied tables. So too (8-bit only) with `resultPositions`,
     /// the destination's positions where its format is not the source's: 16-bit ones
-    /// for a widening block (`FusedBlock.runWidening`), or 8-bit ones with red and blue
+    /// for a widening block (`FusedBlock.runWidening`; `Float16`s with `halfPrecision`),
+    /// or 8-bit ones with red and blue
     /// where the source has them or exchanged, and alpha premultiplied or straight
     /// (`premultipliesResults`, by default as the source's).
     func fusedRows(maxval: Int, eightBit: Bool, tables: ToneTables?, positions: ChannelPositions,
                    premultiplied: Bool = false, premultipliesResults: Bool? = nil,
-                   resultPositions: ChannelPositions? = nil, widening: Bool = false) -> FusedRows? {
+                   resultPositions: ChannelPositions? = nil, widening: Bool = false,
+                   halfPrecision: Bool = false) -> FusedRows? {
         #if _endian(little)  // the packed lanes assume the first sample in the lowest-addressed bits
         if !plan.tones.isEmpty && tables == nil { return nil }
         var matrix: ColorMatrixKernel?
@@ -1006,7 +1008,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
             let block = FusedBlock(matrix: m, maxval: maxval, tables: tables, positions: positions,
                                    premultiplied: premultiplied, premultipliesResults: premultipliesResults,
                                    resultPositions: resultPositions, widening: widening,
-                                   largestGain: gains?.largestGainMagnitude ?? 1)
+                                   halfPrecision: halfPrecision, largestGain: gains?.largestGainMagnitude ?? 1)
             return block.isWellConditioned ? .matrix(block) : nil
         }
         guard eightBit, maxval <= 255, !premultiplied, premultipliesResults != true, resultPositions == nil,

@@ -62,6 +62,13 @@ enum Float16Conversion {
     /// Complexity: about 25 SIMD operations, no branch.
     @inline(__always)
     static func rounded(_ x: SIMD4<Float>) -> SIMD4<UInt16> {
+        SIMD4<UInt16>(truncatingIfNeeded: roundedWords(x))
+    }
+
+    /// `rounded(_:)`'s bits, each in the low half of a 32-bit lane (the high half 0),
+    /// for callers that put them together in 32-bit lanes.
+    @inline(__always)
+    static func roundedWords(_ x: SIMD4<Float>) -> SIMD4<UInt32> {
         let bits = unsafeBitCast(x, to: SIMD4<UInt32>.self)
         let sign = bits & 0x8000_0000
         let f = bits ^ sign
@@ -80,6 +87,6 @@ enum Float16Conversion {
         o = o.replacing(with: SIMD4(repeating: 0x7C00), where: m .> 0x477F_FFFF)
         // NaN: quiet, the payload's top 9 bits.
         o = o.replacing(with: ((f &>> 13) & 0x01FF) | 0x7E00, where: m .> 0x7F80_0000)
-        return SIMD4<UInt16>(truncatingIfNeeded: o | (sign &>> 16))
+        return o | (sign &>> 16)
     }
 }

@@ -158,9 +158,9 @@ enum PositionsOfTheBlock: BlockLayout {
 
 /// What the 8-bit loops read and write besides their shared decoding, tables and
 /// matrix: straight or premultiplied pixels in; 8-bit pixels out, straight or
-/// premultiplied, or straight 16-bit ones (a widening block, `FusedBlock.runWidening`).
-/// Compile-time constants, so that each loop is its own code, with no flag tested per
-/// block.
+/// premultiplied, or straight pixels of 16-bit integers or `Float16`s (a widening
+/// block, `FusedBlock.runWidening`). Compile-time constants, so that each loop is its
+/// own code, with no flag tested per block.
 protocol BlockEnding {
     /// Whether the source pixels are premultiplied (divided by alpha as they decode).
     static var premultiplied: Bool { get }
@@ -168,9 +168,13 @@ protocol BlockEnding {
     static var premultipliesResults: Bool { get }
     /// Whether the results are 16-bit pixels.
     static var widening: Bool { get }
+    /// Whether those 16-bit samples are `Float16`s (else integers).
+    static var halfPrecision: Bool { get }
 }
 
 extension BlockEnding {
+    static var halfPrecision: Bool { false }
+
     /// Whether a transparent source pixel must be cleared to all zero (SPEC §10): a
     /// premultiplied source into straight results, where its colour's quotient `c/A`
     /// left whatever the stages gave.
@@ -219,6 +223,22 @@ enum PremultipliedWords: BlockEnding {
     static var premultiplied: Bool { true }
     static var premultipliesResults: Bool { false }
     static var widening: Bool { true }
+}
+
+/// Straight 8-bit pixels in, straight `Float16` ones out.
+enum StraightHalves: BlockEnding {
+    static var premultiplied: Bool { false }
+    static var premultipliesResults: Bool { false }
+    static var widening: Bool { true }
+    static var halfPrecision: Bool { true }
+}
+
+/// Premultiplied 8-bit pixels in, straight `Float16` ones out.
+enum PremultipliedHalves: BlockEnding {
+    static var premultiplied: Bool { true }
+    static var premultipliesResults: Bool { false }
+    static var widening: Bool { true }
+    static var halfPrecision: Bool { true }
 }
 
 extension ColorMatrix {
@@ -361,7 +381,8 @@ struct FusedBlock: @unchecked Sendable {
     /// maxval, samples above it take the table, which clamps them).
     let lineBytes: BlockWords
     let lineFrom: BlockWords, lineSpan: BlockWords
-    /// The results' maxval: the samples' (`sampleMaxval`), or 65535 in a widening block.
+    /// The results' maxval: the samples' (`sampleMaxval`), 65535 in a widening block,
+    /// or 1 in a half-precision one, whose results are the plan's on the [0, 1] scale.
     let maxval: BlockFloats
     /// The source samples' maxval, for the straight colour `c·m/A` of premultiplied
     /// pixels.
@@ -372,6 +393,9 @@ struct FusedBlock: @unchecked Sendable {
     /// Whether a widening block's destination holds alpha first (ARGB, ABGR) rather
     /// than last.
     let alphaFirst: Bool
+    /// Whether a widening block's results are `Float16`s, unclamped (SPEC §10: a float
+    /// destination keeps the extended range), rather than 16-bit integers.
+    let halfPrecision: Bool
     let relativeToGreen: Bool
     /// Whether samples decode through tone tables (else plainly).
     let hasTables: Bool
@@ -449,10 +473,12 @@ struct FusedBlock: @unchecked Sendable {
     ///     in, 16-bit out, `runWidening`) a rotation of RGBA or BGRA; for 8-bit pixels
     ///     out, `positions` or them with red and blue exchanged. `nil`: the samples'
     ///     format.
+    ///   - halfPrecision: a widening block's results are `Float16`s, not integers.
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
          premultiplied: Bool = false, premultipliesResults: Bool? = nil, resultPositions: ChannelPositions? = nil,
-         widening: Bool = false, largestGain: Float) {
+         widening: Bool = false, halfPrecision: Bool = false, largestGain: Float) {
         assert(!widening || (resultPositions != nil && premultipliesResults != true), "straight 16-bit results")
+        assert(!halfPrecision || widening, "half-precision results widen")
         // Red after blue in memory (BGRA, ABGR): the block runs as RGBA or ARGB with red
         // and blue exchanged in the matrix and the tables, which gives the same results
         // to the bit (`BlockMatrix.apply`), so that BGRA takes RGBA's loops, whose
@@ -464,8 +490,9 @@ struct FusedBlock: @unchecked Sendable {
         // integer samples (v = m·x), and `m·t` in both (with a line, below).
         let m = Double(maxval)
         // A widening block's products are on the 16-bit scale: 257 times the 8-bit one,
-        // folded into the matrix, so the block's arithmetic is the same.
-        let resultMaxval = widening ? 65535 : m
+        // folded into the matrix, so the block's arithmetic is the same; a half-precision
+        // block's on the [0, 1] scale, 1/255 of it.
+        let resultMaxval = halfPrecision ? 1 : widening ? 65535 : m
         let resultScale = resultMaxval / m
         let scale = (tables == nil ? 1 : m) * resultScale
         // On the segment the tones are the line `G·x + o`, and the matrix after them
@@ -505,6 +532,7 @@ struct FusedBlock: @unchecked Sendable {
         sampleMaxval = .init(repeating: Float(maxval))
         widens = widening
         alphaFirst = widening && resultPositions?.fourth == 0
+        self.halfPrecision = halfPrecision
         relativeToGreen = k.relativeForm
         hasTables = tables != nil
         (red, green, blue) = tables.map {
@@ -521,7 +549,8 @@ struct FusedBlock: @unchecked Sendable {
         // coordinates (which include the samples on a line); the packs must hold for
         // every byte.
         let largestInput = tables?.largestBlockInput ?? Float(maxval)
-        isWellConditioned = Self.largestResult(matrix, input: largestInput, gain: largestGain)
+        // Half-precision results are held to the 16-bit block's bound, on its scale.
+        isWellConditioned = Self.largestResult(matrix, input: largestInput, gain: largestGain) * (halfPrecision ? 65535 : 1)
             <= Self.largestWellConditionedResult
         packsBySaturation = resultMaxval == 255 && !premultiplied && !self.premultipliesResults
             && Self.largestResult(matrix, input: max(255, tables?.largestBlockInput ?? 255), gain: largestGain) <= 0x1p30
@@ -806,9 +835,10 @@ struct FusedBlock: @unchecked Sendable {
 
     /// Runs `count` 8-bit pixels from `source` into 16-bit ones (native byte order) at
     /// `destination`, which must not overlap it: straight results on the 16-bit scale in
-    /// the destination's positions (`resultPositions`), alpha `257·A`; premultiplied
-    /// pixels are divided by their alpha as in `run8`, and a transparent one is all
-    /// zero. The last pixels short of a block, and where the build targets AVX2 those
+    /// the destination's positions (`resultPositions`), alpha `257·A`, or with
+    /// `halfPrecision` the bits of `Float16` results, unclamped, alpha `Float16(A/255)`;
+    /// premultiplied pixels are divided by their alpha as in `run8`, and a transparent
+    /// one is all zero. The last pixels short of a block, and where the build targets AVX2 those
     /// before the destination's first 64-byte boundary, go through the same block via
     /// a zero-padded copy (see `run8`).
     func runWidening(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
@@ -846,10 +876,11 @@ struct FusedBlock: @unchecked Sendable {
     private func dispatchWidening(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
                                   gains: UnsafePointer<Float>?) {
         let bytes = UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self)
-        if premultiplied {
-            dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedWords.self)
-        } else {
-            dispatch8(s, bytes, blocks: blocks, gains: gains, StraightWords.self)
+        switch (premultiplied, halfPrecision) {
+        case (false, false): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightWords.self)
+        case (true, false): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedWords.self)
+        case (false, true): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightHalves.self)
+        case (true, true): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedHalves.self)
         }
     }
 
@@ -959,7 +990,7 @@ struct FusedBlock: @unchecked Sendable {
                     // Straight 16-bit results; a transparent premultiplied pixel is all
                     // zero (SPEC §10), whatever its colour's quotient gave.
                     let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
-                    let pixels = widened(x, y, z, alpha: (v &>> fs) & byte,
+                    let pixels = widened(x, y, z, alpha: (v &>> fs) & byte, halfPrecision: E.halfPrecision,
                                          clearingTransparent: E.clearsTransparent && !opaque)
                     output.storeBytes(of: pixels, toByteOffset: 2 &* offset, as: BlockPixelWords16.self)
                     offset &+= blockBytes8
@@ -998,25 +1029,36 @@ struct FusedBlock: @unchecked Sendable {
     }
 
     /// A widening block's 16-bit pixels as they lie in memory, from its three results
-    /// on the 16-bit scale, before rounding (in the destination's colour order), and
-    /// its 8-bit alphas `a`, which become `257·a`: each colour rounded and clamped as
-    /// `encode` does at maxval 65535 (`WordPacking.words`: in the baseline build it may
-    /// take the other neighbour within 2⁻⁹ of a tie), the pixel's words in the order first colour,
-    /// green, other colour, alpha, or alpha first (`alphaFirst`). With `clearingTransparent`, a pixel whose alpha
-    /// is 0 is all zero, whatever its colours' quotients c/A gave.
+    /// (in the destination's colour order) before rounding, on the 16-bit scale or with
+    /// `halfPrecision` on the [0, 1] scale, and its 8-bit alphas `a`, which become
+    /// `257·a`, or `Float16(a/255)`. Each colour is rounded and clamped as `encode` does
+    /// at maxval 65535 (`WordPacking.words`: in the baseline build it may take the other
+    /// neighbour within 2⁻⁹ of a tie), or rounded to `Float16` as it is
+    /// (`HalfPacking.halfWords`, the bits of `Float16(x)`); the pixel's words in the
+    /// order first colour, green, other colour, alpha, or alpha first (`alphaFirst`).
+    /// With `clearingTransparent`, a pixel whose alpha is 0 is all zero, whatever its
+    /// colours' quotients c/A gave.
     @_transparent
     func widened(_ x: BlockFloats, _ y: BlockFloats, _ z: BlockFloats, alpha a: BlockWords,
-                 clearingTransparent: Bool) -> BlockPixelWords16 {
+                 halfPrecision: Bool, clearingTransparent: Bool) -> BlockPixelWords16 {
         // All ones where a > 0 ((a + 255) >> 8 is 1 there, 0 at a = 0), applied to the
         // colours' integers: on the floats, LLVM took the mask apart lane by lane.
         let visible = clearingTransparent ? BlockWords.zero &- ((a &+ 255) &>> 8) : nil
+        // The half-precision bits go through `WordPacking.pixels` too: its packs are
+        // intrinsics LLVM does not see through, where the conversion is not, and an
+        // interleave of SIMD shuffles split the premultiplied loops' arithmetic (where
+        // the build targets AVX-512, its sixteenth lane alone).
+        @_transparent func halves(_ v: BlockFloats) -> BlockWords { HalfPacking.halfWords(v) }
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
-        var (wx, wy, wz) = (WordPacking.words(x), WordPacking.words(y), WordPacking.words(z))
+        @_transparent func words(_ v: BlockFloats) -> BlockWords {
+            halfPrecision ? WordPacking.alphaWords(halves(v)) : WordPacking.words(v)
+        }
+        var (wx, wy, wz) = (words(x), words(y), words(z))
         if let visible {
             let hidden = ~visible & WordPacking.hidden
             (wx, wy, wz) = ((wx & visible) | hidden, (wy & visible) | hidden, (wz & visible) | hidden)
         }
-        let wa = WordPacking.alphaWords((a &<< 8) | a)
+        let wa = WordPacking.alphaWords(halfPrecision ? halves(decode(a) * inverseMaxval) : (a &<< 8) | a)
         let (w0, w1, w2, w3) = alphaFirst ? (wa, wx, wy, wz) : (wx, wy, wz, wa)
         #if canImport(TargetFeatures.AVX512)
         let pixels = BlockPixelWords16(lowHalf: WordPacking.pixels(w0.lowHalf, w1.lowHalf, w2.lowHalf, w3.lowHalf),
@@ -1026,8 +1068,9 @@ struct FusedBlock: @unchecked Sendable {
         #endif
         #else
         let word = visible.map { $0 & 0xFFFF } ?? BlockWords(repeating: 0xFFFF)
-        let (wx, wy, wz) = (encode(x, nil) & word, encode(y, nil) & word, encode(z, nil) & word)
-        let wa = (a &<< 8) | a
+        @_transparent func words(_ v: BlockFloats) -> BlockWords { halfPrecision ? halves(v) : encode(v, nil) }
+        let (wx, wy, wz) = (words(x) & word, words(y) & word, words(z) & word)
+        let wa = halfPrecision ? halves(decode(a) * inverseMaxval) : (a &<< 8) | a
         let (w0, w1, w2, w3) = alphaFirst ? (wa, wx, wy, wz) : (wx, wy, wz, wa)
         let pixels = Self.interleaving(w0 | (w1 &<< 16), w2 | (w3 &<< 16))
         #endif

@@ -180,6 +180,28 @@ public enum IntegerTolerance {
     }
 }
 
+#if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+/// SPEC §8's tie-aware rule carried to `Float16` samples, which keep the extended range
+/// (SPEC §10: a float destination is not clamped): a sample is right if it is the half
+/// nearest the exact value `x` (ties to even), and, where `x` lies within
+/// `τ·max(1, |x|)` of a rounding boundary (τ = ``IntegerTolerance/tau``), if it is the
+/// half on either side; where halves lie closer together than that window (below
+/// about 2⁻¹⁰), any half within it. Not on Intel Macs, which have no `Float16`.
+public enum HalfTolerance {
+    /// Judges `sample` against the exact value `x`; `.wrong(beyond:)` gives how far the
+    /// sample lay outside the window, in units of the spacing of halves at `x` (∞ for
+    /// a NaN where `x` is a number, or a number where `x` is NaN).
+    public static func verdict(_ sample: Float16, exact x: Double) -> IntegerTolerance.Verdict {
+        let expected = Float16(x)
+        if sample == expected || (sample.isNaN && x.isNaN) { return .exact }
+        if sample.isNaN || x.isNaN { return .wrong(beyond: .infinity) }
+        let window = IntegerTolerance.tau * max(1, x.magnitude)
+        if Float16(x - window) <= sample && sample <= Float16(x + window) { return .nearTie }
+        return .wrong(beyond: ((Double(sample) - x).magnitude - window) / Double(expected.ulp))
+    }
+}
+#endif
+
 extension FloatImage {
     /// Decodes an interleaved integer raster into an image (SPEC §0).
     ///

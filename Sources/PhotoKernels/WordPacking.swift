@@ -43,8 +43,9 @@ enum WordPacking {
         #endif
     }
 
-    /// Alpha words `v` (each at most 65535) as `pixels` takes them: as they are, or in
-    /// the baseline build 32768 below, like `words`.
+    /// Words `v` that need no rounding (each at most 65535: alphas, or `Float16` bits)
+    /// as `pixels` takes them: as they are, or in the baseline build 32768 below, like
+    /// `words`.
     @_transparent
     static func alphaWords(_ v: BlockWords) -> BlockWords {
         #if canImport(TargetFeatures.AVX2)

@@ -884,28 +884,46 @@ struct ExactnessCheckTests {
         let sample = 4 * 37 + 1
         bad[sample] = bad[sample] >= 2 ? bad[sample] - 2 : bad[sample] + 2
         bad[4 * 200 + 3] = 254
+        // The plan's own output from the RGBA8 input into four 16-bit samples a pixel.
+        func widened(into format: PixelFormat) throws -> [UInt16] {
+            var out = [UInt16](repeating: 0, count: input.count)
+            try input.withUnsafeBytes { i in
+                try out.withUnsafeMutableBytes { o in
+                    try plan.run(from: try PixelBuffer(baseAddress: UnsafeMutableRawPointer(mutating: i.baseAddress!), width: side,
+                                                       height: side, bytesPerRow: 4 * side, format: .rgba8),
+                                 to: try PixelBuffer(baseAddress: o.baseAddress!, width: side, height: side, bytesPerRow: 8 * side,
+                                                     format: format))
+                }
+            }
+            return out
+        }
         // The 16-bit output: the plan's own, widened, with one colour word 2 LSB off
         // beyond the tie window and one alpha changed.
-        var wide = [UInt16](repeating: 0, count: input.count)
-        try input.withUnsafeBytes { i in
-            try wide.withUnsafeMutableBytes { o in
-                try plan.run(from: try PixelBuffer(baseAddress: UnsafeMutableRawPointer(mutating: i.baseAddress!), width: side,
-                                                   height: side, bytesPerRow: 4 * side, format: .rgba8),
-                             to: try PixelBuffer(baseAddress: o.baseAddress!, width: side, height: side, bytesPerRow: 8 * side,
-                                                 format: .rgba16))
-            }
-        }
-        let goodWide = Exactness.check(c, input, [], wide: wide, side: side, threads: 2)
+        var wide = try widened(into: .rgba16)
+        let goodWide = Exactness.check(c, input, [], wide: wide, halves: nil, side: side, threads: 2)
         #expect(goodWide.count == 1 && goodWide[0].wrong == 0, "the plan's own 16-bit output: \(goodWide[0].first ?? "")")
         let word = 4 * 53 + 2
         wide[word] = wide[word] >= 2 ? wide[word] - 2 : wide[word] + 2
         wide[4 * 200 + 3] = 65534
-        let results = Exactness.check(c, input, [good, bad], wide: wide, side: side, threads: 2)
+        let results = Exactness.check(c, input, [good, bad], wide: wide, halves: nil, side: side, threads: 2)
         #expect(results.count == 3)
         #expect(results[0].wrong == 0, "the plan's own output: \(results[0].first ?? "")")
         #expect(results[1].wrong == 2)
         #expect(results[1].first?.contains("channel 1") == true, "\(results[1].first ?? "nil")")
         #expect(results[2].wrong == 2)
         #expect(results[2].first?.contains("channel 2") == true, "\(results[2].first ?? "nil")")
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        // The Float16 output: the plan's own, then one colour sample three halves off
+        // (far beyond the window) and one alpha not 1.
+        var halves = try widened(into: try PixelFormat(.rgba, alpha: .straight, sample: .float16))
+        let goodHalves = Exactness.check(c, input, [], wide: wide, halves: halves, side: side, threads: 2)
+        #expect(goodHalves.count == 2 && goodHalves[1].wrong == 0, "the plan's own Float16 output: \(goodHalves[1].first ?? "")")
+        #expect(halves[4 * 200 + 3] == Float16(1).bitPattern)
+        halves[4 * 61] += 3
+        halves[4 * 200 + 3] = Float16(0.5).bitPattern
+        let halfResults = Exactness.check(c, input, [], wide: wide, halves: halves, side: side, threads: 2)
+        #expect(halfResults[1].wrong == 2)
+        #expect(halfResults[1].first?.contains("channel 0") == true, "\(halfResults[1].first ?? "nil")")
+        #endif
     }
 }

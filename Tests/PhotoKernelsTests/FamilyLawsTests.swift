@@ -482,3 +482,35 @@ enum TieAwareCheck {
         return report
     }
 }
+
+/// `HalfTolerance` on samples given as their bits, so that the checks compile where
+/// `Float16` does not exist (Intel Macs), where no test reaches them.
+enum HalfCheck {
+    /// Whether the half with bits `bits` is right for the exact value `x`.
+    static func accepts(_ bits: UInt16, _ x: Double) -> Bool {
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        if case .wrong = HalfTolerance.verdict(Float16(bitPattern: bits), exact: x) { return false }
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// The bits of `Float16(x)`, rounded to nearest even.
+    static func bits(_ x: Float) -> UInt16 {
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        Float16(x).bitPattern
+        #else
+        0
+        #endif
+    }
+
+    /// The value of the half with bits `bits`, for messages.
+    static func value(_ bits: UInt16) -> Double {
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        Double(Float16(bitPattern: bits))
+        #else
+        .nan
+        #endif
+    }
+}

@@ -112,6 +112,57 @@ struct Float16ConversionTests {
         #expect(wrong.isEmpty, "\(wrong.count) wrong, first \(wrong.prefix(4))")
     }
 
+    /// The widening block's rounding of its results (`HalfPacking.halfWords`, in this
+    /// build's form: `vcvtps2ph`, or in the baseline x86-64 build its SSE2 rounding of
+    /// finite values) at the boundaries of `roundsAtEveryBoundary` for every 61st half
+    /// and every half at the ends of the normal and subnormal ranges, across every
+    /// exponent at a stride, and at the specials (the unoptimised build is slow: the
+    /// release-built exactness check holds the block's results on all 2²⁴ RGB triples
+    /// to `HalfTolerance`); a NaN gives the toolchain's NaN, or in the baseline x86-64
+    /// build an infinity of its sign.
+    @Test func blockRounding() {
+        let lanes = BlockFloats.scalarCount
+        var inputs: [Float] = []
+        let magnitudes = Array(stride(from: UInt16(0), to: 0x7C00, by: 61)) + Array(0..<32) + Array(0x3F0..<0x410)
+            + Array(0x7BE0..<0x7C00)
+        for magnitude in magnitudes {
+            let low = Float(Float16(bitPattern: magnitude))
+            let high = magnitude == 0x7BFF ? Float(65536) : Float(Float16(bitPattern: magnitude + 1))
+            let tie = (low + high) / 2
+            inputs += [low, low.nextUp, tie.nextDown, tie, tie.nextUp, low.nextDown, high.nextDown].flatMap { [$0, -$0] }
+        }
+        for high in UInt32(0)..<512 {
+            inputs += stride(from: UInt32(0), to: 1 << 23, by: 524_287).map { Float(bitPattern: high << 23 | $0) }
+        }
+        inputs += [65520, 65536, 1e9, .greatestFiniteMagnitude, .infinity, -.infinity, 0x1p-25, 0x1.000002p-25,
+                   .leastNonzeroMagnitude, -0.0]
+        let nans = [Float(bitPattern: 0x7F80_0001), Float(bitPattern: 0xFFC1_2345), .nan]
+        inputs += nans
+        inputs += Array(repeating: 1, count: (lanes - inputs.count % lanes) % lanes)
+        #if arch(x86_64) && !canImport(TargetFeatures.F16C) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
+        let nanGivesInfinity = true
+        #else
+        let nanGivesInfinity = false
+        #endif
+        var wrong: [String] = [], checkedNaNs = 0
+        for start in stride(from: 0, to: inputs.count, by: lanes) {
+            let x = BlockFloats(inputs[start..<(start + lanes)])
+            let result = HalfPacking.halfWords(x)
+            for lane in 0..<lanes {
+                var expected = UInt32(Self.reference(x[lane]))
+                if x[lane].isNaN {
+                    checkedNaNs += 1
+                    if nanGivesInfinity { expected = x[lane].sign == .minus ? 0xFC00 : 0x7C00 }
+                }
+                if result[lane] != expected {
+                    wrong.append("0x\(String(x[lane].bitPattern, radix: 16)) → 0x\(String(result[lane], radix: 16))")
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) wrong, first \(wrong.prefix(4))")
+        #expect(checkedNaNs == inputs.count { $0.isNaN } && checkedNaNs > nans.count)
+    }
+
     /// Pseudo-random bit patterns in all four lanes, every class mixed in one vector,
     /// and the round trip of every half.
     @Test func mixedLanesAndRoundTrip() {

@@ -692,7 +692,7 @@ struct PixelBufferTests {
         ]
     }
 
-    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double, alpha 257·A, a transparent premultiplied pixel all zero")
+    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out, integer and Float16 samples; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double (Float16: unclamped, the nearest half but within 2⁻²⁰ of a rounding boundary), alpha 257·A or Float16(A/255), a transparent premultiplied pixel all zero")
     func wideningBlock() throws {
         let (straightPool, premultipliedPool) = Self.conversionPools()
         let cases = Self.conversionCases()
@@ -700,9 +700,12 @@ struct PixelBufferTests {
                                       try PixelFormat(.abgr, alpha: .straight, sample: .uint8),
                                       try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint8),
                                       try PixelFormat(.bgra, alpha: .straight, sample: .uint8)]
-        let destinations: [PixelFormat] = [.rgba16, try PixelFormat(.bgra, alpha: .straight, sample: .uint16),
+        var destinations: [PixelFormat] = [.rgba16, try PixelFormat(.bgra, alpha: .straight, sample: .uint16),
                                            try PixelFormat(.argb, alpha: .straight, sample: .uint16),
                                            try PixelFormat(.abgr, alpha: .straight, sample: .uint16)]
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        destinations += try [ChannelOrder.rgba, .bgra, .argb, .abgr].map { try PixelFormat($0, alpha: .straight, sample: .float16) }
+        #endif
         for (name, stages, exact) in cases {
             for source in sources {
                 for destination in destinations {
@@ -741,16 +744,23 @@ struct PixelBufferTests {
                             let out = (output.bytes + offset).assumingMemoryBound(to: UInt16.self)
                             let guards = output.array[..<offset] + output.array[(offset + 8 * width)...]
                             #expect(guards.allSatisfy { $0 == 0xA5 }, "\(name), \(source) → \(destination), width \(width): written outside")
+                            let halves = destination.sampleType == .float16
                             for i in 0..<width {
-                                let a = Double(pixels[4 * i + s.alphaIndex!]) / 255
+                                let alpha = pixels[4 * i + s.alphaIndex!], a = Double(alpha) / 255
                                 let where_ = "\(name), \(source) → \(destination), width \(width), run \(run), pixel \(i)"
-                                #expect(out[4 * i + d.alphaIndex!] == UInt16(pixels[4 * i + s.alphaIndex!]) * 257, "\(where_): alpha")
+                                #expect(out[4 * i + d.alphaIndex!] == (halves ? HalfCheck.bits(Float(alpha) / 255) : UInt16(alpha) * 257),
+                                        "\(where_): alpha")
                                 if premultiplied && a == 0 {
                                     #expect([out[4 * i + dr], out[4 * i + dg], out[4 * i + db]] == [0, 0, 0], "\(where_): A = 0")
                                     continue
                                 }
                                 let result = exact(Self.straightColour(pixels, i, order: s, premultiplied: premultiplied), i, width)
                                 for (c, word) in [(0, dr), (1, dg), (2, db)] {
+                                    if halves {
+                                        #expect(HalfCheck.accepts(out[4 * i + word], result[c]),
+                                                "\(where_) channel \(c): got \(HalfCheck.value(out[4 * i + word])), exact \(result[c])")
+                                        continue
+                                    }
                                     let x = min(max(result[c], 0), 1)
                                     #expect(TieAwareCheck.accepts(Int(out[4 * i + word]), x, maxval: 65535).ok,
                                             "\(where_) channel \(c): got \(out[4 * i + word]), exact \(x * 65535)")
@@ -777,6 +787,38 @@ struct PixelBufferTests {
                     "pixel \(i)")
         }
     }
+
+    #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+    @Test("8-bit pixels into Float16 ones through the block: every alpha byte becomes Float16(A/255), straight and premultiplied in; a plan past the block's conditioning takes the row path")
+    func halfPrecisionAlphas() throws {
+        let half = try PixelFormat(.rgba, alpha: .straight, sample: .float16)
+        for source in [PixelFormat.rgba8, .bgra8Premultiplied] {
+            // Alpha i at pixel i, colour at most alpha (valid premultiplied too).
+            let input = Storage(count: 4 * 256), output = Storage(count: 8 * 256)
+            for i in 0..<256 {
+                let c = UInt8(i / 2)
+                for (k, v) in [c, c / 2, c / 3, UInt8(i)].enumerated() { input.bytes.storeBytes(of: v, toByteOffset: 4 * i + k, as: UInt8.self) }
+            }
+            let plan = try EditPlan(Recipe(preset: .vivid)).prepared(width: 256, height: 1, threads: 1)
+            let takesBlock = source.alphaMode == .premultiplied
+                ? plan.premultipliedBlock(source, half, variant: .simd4, building: false)?.widens == true
+                : plan.fusedBlock(source, half, inPlace: false, variant: .simd4)?.block.widens == true
+            #expect(takesBlock, "\(source)")
+            try plan.run(from: try Self.buffer(input, width: 256, height: 1, bytesPerRow: 4 * 256, source),
+                         to: try Self.buffer(output, width: 256, height: 1, bytesPerRow: 8 * 256, half))
+            let words = output.bytes.assumingMemoryBound(to: UInt16.self)
+            for i in 0..<256 {
+                #expect(words[4 * i + 3] == Float16(Float(i) / 255).bitPattern, "\(source), alpha \(i)")
+            }
+        }
+        // A contrast of 10⁶ is past the block's bound on the 16-bit scale: the row path.
+        var recipe = Recipe()
+        recipe.adjustments.contrast = 1e6
+        let steep = try EditPlan(recipe).prepared(width: 8, height: 1, threads: 1)
+        #expect(steep.fusedBlock(.rgba8, half, inPlace: false, variant: .simd4) == nil)
+        #expect(steep.fusedBlock(.rgba8, .rgba16, inPlace: false, variant: .simd4) == nil)
+    }
+    #endif
 
     @Test("8-bit pixels into another 8-bit format through the block: premultiplied into straight and straight into premultiplied, red and blue where they were or exchanged, alpha first or last; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows off a 32-byte boundary, in place too; each sample within SPEC §8 (and §10) of Double, alpha kept, a transparent premultiplied pixel all zero")
     func byteConversionBlock() throws {

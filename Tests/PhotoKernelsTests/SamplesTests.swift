@@ -195,4 +195,31 @@ struct SamplesTests {
             Issue.record("Int.min against maxval Int.max must be wrong")
         }
     }
+
+    #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+    @Test("the Float16 verdict by hand: the nearest half, either half within 2⁻²⁰·max(1, |x|) of a rounding boundary, any half in that window where halves are denser; NaN only against NaN")
+    func halfVerdicts() {
+        let tau = IntegerTolerance.tau
+        #expect(HalfTolerance.verdict(0.5, exact: 0.5) == .exact)
+        // One step (2⁻¹¹ at 0.5) off, far from a boundary: the step less the window.
+        #expect(HalfTolerance.verdict(Float16(0.5).nextUp, exact: 0.5) == .wrong(beyond: 1 - tau / 0x1p-11))
+        // 1 + 2⁻¹¹ is the tie between 1 and 1 + 2⁻¹⁰ (even: 1); either is right near it.
+        let tie = 1 + 0x1p-11
+        #expect(HalfTolerance.verdict(1, exact: tie) == .exact)
+        #expect(HalfTolerance.verdict(Float16(1).nextUp, exact: tie) == .nearTie)
+        #expect(HalfTolerance.verdict(Float16(1).nextUp, exact: tie - tau / 2) == .nearTie)
+        // Two windows past the tie the upper half alone is right.
+        #expect(HalfTolerance.verdict(Float16(1).nextUp, exact: tie + 2 * tau) == .exact)
+        #expect(HalfTolerance.verdict(1, exact: tie + 2 * tau) != .nearTie && HalfTolerance.verdict(1, exact: tie + 2 * tau) != .exact)
+        // Below 2⁻¹⁰ the halves are closer than the window: any of them within it.
+        #expect(HalfTolerance.verdict(Float16(1e-6 + 5e-7), exact: 1e-6) == .nearTie)
+        #expect(HalfTolerance.verdict(Float16(1e-6 + 2e-6), exact: 1e-6) != .nearTie)
+        // Past the largest half: infinity, and never infinity for a value that rounds to 65504.
+        #expect(HalfTolerance.verdict(.infinity, exact: 70_000) == .exact)
+        #expect(HalfTolerance.verdict(.infinity, exact: 65_519) == .wrong(beyond: .infinity))
+        #expect(HalfTolerance.verdict(.nan, exact: .nan) == .exact)
+        #expect(HalfTolerance.verdict(.nan, exact: 1) == .wrong(beyond: .infinity))
+        #expect(HalfTolerance.verdict(1, exact: .nan) == .wrong(beyond: .infinity))
+    }
+    #endif
 }
