@@ -517,7 +517,7 @@ final class Runner {
                 throw ToolError(Verification.message(report, workload: workload, width: buffers.width,
                                                      against: "the scalar reference"), status: .failure)
             }
-        case .rgba16f, .gray16f:
+        case .rgba16f, .rgba16fPremultiplied, .gray16f:
             #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
             let grey = format == .gray16f
             let report = Verification.compareHalves(reference: reference, candidate: candidate,

@@ -43,15 +43,19 @@ enum SampleDepth: Int, Sendable, CaseIterable {
 }
 
 /// The destination of an export from the premultiplied BGRA8 app buffer, rows packed:
-/// straight RGBA at 8 or 16 bits a sample, or one grey half-float sample a pixel.
+/// straight RGBA at 8 or 16 bits a sample, RGBA half floats with straight or
+/// premultiplied alpha, or one grey half-float sample a pixel.
 enum ExportFormat: String, Sendable, CaseIterable {
     /// Straight 8-bit RGBA (vImage `RGBA8888`, an 8-bit PNG export).
     case rgba8
     /// 16-bit words (vImage `RGBA16U`, a PNG export).
     case rgba16
-    /// `Float16`s (Core Image `RGBAh`, vImage `RGBA16F`): the row codecs' half-precision
-    /// conversions, SSE2 operations of their own in the default x86-64 build.
+    /// `Float16`s, straight alpha (vImage `RGBA16F`; Core Image's `RGBAh` with
+    /// `outputPremultiplied` false): the widening block with a half-precision ending.
     case rgba16f
+    /// `Float16`s, premultiplied alpha (Core Image's `RGBAh`, premultiplied by default):
+    /// the same block, its colour clamped to [0, 1] and multiplied by alpha.
+    case rgba16fPremultiplied = "rgba16f-premultiplied"
     /// One grey `Float16` a pixel, the luma (vImage `Planar16F`, CoreVideo
     /// `OneComponent16Half`): the per-sample codec, whose halves the default x86-64
     /// build converts a few hundred at a time.
@@ -70,7 +74,7 @@ enum ExportFormat: String, Sendable, CaseIterable {
     var bytesPerPixel: Int {
         switch self {
         case .rgba8: 4
-        case .rgba16, .rgba16f: 8
+        case .rgba16, .rgba16f, .rgba16fPremultiplied: 8
         case .gray16f: 2
         }
     }
@@ -83,6 +87,7 @@ enum ExportFormat: String, Sendable, CaseIterable {
         case .rgba8: .rgba8
         case .rgba16: .rgba16
         case .rgba16f: try PixelFormat(.rgba, alpha: .straight, sample: .float16)
+        case .rgba16fPremultiplied: try PixelFormat(.rgba, alpha: .premultiplied, sample: .float16)
         case .gray16f: try PixelFormat(.gray, alpha: .none, sample: .float16)
         }
     }

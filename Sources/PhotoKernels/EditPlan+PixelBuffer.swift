@@ -218,8 +218,12 @@ extension PreparedEditPlan {
     func fusedBlock(_ source: PixelFormat, _ destination: PixelFormat, inPlace: Bool,
                     variant: KernelVariant) -> (block: FusedRows, sampleBytes: Int)? {
         if variant == .simd4, let resultPositions = Self.wideningPositions(source, destination) {
+            // A premultiplied `Float16` destination takes premultiplied results from
+            // every block, so that its opaque pixels are the premultiplied block's, clamped.
             return fusedRows(maxval: 255, eightBit: true, tables: toneTables(maxval: 255, eightBit: true),
-                             positions: Self.positions(source), resultPositions: resultPositions, widening: true,
+                             positions: Self.positions(source),
+                             premultipliesResults: destination.alphaMode == .premultiplied,
+                             resultPositions: resultPositions, widening: true,
                              halfPrecision: destination.sampleType == .float16).map { ($0, 1) }
         }
         if variant == .simd4, let resultPositions = Self.conversionPositions(source, destination) {
@@ -335,12 +339,13 @@ extension PreparedEditPlan {
 
     /// Where a widening block (`FusedBlock.runWidening`) writes R, G, B and alpha, if it
     /// runs this pair of formats: four 8-bit channels with alpha in, straight or
-    /// premultiplied, and four 16-bit channels (integers or `Float16`s) with straight
-    /// alpha out, in any order.
+    /// premultiplied, and four 16-bit channels with alpha out, in any order: integers
+    /// with straight alpha, or `Float16`s with straight or premultiplied alpha.
     static func wideningPositions(_ source: PixelFormat, _ destination: PixelFormat) -> ChannelPositions? {
+        let alphaOut = destination.sampleType == .float16 ? destination.alphaMode != .none : destination.alphaMode == .straight
         guard source.sampleType == .uint8, destination.sampleType == .uint16 || destination.sampleType == .float16,
               source.alphaMode != .none, source.channelOrder.fourthIndex != nil,
-              destination.alphaMode == .straight, let fourth = destination.channelOrder.fourthIndex else { return nil }
+              alphaOut, let fourth = destination.channelOrder.fourthIndex else { return nil }
         let (r, g, b) = destination.channelOrder.colorIndices
         return ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
     }

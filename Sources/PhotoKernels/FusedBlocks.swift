@@ -158,13 +158,13 @@ enum PositionsOfTheBlock: BlockLayout {
 
 /// What the 8-bit loops read and write besides their shared decoding, tables and
 /// matrix: straight or premultiplied pixels in; 8-bit pixels out, straight or
-/// premultiplied, or straight pixels of 16-bit integers or `Float16`s (a widening
-/// block, `FusedBlock.runWidening`). Compile-time constants, so that each loop is its
+/// premultiplied, straight 16-bit ones, or `Float16` ones, straight or premultiplied
+/// (a widening block, `FusedBlock.runWidening`). Compile-time constants, so that each loop is its
 /// own code, with no flag tested per block.
 protocol BlockEnding {
     /// Whether the source pixels are premultiplied (divided by alpha as they decode).
     static var premultiplied: Bool { get }
-    /// Whether the results are multiplied by alpha (8-bit premultiplied pixels out).
+    /// Whether the results are multiplied by alpha (premultiplied pixels out).
     static var premultipliesResults: Bool { get }
     /// Whether the results are 16-bit pixels.
     static var widening: Bool { get }
@@ -234,9 +234,25 @@ enum StraightHalves: BlockEnding {
 }
 
 /// Premultiplied 8-bit pixels in, straight `Float16` ones out.
-enum PremultipliedHalves: BlockEnding {
+enum UnpremultipliedHalves: BlockEnding {
     static var premultiplied: Bool { true }
     static var premultipliesResults: Bool { false }
+    static var widening: Bool { true }
+    static var halfPrecision: Bool { true }
+}
+
+/// Premultiplied 8-bit pixels in, premultiplied `Float16` ones out.
+enum PremultipliedHalves: BlockEnding {
+    static var premultiplied: Bool { true }
+    static var premultipliesResults: Bool { true }
+    static var widening: Bool { true }
+    static var halfPrecision: Bool { true }
+}
+
+/// Straight 8-bit pixels in, premultiplied `Float16` ones out.
+enum PremultiplyingHalves: BlockEnding {
+    static var premultiplied: Bool { false }
+    static var premultipliesResults: Bool { true }
     static var widening: Bool { true }
     static var halfPrecision: Bool { true }
 }
@@ -416,8 +432,8 @@ struct FusedBlock: @unchecked Sendable {
     /// Whether the source pixels are premultiplied (8-bit only; tables are then 2D,
     /// `(A, c)`).
     let premultiplied: Bool
-    /// Whether the 8-bit results are premultiplied: as the source, or converted from
-    /// one alpha mode to the other (`BlockEnding`).
+    /// Whether the results (8-bit, or `Float16`) are premultiplied: as the source, or
+    /// converted from one alpha mode to the other (`BlockEnding`).
     let premultipliesResults: Bool
     /// 1/m, for the premultiplied result's `A/m`.
     let inverseMaxval: BlockFloats
@@ -464,8 +480,9 @@ struct FusedBlock: @unchecked Sendable {
     ///     have an affine segment.
     ///   - premultiplied: 8-bit premultiplied pixels; `tables`, if any, must be the 2D
     ///     tables (`ToneTables(premultiplied:)`).
-    ///   - premultipliesResults: whether 8-bit results are premultiplied (by default
-    ///     as the source is); not for a widening block, whose results are straight.
+    ///   - premultipliesResults: whether the results are premultiplied (by default as
+    ///     the source is); a widening block's only with `halfPrecision`, its 16-bit
+    ///     integer results are straight.
     ///   - largestGain: a bound on the magnitude of the gains the block will be given
     ///     (`PreparedGains.largestGainMagnitude`); 1 without gains.
     ///   - resultPositions: where the destination holds R, G, B and alpha, when its
@@ -477,7 +494,7 @@ struct FusedBlock: @unchecked Sendable {
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
          premultiplied: Bool = false, premultipliesResults: Bool? = nil, resultPositions: ChannelPositions? = nil,
          widening: Bool = false, halfPrecision: Bool = false, largestGain: Float) {
-        assert(!widening || (resultPositions != nil && premultipliesResults != true), "straight 16-bit results")
+        assert(!widening || (resultPositions != nil && (halfPrecision || premultipliesResults != true)), "straight 16-bit results")
         assert(!halfPrecision || widening, "half-precision results widen")
         // Red after blue in memory (BGRA, ABGR): the block runs as RGBA or ARGB with red
         // and blue exchanged in the matrix and the tables, which gives the same results
@@ -543,7 +560,7 @@ struct FusedBlock: @unchecked Sendable {
         opaqueZero = 0
         self.positions = positions
         self.premultiplied = premultiplied
-        self.premultipliesResults = widening ? false : premultipliesResults ?? premultiplied
+        self.premultipliesResults = widening ? halfPrecision && premultipliesResults == true : premultipliesResults ?? premultiplied
         inverseMaxval = BlockFloats(repeating: Float(1 / Double(maxval)))
         // The block reads samples (at most maxval) or, with tables, their entries or
         // coordinates (which include the samples on a line); the packs must hold for
@@ -836,9 +853,10 @@ struct FusedBlock: @unchecked Sendable {
     /// Runs `count` 8-bit pixels from `source` into 16-bit ones (native byte order) at
     /// `destination`, which must not overlap it: straight results on the 16-bit scale in
     /// the destination's positions (`resultPositions`), alpha `257·A`, or with
-    /// `halfPrecision` the bits of `Float16` results, unclamped, alpha `Float16(A/255)`;
-    /// premultiplied pixels are divided by their alpha as in `run8`, and a transparent
-    /// one is all zero. The last pixels short of a block, and where the build targets AVX2 those
+    /// `halfPrecision` the bits of `Float16` results, alpha `Float16(A/255)`: straight
+    /// ones unclamped, premultiplied ones (`premultipliesResults`) clamped to [0, 1] and
+    /// multiplied by `A/255`; premultiplied pixels are divided by their alpha as in
+    /// `run8`, and a transparent one is all zero. The last pixels short of a block, and where the build targets AVX2 those
     /// before the destination's first 64-byte boundary, go through the same block via
     /// a zero-padded copy (see `run8`).
     func runWidening(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
@@ -876,11 +894,13 @@ struct FusedBlock: @unchecked Sendable {
     private func dispatchWidening(_ s: UnsafePointer<UInt8>, _ d: UnsafeMutablePointer<UInt16>, blocks: Int,
                                   gains: UnsafePointer<Float>?) {
         let bytes = UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self)
-        switch (premultiplied, halfPrecision) {
-        case (false, false): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightWords.self)
-        case (true, false): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedWords.self)
-        case (false, true): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightHalves.self)
-        case (true, true): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedHalves.self)
+        switch (premultiplied, halfPrecision, premultipliesResults) {
+        case (false, false, _): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightWords.self)
+        case (true, false, _): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedWords.self)
+        case (false, true, false): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightHalves.self)
+        case (true, true, false): dispatch8(s, bytes, blocks: blocks, gains: gains, UnpremultipliedHalves.self)
+        case (true, true, true): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedHalves.self)
+        case (false, true, true): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultiplyingHalves.self)
         }
     }
 
@@ -989,7 +1009,13 @@ struct FusedBlock: @unchecked Sendable {
                 if widening {
                     // Straight 16-bit results; a transparent premultiplied pixel is all
                     // zero (SPEC §10), whatever its colour's quotient gave.
-                    let (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
+                    var (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
+                    // Premultiplied `Float16` results: the colour clamped to [0, 1] (NaN to
+                    // 0), times A/m (SPEC §10); at A = 0 all zero.
+                    if E.premultipliesResults, let alpha {
+                        (x, y, z) = (clamped(x, upTo: maxval) * alpha, clamped(y, upTo: maxval) * alpha,
+                                     clamped(z, upTo: maxval) * alpha)
+                    }
                     let pixels = widened(x, y, z, alpha: (v &>> fs) & byte, halfPrecision: E.halfPrecision,
                                          clearingTransparent: E.clearsTransparent && !opaque)
                     output.storeBytes(of: pixels, toByteOffset: 2 &* offset, as: BlockPixelWords16.self)

@@ -692,7 +692,7 @@ struct PixelBufferTests {
         ]
     }
 
-    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out, integer and Float16 samples; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double (Float16: unclamped, the nearest half but within 2⁻²⁰ of a rounding boundary), alpha 257·A or Float16(A/255), a transparent premultiplied pixel all zero")
+    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out (and premultiplied Float16), integer and Float16 samples; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double (Float16: straight unclamped, premultiplied clamp(C′)·a, the nearest half but within 2⁻²⁰ of a rounding boundary), alpha 257·A or Float16(A/255), a transparent premultiplied pixel all zero")
     func wideningBlock() throws {
         let (straightPool, premultipliedPool) = Self.conversionPools()
         let cases = Self.conversionCases()
@@ -705,6 +705,7 @@ struct PixelBufferTests {
                                            try PixelFormat(.abgr, alpha: .straight, sample: .uint16)]
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         destinations += try [ChannelOrder.rgba, .bgra, .argb, .abgr].map { try PixelFormat($0, alpha: .straight, sample: .float16) }
+        destinations += try [ChannelOrder.rgba, .abgr].map { try PixelFormat($0, alpha: .premultiplied, sample: .float16) }
         #endif
         for (name, stages, exact) in cases {
             for source in sources {
@@ -745,6 +746,7 @@ struct PixelBufferTests {
                             let guards = output.array[..<offset] + output.array[(offset + 8 * width)...]
                             #expect(guards.allSatisfy { $0 == 0xA5 }, "\(name), \(source) → \(destination), width \(width): written outside")
                             let halves = destination.sampleType == .float16
+                            let premultipliedOut = destination.alphaMode == .premultiplied
                             for i in 0..<width {
                                 let alpha = pixels[4 * i + s.alphaIndex!], a = Double(alpha) / 255
                                 let where_ = "\(name), \(source) → \(destination), width \(width), run \(run), pixel \(i)"
@@ -757,8 +759,10 @@ struct PixelBufferTests {
                                 let result = exact(Self.straightColour(pixels, i, order: s, premultiplied: premultiplied), i, width)
                                 for (c, word) in [(0, dr), (1, dg), (2, db)] {
                                     if halves {
-                                        #expect(HalfCheck.accepts(out[4 * i + word], result[c]),
-                                                "\(where_) channel \(c): got \(HalfCheck.value(out[4 * i + word])), exact \(result[c])")
+                                        // Premultiplied: the colour clamped, times alpha (SPEC §10).
+                                        let x = premultipliedOut ? min(max(result[c], 0), 1) * a : result[c]
+                                        #expect(HalfCheck.accepts(out[4 * i + word], x),
+                                                "\(where_) channel \(c): got \(HalfCheck.value(out[4 * i + word])), exact \(x)")
                                         continue
                                     }
                                     let x = min(max(result[c], 0), 1)
@@ -789,10 +793,11 @@ struct PixelBufferTests {
     }
 
     #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
-    @Test("8-bit pixels into Float16 ones through the block: every alpha byte becomes Float16(A/255), straight and premultiplied in; a plan past the block's conditioning takes the row path")
+    @Test("8-bit pixels into Float16 ones through the block: every alpha byte becomes Float16(A/255), straight and premultiplied in and out; a plan past the block's conditioning takes the row path")
     func halfPrecisionAlphas() throws {
-        let half = try PixelFormat(.rgba, alpha: .straight, sample: .float16)
-        for source in [PixelFormat.rgba8, .bgra8Premultiplied] {
+        let pairs = [PixelFormat.rgba8, .bgra8Premultiplied].flatMap { s in [AlphaMode.straight, .premultiplied].map { (s, $0) } }
+        for (source, alphaOut) in pairs {
+            let half = try PixelFormat(.rgba, alpha: alphaOut, sample: .float16)
             // Alpha i at pixel i, colour at most alpha (valid premultiplied too).
             let input = Storage(count: 4 * 256), output = Storage(count: 8 * 256)
             for i in 0..<256 {
@@ -803,20 +808,24 @@ struct PixelBufferTests {
             let takesBlock = source.alphaMode == .premultiplied
                 ? plan.premultipliedBlock(source, half, variant: .simd4, building: false)?.widens == true
                 : plan.fusedBlock(source, half, inPlace: false, variant: .simd4)?.block.widens == true
-            #expect(takesBlock, "\(source)")
+            #expect(takesBlock, "\(source) → \(half)")
             try plan.run(from: try Self.buffer(input, width: 256, height: 1, bytesPerRow: 4 * 256, source),
                          to: try Self.buffer(output, width: 256, height: 1, bytesPerRow: 8 * 256, half))
             let words = output.bytes.assumingMemoryBound(to: UInt16.self)
             for i in 0..<256 {
-                #expect(words[4 * i + 3] == Float16(Float(i) / 255).bitPattern, "\(source), alpha \(i)")
+                #expect(words[4 * i + 3] == Float16(Float(i) / 255).bitPattern, "\(source) → \(half), alpha \(i)")
             }
         }
         // A contrast of 10⁶ is past the block's bound on the 16-bit scale: the row path.
         var recipe = Recipe()
         recipe.adjustments.contrast = 1e6
         let steep = try EditPlan(recipe).prepared(width: 8, height: 1, threads: 1)
+        let half = try PixelFormat(.rgba, alpha: .straight, sample: .float16)
         #expect(steep.fusedBlock(.rgba8, half, inPlace: false, variant: .simd4) == nil)
         #expect(steep.fusedBlock(.rgba8, .rgba16, inPlace: false, variant: .simd4) == nil)
+        // Destinations the block does not write: a padding sample, premultiplied integers.
+        #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgbx, alpha: .none, sample: .float16)) == nil)
+        #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint16)) == nil)
     }
     #endif
 
