@@ -159,8 +159,9 @@ enum PositionsOfTheBlock: BlockLayout {
 /// What the 8-bit loops read and write besides their shared decoding, tables and
 /// matrix: straight or premultiplied pixels in; 8-bit pixels out, straight or
 /// premultiplied, straight 16-bit ones, or `Float16` ones, straight or premultiplied
-/// (a widening block, `FusedBlock.runWidening`). Compile-time constants, so that each loop is its
-/// own code, with no flag tested per block.
+/// (a widening block, `FusedBlock.runWidening`). Compile-time constants, so that each
+/// loop is its own code, with no flag tested per block; each ending states the flags
+/// it sets, the others are false.
 protocol BlockEnding {
     /// Whether the source pixels are premultiplied (divided by alpha as they decode).
     static var premultiplied: Bool { get }
@@ -173,6 +174,9 @@ protocol BlockEnding {
 }
 
 extension BlockEnding {
+    static var premultiplied: Bool { false }
+    static var premultipliesResults: Bool { false }
+    static var widening: Bool { false }
     static var halfPrecision: Bool { false }
 
     /// Whether a transparent source pixel must be cleared to all zero (SPEC §10): a
@@ -182,53 +186,39 @@ extension BlockEnding {
 }
 
 /// Straight (or padded) 8-bit pixels in and out.
-enum StraightBytes: BlockEnding {
-    static var premultiplied: Bool { false }
-    static var premultipliesResults: Bool { false }
-    static var widening: Bool { false }
-}
+enum StraightBytes: BlockEnding {}
 
 /// Premultiplied 8-bit pixels in and out (SPEC §10 inside the block).
 enum PremultipliedBytes: BlockEnding {
     static var premultiplied: Bool { true }
     static var premultipliesResults: Bool { true }
-    static var widening: Bool { false }
 }
 
 /// Premultiplied 8-bit pixels in, straight 8-bit ones out (an export from a display
 /// buffer).
 enum UnpremultipliedBytes: BlockEnding {
     static var premultiplied: Bool { true }
-    static var premultipliesResults: Bool { false }
-    static var widening: Bool { false }
 }
 
 /// Straight 8-bit pixels in, premultiplied 8-bit ones out (a decoded image into a
 /// display buffer).
 enum PremultiplyingBytes: BlockEnding {
-    static var premultiplied: Bool { false }
     static var premultipliesResults: Bool { true }
-    static var widening: Bool { false }
 }
 
 /// Straight 8-bit pixels in, straight 16-bit ones out.
 enum StraightWords: BlockEnding {
-    static var premultiplied: Bool { false }
-    static var premultipliesResults: Bool { false }
     static var widening: Bool { true }
 }
 
 /// Premultiplied 8-bit pixels in, straight 16-bit ones out.
 enum PremultipliedWords: BlockEnding {
     static var premultiplied: Bool { true }
-    static var premultipliesResults: Bool { false }
     static var widening: Bool { true }
 }
 
 /// Straight 8-bit pixels in, straight `Float16` ones out.
 enum StraightHalves: BlockEnding {
-    static var premultiplied: Bool { false }
-    static var premultipliesResults: Bool { false }
     static var widening: Bool { true }
     static var halfPrecision: Bool { true }
 }
@@ -236,7 +226,6 @@ enum StraightHalves: BlockEnding {
 /// Premultiplied 8-bit pixels in, straight `Float16` ones out.
 enum UnpremultipliedHalves: BlockEnding {
     static var premultiplied: Bool { true }
-    static var premultipliesResults: Bool { false }
     static var widening: Bool { true }
     static var halfPrecision: Bool { true }
 }
@@ -251,7 +240,6 @@ enum PremultipliedHalves: BlockEnding {
 
 /// Straight 8-bit pixels in, premultiplied `Float16` ones out.
 enum PremultiplyingHalves: BlockEnding {
-    static var premultiplied: Bool { false }
     static var premultipliesResults: Bool { true }
     static var widening: Bool { true }
     static var halfPrecision: Bool { true }
