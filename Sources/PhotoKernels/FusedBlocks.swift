@@ -397,8 +397,9 @@ struct FusedBlock: @unchecked Sendable {
     /// Whether a widening block's destination holds alpha first (ARGB, ABGR) rather
     /// than last.
     let alphaFirst: Bool
-    /// Whether a widening block's results are `Float16`s, unclamped (SPEC §10: a float
-    /// destination keeps the extended range), rather than 16-bit integers.
+    /// Whether a widening block's results are `Float16`s (unclamped where alpha is
+    /// straight: SPEC §10, a float destination keeps the extended range), rather than
+    /// 16-bit integers.
     let halfPrecision: Bool
     let relativeToGreen: Bool
     /// Whether samples decode through tone tables (else plainly).
@@ -482,7 +483,8 @@ struct FusedBlock: @unchecked Sendable {
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
          premultiplied: Bool = false, premultipliesResults: Bool? = nil, resultPositions: ChannelPositions? = nil,
          widening: Bool = false, halfPrecision: Bool = false, largestGain: Float) {
-        assert(!widening || (resultPositions != nil && (halfPrecision || premultipliesResults != true)), "straight 16-bit results")
+        assert(!widening || (resultPositions != nil && (halfPrecision || premultipliesResults != true)),
+               "straight 16-bit integer results")
         assert(!halfPrecision || widening, "half-precision results widen")
         // Red after blue in memory (BGRA, ABGR): the block runs as RGBA or ARGB with red
         // and blue exchanged in the matrix and the tables, which gives the same results
@@ -844,9 +846,9 @@ struct FusedBlock: @unchecked Sendable {
     /// `halfPrecision` the bits of `Float16` results, alpha `Float16(A/255)`: straight
     /// ones unclamped, premultiplied ones (`premultipliesResults`) clamped to [0, 1] and
     /// multiplied by `A/255`; premultiplied pixels are divided by their alpha as in
-    /// `run8`, and a transparent one is all zero. The last pixels short of a block, and where the build targets AVX2 those
-    /// before the destination's first 64-byte boundary, go through the same block via
-    /// a zero-padded copy (see `run8`).
+    /// `run8`, and a transparent one is all zero. The last pixels short of a block, and
+    /// where the build targets AVX2 those before the destination's first 64-byte
+    /// boundary, go through the same block via a zero-padded copy (see `run8`).
     func runWidening(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
                      gains: UnsafePointer<Float>?) {
         assert(widens, "a widening block")
@@ -995,8 +997,8 @@ struct FusedBlock: @unchecked Sendable {
                 }
                 let gain = gains.map { UnsafeRawPointer($0).loadUnaligned(fromByteOffset: MemoryLayout<BlockFloats>.size &* j, as: BlockFloats.self) }
                 if widening {
-                    // Straight 16-bit results; a transparent premultiplied pixel is all
-                    // zero (SPEC §10), whatever its colour's quotient gave.
+                    // 16-bit results; a transparent premultiplied pixel is all zero (SPEC
+                    // §10), whatever its colour's quotient gave.
                     var (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
                     // Premultiplied `Float16` results: the colour clamped to [0, 1] (NaN to
                     // 0), times A/m (SPEC §10); at A = 0 all zero.
@@ -1058,10 +1060,7 @@ struct FusedBlock: @unchecked Sendable {
         // All ones where a > 0 ((a + 255) >> 8 is 1 there, 0 at a = 0), applied to the
         // colours' integers: on the floats, LLVM took the mask apart lane by lane.
         let visible = clearingTransparent ? BlockWords.zero &- ((a &+ 255) &>> 8) : nil
-        // The half-precision bits go through `WordPacking.pixels` too: its packs are
-        // intrinsics LLVM does not see through, where the conversion is not, and an
-        // interleave of SIMD shuffles split the premultiplied loops' arithmetic (where
-        // the build targets AVX-512, its sixteenth lane alone).
+        // The half-precision bits are words too, packed as the 16-bit integers are.
         @_transparent func halves(_ v: BlockFloats) -> BlockWords { HalfPacking.halfWords(v) }
         #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
         @_transparent func words(_ v: BlockFloats) -> BlockWords {

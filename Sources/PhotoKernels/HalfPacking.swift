@@ -4,7 +4,7 @@
 // has F16C that is `vcvtps2ph` on the whole block. The baseline x86-64 build has no
 // such instruction (a library call per lane): there the rounding is done in SSE2
 // integer operations, `Float16Conversion`'s method for the finite values a block
-// computes (its results are bounded: `FusedBlock.isWellConditioned`), in 15
+// computes (its results are bounded: `FusedBlock.isWellConditioned`), in about 17
 // instructions per four lanes where the general conversion took about 25.
 
 #if arch(x86_64) && canImport(_Builtin_intrinsics.intel) && !PHOTOKERNELS_NO_INTRINSICS
@@ -20,7 +20,7 @@ enum HalfPacking {
     /// where a NaN gives an infinity of its sign (`finiteQuarter`).
     ///
     /// Complexity: one conversion and one widening of the words where the build has
-    /// F16C; 15 SSE2 instructions per four lanes in the baseline x86-64 build.
+    /// F16C; about 17 SSE2 instructions per four lanes in the baseline x86-64 build.
     @_transparent
     static func halfWords(_ v: BlockFloats) -> BlockWords {
         // Intel Macs have no `Float16` type (and no format of it to write).
@@ -72,7 +72,8 @@ enum HalfPacking {
     /// NaN to 65520 too), from which on every value rounds to infinity, so that no
     /// test for infinity or NaN remains.
     ///
-    /// Complexity: 15 SSE2 instructions, no branch.
+    /// Complexity: 16 SSE2 operations (about 17 instructions with a register copy), no
+    /// branch.
     @_transparent
     static func finiteQuarter(_ x: __m128) -> __m128i {
         let bits = _mm_castps_si128(x)

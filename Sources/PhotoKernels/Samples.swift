@@ -189,15 +189,18 @@ public enum IntegerTolerance {
 /// about 2⁻¹⁰), any half within it. Not on Intel Macs, which have no `Float16`.
 public enum HalfTolerance {
     /// Judges `sample` against the exact value `x`; `.wrong(beyond:)` gives how far the
-    /// sample lay outside the window, in units of the spacing of halves at `x` (∞ for
-    /// a NaN where `x` is a number, or a number where `x` is NaN).
+    /// sample lay outside the window, in units of the spacing of halves at `x` (that of
+    /// the largest finite half, 32, where `x` rounds to infinity), or ∞ for a NaN where
+    /// `x` is a number, a number where `x` is NaN, or an infinity where `x` is finite,
+    /// and the other way round.
     public static func verdict(_ sample: Float16, exact x: Double) -> IntegerTolerance.Verdict {
         let expected = Float16(x)
         if sample == expected || (sample.isNaN && x.isNaN) { return .exact }
-        if sample.isNaN || x.isNaN { return .wrong(beyond: .infinity) }
+        if sample.isNaN || x.isNaN || sample.isInfinite || x.isInfinite { return .wrong(beyond: .infinity) }
         let window = IntegerTolerance.tau * max(1, x.magnitude)
         if Float16(x - window) <= sample && sample <= Float16(x + window) { return .nearTie }
-        return .wrong(beyond: ((Double(sample) - x).magnitude - window) / Double(expected.ulp))
+        let step = expected.isFinite ? expected.ulp : Float16.greatestFiniteMagnitude.ulp
+        return .wrong(beyond: ((Double(sample) - x).magnitude - window) / Double(step))
     }
 }
 #endif

@@ -692,7 +692,7 @@ struct PixelBufferTests {
         ]
     }
 
-    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out (and premultiplied Float16), integer and Float16 samples; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double (Float16: straight unclamped, premultiplied clamp(C′)·a, the nearest half but within 2⁻²⁰ of a rounding boundary), alpha 257·A or Float16(A/255), a transparent premultiplied pixel all zero")
+    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out (and premultiplied Float16), integer and Float16 samples; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double (Float16: straight unclamped, premultiplied clamp(C′)·a, the nearest half but within 2⁻²⁰·max(1, |x|) of a rounding boundary), alpha 257·A or Float16(A/255), a transparent premultiplied pixel all zero")
     func wideningBlock() throws {
         let (straightPool, premultipliedPool) = Self.conversionPools()
         let cases = Self.conversionCases()
@@ -790,6 +790,25 @@ struct PixelBufferTests {
             #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4)) == [65535, 65535, 0, i % 2 == 0 ? 257 : 514],
                     "pixel \(i)")
         }
+        #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
+        // The same pixels into Float16: straight, far past 1 and unclamped (250 · 255 and
+        // 250 · 0.5); premultiplied, clamped to 1 and multiplied by alpha.
+        for alphaOut in [AlphaMode.straight, .premultiplied] {
+            let half = try PixelFormat(.rgba, alpha: alphaOut, sample: .float16)
+            #expect(steepPlan.premultipliedBlock(.bgra8Premultiplied, half, variant: .simd4, building: false)?.widens == true)
+            try steepPlan.run(from: try Self.buffer(invalid, width: 40, height: 1, bytesPerRow: 160, .bgra8Premultiplied),
+                              to: try Self.buffer(steepOut, width: 40, height: 1, bytesPerRow: 320, half))
+            for i in 0..<40 {
+                let a = Double(i % 2 == 0 ? 1 : 2) / 255, colour = i % 2 == 0 ? 250 * 255 : 250 * 0.5
+                let expected = alphaOut == .straight ? [colour, colour, 0] : [a, a, 0]
+                for c in 0..<3 {
+                    #expect(HalfCheck.accepts(words[4 * i + c], expected[c]),
+                            "\(half), pixel \(i), channel \(c): got \(HalfCheck.value(words[4 * i + c])), exact \(expected[c])")
+                }
+                #expect(words[4 * i + 3] == HalfCheck.bits(Float(a * 255) / 255))
+            }
+        }
+        #endif
     }
 
     #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))

@@ -217,6 +217,10 @@ struct SamplesTests {
         // Past the largest half: infinity, and never infinity for a value that rounds to 65504.
         #expect(HalfTolerance.verdict(.infinity, exact: 70_000) == .exact)
         #expect(HalfTolerance.verdict(.infinity, exact: 65_519) == .wrong(beyond: .infinity))
+        // A finite half where x rounds to infinity: in steps of the largest half's (32).
+        #expect(HalfTolerance.verdict(65_504, exact: 65_600) == .wrong(beyond: (96 - tau * 65_600) / 32))
+        #expect(HalfTolerance.verdict(65_504, exact: .infinity) == .wrong(beyond: .infinity))
+        #expect(HalfTolerance.verdict(.infinity, exact: .infinity) == .exact)
         #expect(HalfTolerance.verdict(.nan, exact: .nan) == .exact)
         #expect(HalfTolerance.verdict(.nan, exact: 1) == .wrong(beyond: .infinity))
         #expect(HalfTolerance.verdict(1, exact: .nan) == .wrong(beyond: .infinity))
