@@ -244,8 +244,9 @@ extension PreparedEditPlan {
     }
 
     /// The one-pass block on premultiplied 8-bit pixels (SPEC §10 inside the block), for
-    /// the same four-channel format in and out, into a 16-bit one with straight alpha
-    /// (a widening block, `wideningPositions`) or into another 8-bit one
+    /// the same four-channel format in and out, into a 16-bit one (a widening block,
+    /// `wideningPositions`: integers with straight alpha, `Float16`s with straight or
+    /// premultiplied alpha) or into another 8-bit one
     /// (`conversionPositions`: straight or premultiplied, red and blue where the source
     /// has them or exchanged), and fused stages of the matrix block's shape; with tone
     /// stages, only with the plan's 2D premultiplied tables, built now when `building`
@@ -275,7 +276,7 @@ extension PreparedEditPlan {
 
     /// Whether the premultiplied block can run these formats and this plan, before any
     /// table is built: `.simd4`, a premultiplied four-channel 8-bit format in and the
-    /// same out, a 16-bit one with straight alpha or another 8-bit one
+    /// same out, a 16-bit one (`wideningPositions`) or another 8-bit one
     /// (`conversionPositions`), and fused stages of its shape (tones, then at most one
     /// matrix; a LUT or a per-pixel stage has none). A run makes a `LateBlock` only
     /// then, so that a plan without the block never builds its 2D tables.

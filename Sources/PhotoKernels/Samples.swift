@@ -183,10 +183,13 @@ public enum IntegerTolerance {
 #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
 /// SPEC §8's tie-aware rule carried to `Float16` samples, which keep the extended range
 /// (SPEC §10: a float destination is not clamped): a sample is right if it is the half
-/// nearest the exact value `x` (ties to even), and, where `x` lies within
-/// `τ·max(1, |x|)` of a rounding boundary (τ = ``IntegerTolerance/tau``), if it is the
-/// half on either side; where halves lie closer together than that window (below
-/// about 2⁻¹⁰), any half within it. Not on Intel Macs, which have no `Float16`.
+/// nearest the exact value `x` (ties to even), or any half that a value within
+/// `τ·max(1, |x|)` of `x` rounds to (τ = ``IntegerTolerance/tau``) — near a rounding
+/// boundary either half beside it, and where halves lie closer together than that
+/// window (below about 2⁻¹⁰) every half within it. The rule is this library's (SPEC
+/// §8 names integer samples only; docs/spec.md, the note under §8), for valid pixels:
+/// a premultiplied pixel whose colour exceeds its alpha is outside it. Not on Intel
+/// Macs, which have no `Float16`.
 public enum HalfTolerance {
     /// Judges `sample` against the exact value `x`; `.wrong(beyond:)` gives how far the
     /// sample lay outside the window, in units of the spacing of halves at `x` (that of
