@@ -548,8 +548,10 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// Whether `plan.floatBlock` is there: asked first, so that a plan without one
     /// does not copy the optional for every row.
     let hasFloatBlock: Bool
-    /// `gains` in the plan's own memory, called in place (see `floatSteps`).
+    /// `gains` and `floatGains` in the plan's own memory, called in place (see
+    /// `floatSteps`).
     private let storedGains: UnsafeMutablePointer<any PreparedGains>?
+    private let storedFloatGains: UnsafeMutablePointer<any PreparedGains>?
 
     /// A fused step of the `Float` row path: a matrix, by its index in `floatMatrices`,
     /// or any other kernel, by its index in `plan.steps`.
@@ -558,9 +560,15 @@ public final class PreparedEditPlan: @unchecked Sendable {
         case kernel(Int)
     }
 
-    /// The fused trailing gain and the reference's positional stages, resolved.
+    /// The fused trailing gain and the reference's positional stages, resolved: for
+    /// integer and half-precision samples (`preparedGains`), and for runs in place on a
+    /// `FloatImage`, whose results stay `Float` (`preparedFloatGains`; a vignette's
+    /// `Float` kernel, about 3× cheaper per gain than its `Double` gains, within SPEC
+    /// §8's `Float` tolerance).
     let gains: (any PreparedGains)?
     let referenceGains: [Int: any PreparedGains]
+    let floatGains: (any PreparedGains)?
+    let floatReferenceGains: [Int: any PreparedGains]
     private let tables = Mutex<[Int: ToneTables]>([:])
     private let cubeTables = Mutex<[CubeTableKey: FusedCubeTable]>([:])
     private let scratch: Scratch
@@ -607,11 +615,15 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let usable = max(1, width * height / self.minimumBandPixels)  // width × height fits: checked by `prepared`
         self.threads = min(max(1, threads ?? ProcessInfo.processInfo.activeProcessorCount), usable)
         gains = plan.gain?.preparedGains(imageWidth: width, imageHeight: height)
-        var reference: [Int: any PreparedGains] = [:]
+        floatGains = plan.gain?.preparedFloatGains(imageWidth: width, imageHeight: height)
+        var reference: [Int: any PreparedGains] = [:], floatReference: [Int: any PreparedGains] = [:]
         for (i, stage) in plan.stages.enumerated() {
-            if case .positional(let p) = stage { reference[i] = p.preparedGains(imageWidth: width, imageHeight: height) }
+            guard case .positional(let p) = stage else { continue }
+            reference[i] = p.preparedGains(imageWidth: width, imageHeight: height)
+            floatReference[i] = p.preparedFloatGains(imageWidth: width, imageHeight: height)
         }
         referenceGains = reference
+        floatReferenceGains = floatReference
         guard let scratch = Scratch(slots: self.threads, piece: Self.piece, rowWidth: width) else {
             throw .outOfMemory(bytes: Scratch.bytes(slots: self.threads, piece: Self.piece, rowWidth: width))
         }
@@ -622,11 +634,15 @@ public final class PreparedEditPlan: @unchecked Sendable {
         // Last, after everything that can throw (a class that fails to initialise does
         // not deinitialise).
         hasFloatBlock = plan.floatBlock != nil
-        storedGains = gains.map { gains in
-            let storage = UnsafeMutablePointer<any PreparedGains>.allocate(capacity: 1)
-            storage.initialize(to: gains)
-            return storage
+        func stored(_ gains: (any PreparedGains)?) -> UnsafeMutablePointer<any PreparedGains>? {
+            gains.map { gains in
+                let storage = UnsafeMutablePointer<any PreparedGains>.allocate(capacity: 1)
+                storage.initialize(to: gains)
+                return storage
+            }
         }
+        storedGains = stored(gains)
+        storedFloatGains = stored(floatGains)
         var matrices: [MatrixSchedule] = []
         let steps = plan.steps.indices.map { i -> FloatStep in
             guard case .matrix(let m) = plan.steps[i] else { return .kernel(i) }
@@ -645,6 +661,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         _ = floatMatrices.deinitialize()
         floatMatrices.deallocate()
         storedGains?.deinitialize(count: 1).deallocate()
+        storedFloatGains?.deinitialize(count: 1).deallocate()
         uprightStorage.withLock { free(UnsafeMutableRawPointer(bitPattern: $0.address)) }
     }
 
@@ -744,10 +761,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
         image.withUnsafeMutablePixels { buffer in
             let base = SendablePointer(base: buffer.baseAddress!)
             let region = ImageRegion(x: 0, y: 0, width: width, height: height)
-            let holding = holdsRowGains(variant, in: region, floatBlockRuns: hasFloatBlock)
+            let holding = holdsRowGains(variant, in: region, floatBlockRuns: hasFloatBlock, floatResults: true)
             forEachPiece(region, piece: Self.floatPiece, pairingRows: holding) { y, x0, count, slot in
                 let row = base.base + y * w + x0
-                self.runFloat(row, count: count, y: y, x0: x0, slot: slot, variant: variant, holdingGains: holding)
+                self.runFloat(row, count: count, y: y, x0: x0, slot: slot, variant: variant, holdingGains: holding,
+                              floatResults: true)
             }
         }
     }
@@ -1035,8 +1053,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// half from its left instead of computing both). A row whose gains equal a held
     /// row's (`rowWithSameGains`, such as its mirror in `forEachPiece`'s paired order)
     /// takes them as they are. The piece's gains start at `x0` in the row's.
-    func pieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
-        guard let gains = storedGains else { return nil }
+    /// `floatResults`: the gains of a run whose results stay `Float` (`floatGains`).
+    func pieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot, floatResults: Bool = false) -> UnsafePointer<Float>? {
+        guard let gains = floatResults ? storedFloatGains : storedGains else { return nil }
         let span = slot.span
         let (key, entry) = heldEntry(y: y, gains, slot)
         let row = slot.gains + entry * slot.rowStride
@@ -1065,8 +1084,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// into `runFloat`, it left the native build's vignette, which does not hold gains
     /// on such a core, 0.91× as fast with the same machine code in every loop.
     @inline(never)
-    func scaleByHeldGains(_ row: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, slot: ScratchSlot) {
-        guard let gains = storedGains else { return }
+    func scaleByHeldGains(_ row: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, slot: ScratchSlot,
+                          floatResults: Bool) {
+        guard let gains = floatResults ? storedFloatGains : storedGains else { return }
         let span = slot.span
         let (key, entry) = heldEntry(y: y, gains, slot)
         if slot.heldRows[entry] != key, x0 == span.x, count == span.width {
@@ -1074,7 +1094,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
             slot.heldRows[entry] = key
             return
         }
-        guard let held = pieceGains(y: y, x0: x0, count: count, slot: slot) else { return }
+        guard let held = pieceGains(y: y, x0: x0, count: count, slot: slot, floatResults: floatResults) else { return }
         gains.pointee.scale(row, count: count, y: y, x0: x0, by: held)
     }
 
@@ -1090,11 +1110,15 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// Without the pairing, a row's gains computed all at once ahead of its pixels took
     /// 1.13× the time of the stage's own chunks of gains and pixels.
     ///
-    /// Unless the one-pass block runs (`floatBlockRuns`), not where
-    /// `pairsRowsToScale` is false.
-    func holdsRowGains(_ variant: KernelVariant, in region: ImageRegion, floatBlockRuns: Bool) -> Bool {
-        guard variant == .simd4, gains.map({ !$0.scalesInOnePass }) == true else { return false }
-        guard Self.pairsRowsToScale || floatBlockRuns else { return false }
+    /// On a `FloatImage` in place (`floatResults`, the `Float` gains), unless the
+    /// one-pass block runs (`floatBlockRuns`), not where `pairsRowsToScale` is false.
+    /// Rows on their way to integer or half-precision samples always pair: their gains
+    /// (`Double`) cost about 3× as much, and computing each for every row instead took
+    /// a 12 MP grey `Float16` export 1.26× the time natively on a Zen 4.
+    func holdsRowGains(_ variant: KernelVariant, in region: ImageRegion, floatBlockRuns: Bool,
+                       floatResults: Bool = false) -> Bool {
+        guard variant == .simd4, (floatResults ? floatGains : gains).map({ !$0.scalesInOnePass }) == true else { return false }
+        guard Self.pairsRowsToScale || floatBlockRuns || !floatResults else { return false }
         return rowsPair(in: region)
     }
 
@@ -1128,8 +1152,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// gains have nothing to share). With `floatPiece` a 12 MP row is one piece; the
     /// recipe with the `Float` block ran as fast as with 1024-pixel pieces natively and
     /// 1.11× as fast in the default build.
-    func floatPieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot) -> UnsafePointer<Float>? {
-        guard let gains = storedGains else { return nil }
+    func floatPieceGains(y: Int, x0: Int, count: Int, slot: ScratchSlot, floatResults: Bool) -> UnsafePointer<Float>? {
+        guard let gains = floatResults ? storedFloatGains : storedGains else { return nil }
         assert(count <= Self.floatPiece, "a piece longer than the slot's piece gains")
         gains.pointee.rowGains(y: y, x0: x0, count: count, variant: .simd4, into: slot.pieceGains)
         return UnsafePointer(slot.pieceGains)
@@ -1138,15 +1162,18 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// The plan on one row piece of Float pixels in place: the fused steps for `.simd4`
     /// (tone stages skipped when a table already applied them), the unfused stages with
     /// scalar loops for `.scalar`. With `holdingGains` (`holdsRowGains`), the trailing
-    /// gains come from the slot's held rows (`pieceGains`).
+    /// gains come from the slot's held rows (`pieceGains`). With `floatResults` (a
+    /// `FloatImage` in place) the positional stages take their `Float` results' gains
+    /// (`floatGains`, `floatReferenceGains`); rows on their way to integer or
+    /// half-precision samples take `gains` and `referenceGains`.
     func runFloat(_ row: UnsafeMutablePointer<SIMD4<Float>>, count: Int, y: Int, x0: Int, slot: ScratchSlot,
-                  variant: KernelVariant, tonesDone: Bool = false, holdingGains: Bool = false) {
+                  variant: KernelVariant, tonesDone: Bool = false, holdingGains: Bool = false, floatResults: Bool = false) {
         let buffer = UnsafeMutableBufferPointer(start: row, count: count)
         let location = RowLocation(y: y, x0: x0, imageWidth: width, imageHeight: height)
         switch variant {
         case .scalar:
             for (i, stage) in plan.stages.enumerated() {
-                if let g = referenceGains[i] {
+                if let g = floatResults ? floatReferenceGains[i] : referenceGains[i] {
                     assert(count <= Self.floatPiece, "a piece longer than the slot's piece gains")
                     let gains = slot.pieceGains
                     g.rowGains(y: y, x0: x0, count: count, variant: .scalar, into: gains)
@@ -1161,8 +1188,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
             }
         case .simd4:
             if !tonesDone, hasFloatBlock, let block = plan.floatBlock {
-                let gains = holdingGains ? pieceGains(y: y, x0: x0, count: count, slot: slot)
-                                         : floatPieceGains(y: y, x0: x0, count: count, slot: slot)
+                let gains = holdingGains ? pieceGains(y: y, x0: x0, count: count, slot: slot, floatResults: floatResults)
+                                         : floatPieceGains(y: y, x0: x0, count: count, slot: slot, floatResults: floatResults)
                 return block.run(row, count: count, gains: gains)
             }
             if !tonesDone { for t in plan.tones { t.apply(buffer, at: location, variant: .simd4) } }
@@ -1174,9 +1201,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
                     k.apply(buffer, at: location, variant: .simd4)
                 }
             }
-            guard let gains = storedGains else { return }
+            guard let gains = floatResults ? storedFloatGains : storedGains else { return }
             if holdingGains {
-                scaleByHeldGains(row, count: count, y: y, x0: x0, slot: slot)
+                scaleByHeldGains(row, count: count, y: y, x0: x0, slot: slot, floatResults: floatResults)
             } else {
                 gains.pointee.scale(row, count: count, y: y, x0: x0, variant: .simd4)
             }

@@ -121,6 +121,26 @@ public protocol PositionalStage: PixelKernel {
     ///   - imageWidth, imageHeight: the whole image's size in pixels, each ≥ 1.
     /// - Complexity: O(1) for the vignette.
     func preparedGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains
+
+    /// The gains for a run whose results stay `Float` (an `EditPlan` in place on a
+    /// `FloatImage`), which SPEC §8 holds to its `Float` tolerance, 1e-5, rather than to
+    /// the tie-aware rule of integer and half-precision samples that
+    /// `preparedGains(imageWidth:imageHeight:)` must meet. The vignette's are its `Float`
+    /// kernel's, about 3× cheaper per gain; by default `preparedGains`.
+    ///
+    /// - Parameters:
+    ///   - imageWidth, imageHeight: the whole image's size in pixels, each ≥ 1.
+    /// - Complexity: O(1) for the vignette.
+    func preparedFloatGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains
+}
+
+extension PositionalStage {
+    /// `preparedGains(imageWidth:imageHeight:)`: gains precise enough for every output.
+    ///
+    /// - Complexity: that of `preparedGains`.
+    public func preparedFloatGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains {
+        preparedGains(imageWidth: imageWidth, imageHeight: imageHeight)
+    }
 }
 
 /// The gains of a positional stage for one image size.

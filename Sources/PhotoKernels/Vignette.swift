@@ -271,7 +271,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `location.imageWidth × location.imageHeight` image (straight-alpha RGBA, A
     /// kept); returns at once when the intensity is 0.
     ///
-    /// An `EditPlan` resolves the geometry once per image size instead
+    /// The gains are computed in `Float` from the geometry rounded to `Float`: within
+    /// about 10⁻⁶ of the exact gain, inside SPEC §8's `Float` tolerance. An `EditPlan`
+    /// resolves the geometry once per image size instead, and for integer and
+    /// half-precision samples computes each gain in `Double`
     /// (`preparedGains(imageWidth:imageHeight:)`); this entry point resolves it per call.
     /// No location traps: columns outside the image take the reference's gains, and
     /// beyond ±2^62 the columns wrap like `&+`.
@@ -279,17 +282,30 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// - Complexity: O(row.count) plus O(1) to resolve the geometry; no heap allocation.
     public func apply(_ row: UnsafeMutableBufferPointer<SIMD4<Float>>, at location: RowLocation, variant: KernelVariant) {
         guard !isIdentity, let base = row.baseAddress else { return }
-        let prepared = PreparedVignette(self, imageWidth: location.imageWidth, imageHeight: location.imageHeight)
-        prepared.scale(base, count: row.count, y: location.y, x0: location.x0, variant: variant)
+        let gains = FloatGains(self, imageWidth: location.imageWidth, imageHeight: location.imageHeight)
+        gains.scale(base, count: row.count, y: location.y, x0: location.x0, variant: variant)
     }
 
     /// Resolves the geometry for one image size: the positional constants of an
-    /// `EditPlan`. Its methods take any row and columns without trapping, as `apply`
-    /// does, and give columns outside the image the reference's gains in both variants.
+    /// `EditPlan`, each gain computed from the geometry in `Double` and rounded once to
+    /// `Float` (within half an ulp of the exact gain), so that the plan's integer and
+    /// half-precision samples meet SPEC §8's tie-aware rule even on a narrow ring. Its
+    /// methods take any row and columns without trapping, as `apply` does, and give
+    /// columns outside the image the reference's gains in both variants.
     ///
     /// - Complexity: O(1).
     public func preparedGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains {
         PreparedVignette(self, imageWidth: imageWidth, imageHeight: imageHeight)
+    }
+
+    /// The `Float` kernel's gains (`apply`'s) for one image size, for an edit plan's runs
+    /// on a `FloatImage`: each gain computed in `Float` from the geometry rounded to
+    /// `Float`, within about 10⁻⁶ of the exact gain, where `preparedGains`' are within
+    /// half an ulp. Its methods take any row and columns without trapping, as `apply` does.
+    ///
+    /// - Complexity: O(1).
+    public func preparedFloatGains(imageWidth: Int, imageHeight: Int) -> any PreparedGains {
+        FloatGains(self, imageWidth: imageWidth, imageHeight: imageHeight)
     }
 
     /// The reference gain of every pixel `x0 ..< x0 + count` of a row whose centre lies
@@ -426,6 +442,36 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         isOrdinary(x0: x0, count: count) && x0 >= 0 && x0 + count <= imageWidth
     }
 
+    /// Walks pixels `x0 ..< x0 + count` a chunk (`chunk`) at a time, writing their
+    /// gains to `gains[0 ..< count]` and then scaling them: `compute(l, u)` writes the
+    /// gains of columns `l ..< u`, except that the columns whose mirror `m − x`
+    /// (`mirrorSum`) lies earlier in the piece, written already, are copied from it,
+    /// reversed; then `scale(first, stop)` scales the chunk's pixels. Each chunk's
+    /// gains are computed just before the pixels they scale, so that their arithmetic
+    /// overlaps the memory traffic of the pixels already on their way.
+    @inline(__always)
+    static func forEachChunk(x0: Int, count: Int, mirrorSum m: Int?, gains: UnsafeMutablePointer<Float>,
+                             compute: (Int, Int) -> Void, scale: (Int, Int) -> Void) {
+        let end = x0 &+ count
+        var first = x0
+        while first < end {
+            let stop = min(first &+ chunk, end)
+            // Columns copyLo ..< copyHi mirror columns x0 ..< first, written already.
+            var copyLo = stop, copyHi = stop
+            if let m {
+                copyLo = max(first, min(stop, m &- first &+ 1))
+                copyHi = max(copyLo, min(stop, m &- x0 &+ 1))
+            }
+            if copyLo > first { compute(first, copyLo) }
+            if let m, copyHi > copyLo {
+                reverseCopy(from: gains + (m &- (copyHi &- 1) &- x0), into: gains + (copyLo &- x0), count: copyHi &- copyLo)
+            }
+            if stop > copyHi { compute(copyHi, stop) }
+            scale(first, stop)
+            first = stop
+        }
+    }
+
     /// Pixels per chunk of the band: their gains fill 1 KiB, which
     /// `withUnsafeTemporaryAllocation` places on the stack without a size check, and
     /// which stays in L1 between the two passes. A multiple of 8. Also the chunk of a
@@ -434,8 +480,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// prefetches ahead.
     static var chunk: Int { 256 }
 
-    /// The gains of one vignette for one image size.
-    struct PreparedVignette: PreparedGains {
+    /// The `Float` kernel's gains for one image size (`apply`, and an edit plan's runs
+    /// on a `FloatImage`: `preparedFloatGains`): the geometry rounded to `Float` once
+    /// (`Resolved`), each gain computed in `Float`.
+    struct FloatGains: PreparedGains {
         let resolved: Resolved
         let imageWidth: Int
 
@@ -515,31 +563,15 @@ public struct Vignette: PositionalStage, Codable, Hashable {
                 return scale(p, count: count, y: y, x0: x0, by: UnsafePointer(gains))
             }
             let dy = (Float(y) + 0.5) - resolved.cy, keep = AlphaMasks(), g = resolved
-            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, g), end = x0 &+ count
-            // Column m − x mirrors column x (`mirrorSum`).
-            let m = g.mirrorSum(columnsEndingBy: end)
-            var first = x0
-            while first < end {
-                let stop = min(first &+ Vignette.chunk, end)
-                // Columns copyLo ..< copyHi mirror columns x0 ..< first, written already.
-                var copyLo = stop, copyHi = stop
-                if let m {
-                    copyLo = max(first, min(stop, m &- first &+ 1))
-                    copyHi = max(copyLo, min(stop, m &- x0 &+ 1))
-                }
-                Vignette.directGains(gains + (first &- x0), x0: first, count: copyLo &- first, imageWidth: imageWidth,
-                                     dy: dy, g, spans: spans)
-                if let m, copyHi > copyLo {
-                    Vignette.reverseCopy(from: gains + (m &- (copyHi &- 1) &- x0), into: gains + (copyLo &- x0),
-                                         count: copyHi &- copyLo)
-                }
-                Vignette.directGains(gains + (copyHi &- x0), x0: copyHi, count: stop &- copyHi, imageWidth: imageWidth,
-                                     dy: dy, g, spans: spans)
+            let spans = Vignette.constantSpans(count: imageWidth, dy: dy, g)
+            Vignette.forEachChunk(x0: x0, count: count, mirrorSum: g.mirrorSum(columnsEndingBy: x0 &+ count), gains: gains,
+                                  compute: { l, u in
+                Vignette.directGains(gains + (l &- x0), x0: l, count: u &- l, imageWidth: imageWidth, dy: dy, g, spans: spans)
+            }, scale: { first, stop in
                 scaleBySpans(p + (first &- x0), count: stop &- first, x0: first, dy: dy, keep, spans: spans) { l, u in
                     Vignette.scaleRow(p + (l &- x0), count: u &- l, by: UnsafeRawPointer(gains + (l &- x0)), keep)
                 }
-                first = stop
-            }
+            })
         }
 
         /// Multiplies R, G, B of `count` pixels by their gains: `.simd4` span by span of

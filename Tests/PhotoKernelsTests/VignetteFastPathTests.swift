@@ -169,6 +169,121 @@ struct VignetteFastPathTests {
         #expect(nonEmpty.outside > 50 && nonEmpty.inside > 50, "\(nonEmpty)")
     }
 
+    /// Rings whose gains a `Float` evaluation gets wrong by more than SPEC §8's window:
+    /// narrow bands (a slope of up to 1.5·i/(r1 − r0) per pixel) around centres that
+    /// `Float` cannot hold (1229.1 is 3·10⁻⁵ pixels from the nearest `Float`).
+    static let narrowRings: [(Vignette, Int, Int)] = [
+        (.relativeVignetteEffect(center: SIMD2(0.3, 0.6), radius: 0.7, intensity: 0.9, falloff: 0.6), 4097, 67),
+        (.vignetteEffect(center: SIMD2(1000.3, -580.7), radius: 600, intensity: 0.9, falloff: 0.02), 2048, 32),
+        (.vignetteEffect(center: SIMD2(-2500.45, 30.2), radius: 3000, intensity: 1, falloff: 0.001), 600, 64),
+    ]
+
+    @Test("a plan's gains: spans never longer than the true ones (the Double formula gives their gain), a few pixels shorter at most")
+    func planSpans() {
+        let vignettes: [Vignette] = [
+            .vignetteEffect(), .vignette(intensity: 1, radius: 0.5), .vignette(intensity: 0.8, radius: 0),
+            .vignetteEffect(center: SIMD2(2049.3, 700.7), radius: 1200.4, intensity: 0.8, falloff: 0.3),
+            .vignetteEffect(center: SIMD2(-100.5, 1024.25), radius: 2500, intensity: 1, falloff: 0),
+            // Hard edges through pixel centres: d = 12 exactly at (28, 2) and (4, 2); d = 5,
+            // 13 and 25 at pixels (3, 4), (5, 12), (7, 24), (15, 20) from the centre.
+            .vignetteEffect(center: SIMD2(16.5, 2.5), radius: 12, intensity: 1, falloff: 0),
+            .vignetteEffect(center: SIMD2(10.5, 10.5), radius: 5, intensity: 1, falloff: 0),
+            .vignetteEffect(center: SIMD2(16.5, 12.5), radius: 13, intensity: 0.7, falloff: 0),
+            .vignetteEffect(center: SIMD2(26.5, 24.5), radius: 25, intensity: 1, falloff: 0),
+            .vignetteEffect(center: SIMD2(10.25, 3.75), radius: 8, intensity: 0.6, falloff: 0.5),
+            .vignetteEffect(center: SIMD2(-300.5, 20.25), radius: 250, intensity: 0.5, falloff: 0.1),
+            .vignetteEffect(center: SIMD2(4400.5, 1000), radius: 350, intensity: 0.5, falloff: 0.1),
+            .vignetteEffect(center: SIMD2(40, 10), radius: -30, intensity: 0.7, falloff: -0.4),
+            .vignetteEffect(center: SIMD2(40, 10), radius: 30, intensity: 0.7, falloff: 1.5),
+        ] + Self.narrowRings.map(\.0)
+        var nonEmpty = (outside: 0, inside: 0)
+        for vignette in vignettes {
+            for (w, h) in [(4032, 3024), (4099, 2049), (33, 9), (53, 50)] {
+                let geometry = vignette.geometry(width: w, height: h), g = Vignette.PlanGeometry(geometry)
+                let r0 = geometry.innerRadius, r1 = geometry.outerRadius
+                for y in stride(from: 0, to: h, by: max(1, h / 37)) {
+                    let dy = g.dy(y)
+                    let (a, b, c, e) = g.spans(count: w, dy: dy)
+                    let what = "\(vignette.form) \(w)×\(h) row \(y): spans \((a, b, c, e))"
+                    #expect(0 <= a && a <= b && b <= c && c <= e && e <= w, "\(what)")
+                    // t as the formula decides it, in `Double`: 0 inside, 1 outside, nil between.
+                    func t(_ x: Int) -> Double? {
+                        let dx = (Double(x) + 0.5) - geometry.center.x
+                        let d = (dx * dx + dy * dy).squareRoot()
+                        if !(r1 > r0) { return d >= r0 ? 1 : 0 }
+                        let u = (d - r0) * g.inverseWidth
+                        return u <= 0 ? 0 : u >= 1 ? 1 : nil
+                    }
+                    let decided = (0..<w).map(t)
+                    #expect((0..<a).allSatisfy { decided[$0] == 1 } && (e..<w).allSatisfy { decided[$0] == 1 }
+                            && (b..<c).allSatisfy { decided[$0] == 0 }, "\(what): a constant span holds a pixel of another gain")
+                    let missed = (Array(a..<b) + Array(c..<e)).filter { decided[$0] != nil && r1 > r0 }.count
+                    #expect(missed <= 8, "\(what): \(missed) constant pixels in the band")
+                    if a > 0 || e < w { nonEmpty.outside += 1 }
+                    if b < c { nonEmpty.inside += 1 }
+                }
+            }
+        }
+        #expect(nonEmpty.outside > 50 && nonEmpty.inside > 50, "\(nonEmpty)")
+    }
+
+    @Test("a plan's gains are the Double formula rounded once to Float, both variants, where Float arithmetic is off by far more")
+    func planGainsRoundOnce() {
+        let cases = Self.narrowRings + vignetteSamples.map { ($0, 61, 37) }
+            + [(Vignette.vignette(intensity: 0.8, radius: 1.2), 4032, 5), (.vignetteEffect(), 1001, 9)]
+        var floatBeyond = 0
+        for (vignette, w, h) in cases {
+            let geometry = vignette.geometry(width: w, height: h)
+            let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
+            let kernel = vignette.preparedFloatGains(imageWidth: w, imageHeight: h)
+            for y in Set([0, 1, h / 3, h / 2, h - 1]).sorted() {
+                var bad: [String] = []
+                for variant in KernelVariant.allCases {
+                    var gains = [Float](repeating: .nan, count: w), floats = gains
+                    gains.withUnsafeMutableBufferPointer { prepared.rowGains(y: y, x0: 0, count: w, variant: variant, into: $0.baseAddress!) }
+                    floats.withUnsafeMutableBufferPointer { kernel.rowGains(y: y, x0: 0, count: w, variant: variant, into: $0.baseAddress!) }
+                    for x in 0..<w {
+                        // The reference divides by r1 − r0 where the plan multiplies by its
+                        // reciprocal: ~10⁻¹⁶ apart, which moves a gain only at a midpoint.
+                        let exact = geometry.gain(x: x, y: y), f = gains[x]
+                        let halfUlp = Double(max(f.ulp, Float(exact).ulp)) / 2
+                        if !(abs(Double(f) - exact) <= halfUlp + 1e-13) { bad.append("\(variant) x = \(x): \(f), exact \(exact)") }
+                        if abs(Double(floats[x]) - exact) > 0x1p-20 { floatBeyond += 1 }
+                    }
+                }
+                #expect(bad.isEmpty, "\(vignette.form) \(w)×\(h) row \(y): \(bad.prefix(3)) of \(bad.count)")
+            }
+        }
+        // What the plan's `Double` gains are for: the `Float` kernel misses by more than
+        // SPEC §8's window on these rings.
+        #expect(floatBeyond > 100, "\(floatBeyond)")
+    }
+
+    @Test("a plan's 16-bit output through narrow rings is SPEC §8-exact against the Double evaluation, both variants")
+    func planNarrowRingsSixteenBit() throws {
+        var rng = SeededGenerator(seed: 211)
+        for (vignette, w, h) in Self.narrowRings {
+            // Rows where the ring crosses, at most 24 of them (the debug build is slow).
+            let rows = min(h, 24), first = (h - rows) / 2
+            let samples = (0..<(w * rows * 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
+            let plan = try EditPlan(stages: [vignette.stage]).prepared(width: w, height: h, threads: 2)
+            let region = ImageRegion(x: 0, y: first, width: w, height: rows)
+            for variant in KernelVariant.allCases {
+                var out = [UInt16](repeating: 0, count: samples.count)
+                try samples.withUnsafeBufferPointer { i in
+                    try out.withUnsafeMutableBufferPointer { o in
+                        try plan.run(input: i, inputLayout: .rgba, inputMaxval: 65535, output: o, outputLayout: .rgba,
+                                     outputMaxval: 65535, region: region, variant: variant)
+                    }
+                }
+                let report = TieAwareCheck.check(out, samples, width: w, height: rows, maxval: 65535) {
+                    vignette.evaluate($0, x: $1, y: $2 + first, width: w, height: h)
+                }
+                #expect(report.failures == 0, "\(vignette.form) \(variant): \(report)")
+            }
+        }
+    }
+
     @Test("liesInBand: true exactly when every pixel of the range has inner2 ≤ d² < outer2")
     func liesInBandDecides() {
         let vignettes: [Vignette] = [
@@ -311,10 +426,14 @@ struct VignetteFastPathTests {
             let prepared = vignette.preparedGains(imageWidth: w, imageHeight: h)
             let g = Vignette.Resolved(vignette.geometry(width: w, height: h))
             let y = h / 2
+            // The `Float` kernel's inside span, and the plan's (from the `Double` geometry).
             let spans = Vignette.constantSpans(count: w, dy: (Float(y) + 0.5) - g.cy, g)
+            let plan = Vignette.PlanGeometry(vignette.geometry(width: w, height: h))
+            let planSpans = plan.spans(count: w, dy: plan.dy(y))
             #expect(spans.c - spans.b >= 4, "\(vignette.form) \(w)×\(h): no inside span on row \(y)")
+            #expect(planSpans.c - planSpans.b >= 4, "\(vignette.form) \(w)×\(h): no inside span of the plan on row \(y)")
             var row = randomRow(w, seed: 91)
-            for x in spans.b..<spans.c { row[x] = SIMD4(signalling, -0.0, signalling, signalling) }
+            for x in min(spans.b, planSpans.b)..<max(spans.c, planSpans.c) { row[x] = SIMD4(signalling, -0.0, signalling, signalling) }
             var gains = [Float](repeating: .nan, count: w)
             gains.withUnsafeMutableBufferPointer { prepared.rowGains(y: y, x0: 0, count: w, variant: .simd4, into: $0.baseAddress!) }
             let alone = applied(vignette, row, y: y, width: w, height: h, .simd4)
@@ -325,6 +444,11 @@ struct VignetteFastPathTests {
             for x in spans.b..<spans.c {
                 for c in 0..<4 {
                     #expect(alone[x][c].bitPattern == row[x][c].bitPattern, "\(vignette.form): pixel \(x) channel \(c) changed")
+                }
+                checked += 1
+            }
+            for x in planSpans.b..<planSpans.c {
+                for c in 0..<4 {
                     #expect(held[x][c].bitPattern == row[x][c].bitPattern, "\(vignette.form), held gains: pixel \(x) channel \(c) changed")
                 }
                 checked += 1
@@ -574,9 +698,9 @@ struct VignetteFastPathTests {
                 // Held where the rows pair, except where the build and processor scale
                 // every row's own gains (`pairsRowsToScale`).
                 let held = paired && PreparedEditPlan.pairsRowsToScale
-                #expect(plan.holdsRowGains(.simd4, in: whole, floatBlockRuns: false) == held)
-                #expect(plan.holdsRowGains(.simd4, in: whole, floatBlockRuns: true) == paired)
-                #expect(!plan.holdsRowGains(.scalar, in: whole, floatBlockRuns: true))
+                #expect(plan.holdsRowGains(.simd4, in: whole, floatBlockRuns: false, floatResults: true) == held)
+                #expect(plan.holdsRowGains(.simd4, in: whole, floatBlockRuns: true, floatResults: true) == paired)
+                #expect(!plan.holdsRowGains(.scalar, in: whole, floatBlockRuns: true, floatResults: true))
                 var reference = input, fused = input
                 try plan.run(&reference, variant: .scalar)
                 try plan.run(&fused, variant: .simd4)
@@ -588,7 +712,8 @@ struct VignetteFastPathTests {
                 // A region that starts at x = 5 and keeps the rows' symmetry (rows 1 ..< h − 1),
                 // through the row path (16-bit R G B samples take no fused block).
                 let region = ImageRegion(x: 5, y: 1, width: w - 9, height: h - 2)
-                #expect(plan.holdsRowGains(.simd4, in: region, floatBlockRuns: false) == held)
+                // Rows on their way to samples pair wherever they can.
+                #expect(plan.holdsRowGains(.simd4, in: region, floatBlockRuns: false) == paired)
                 var part: [UInt16] = []
                 for y in region.y..<(region.y + region.height) {
                     let start = 3 * (y * w + region.x)
