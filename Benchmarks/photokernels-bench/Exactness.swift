@@ -19,6 +19,10 @@ enum Exactness {
     struct Case {
         let name: String
         let operations: [any RecipeOperation]
+        /// Whether the `Float` path is held to SPEC §8 too: not where a `FloatImage` run
+        /// keeps a positional stage's `Float` gains (`preparedFloatGains`), which SPEC §8
+        /// holds to its `Float` tolerance only.
+        var floatPath = true
     }
 
     /// Tie-heavy single operations, the presets and looks, every family's examples, the
@@ -46,6 +50,12 @@ enum Exactness {
         let lut = LookupTable(path: "film.cube", sha256: "", url: URL(fileURLWithPath: "film.cube"), cube: cube)
         cases.append(Case(name: "preset.vivid → lut", operations: Recipe(preset: .vivid).operationsInOrder + [lut]))
         cases.append(Case(name: "lut at intensity 0.6", operations: [lut.with(intensity: 0.6)]))
+        // A narrow vignette ring round a centre `Float` cannot hold (1228.8, 2457.6): the
+        // plan's gains from the `Double` geometry; `Float` gains miss SPEC §8's window here.
+        cases.append(Case(name: "narrow vignette ring",
+                          operations: [Vignette.relativeVignetteEffect(center: SIMD2(0.3, 0.6), radius: 0.7, intensity: 0.9,
+                                                                       falloff: 0.05)],
+                          floatPath: false))
         return cases
     }
 
@@ -93,12 +103,14 @@ enum Exactness {
                     try fused.withUnsafeMutableBufferPointer { o in
                         try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba, outputMaxval: 255)
                     }
-                    var pixels = try image ?? FloatImage(width: side, height: side)
-                    image = nil  // one owner while the pixels change, so no copy
-                    try pixels.decode(from: i, layout: .rgba, maxval: 255, threads: threads)
-                    try plan.run(&pixels)
-                    try viaFloat.withUnsafeMutableBufferPointer { try pixels.encode(into: $0, layout: .rgba, maxval: 255, threads: threads) }
-                    image = pixels
+                    if c.floatPath {
+                        var pixels = try image ?? FloatImage(width: side, height: side)
+                        image = nil  // one owner while the pixels change, so no copy
+                        try pixels.decode(from: i, layout: .rgba, maxval: 255, threads: threads)
+                        try plan.run(&pixels)
+                        try viaFloat.withUnsafeMutableBufferPointer { try pixels.encode(into: $0, layout: .rgba, maxval: 255, threads: threads) }
+                        image = pixels
+                    }
                     try widened.withUnsafeMutableBytes { o in
                         let source = try PixelBuffer(baseAddress: UnsafeMutableRawPointer(mutating: i.baseAddress!), width: side,
                                                      height: side, bytesPerRow: 4 * side, format: .rgba8)
@@ -119,9 +131,10 @@ enum Exactness {
                 passed = false
                 continue
             }
-            let results = check(c, input, [fused, viaFloat], wide: widened, halves: halved, side: side,
+            let results = check(c, input, c.floatPath ? [fused, viaFloat] : [fused], wide: widened, halves: halved, side: side,
                                 threads: threads ?? ProcessInfo.processInfo.activeProcessorCount)
-            for (path, result) in zip(["8-bit", "Float", "8→16-bit", "8→Float16"], results) {
+            if !c.floatPath { try say("  --   Float \(c.name): not held to SPEC §8 (a FloatImage keeps the Float gains)") }
+            for (path, result) in zip(["8-bit"] + (c.floatPath ? ["Float"] : []) + ["8→16-bit", "8→Float16"], results) {
                 let ok = result.wrong == 0
                 passed = passed && ok
                 try say("  \(ok ? "ok  " : "FAIL") \(path) \(c.name): \(result.wrong) wrong, \(result.nearTies) near-tie samples"
