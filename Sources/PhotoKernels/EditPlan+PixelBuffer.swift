@@ -86,7 +86,7 @@ extension PreparedEditPlan {
         // the premultiplied block), it does so a scratch's length at a time. With a late
         // block that is only where the block cannot be made.
         let blocksOnly = premultipliedBlock != nil || (block != nil && !premultiplied) || lateBlock != nil
-        let holding = holdsRowGains(variant, in: region, floatBlockRuns: hasFloatBlock)
+        let holding = holdsRowGains(variant, in: region)
         // The blocks share their gains between mirror rows; the row path only where it
         // holds them.
         forEachPiece(region, piece: blocksOnly ? Self.blockPiece : Self.piece,

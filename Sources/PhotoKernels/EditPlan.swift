@@ -554,9 +554,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
     private let storedFloatGains: UnsafeMutablePointer<any PreparedGains>?
 
     /// A fused step of the `Float` row path: a matrix, by its index in `floatMatrices`,
-    /// or any other kernel, by its index in `plan.steps`.
+    /// a positional stage that is not the trailing gain, by its index in `stepGains`
+    /// and `floatStepGains`, or any other kernel, by its index in `plan.steps`.
     enum FloatStep {
         case matrix(Int)
+        case positional(Int)
         case kernel(Int)
     }
 
@@ -569,6 +571,10 @@ public final class PreparedEditPlan: @unchecked Sendable {
     let referenceGains: [Int: any PreparedGains]
     let floatGains: (any PreparedGains)?
     let floatReferenceGains: [Int: any PreparedGains]
+    /// The positional stages among `plan.steps` (not the trailing gain), resolved the
+    /// same two ways: the `.simd4` schedule scales by them in place.
+    private let stepGains: [any PreparedGains]
+    private let floatStepGains: [any PreparedGains]
     private let tables = Mutex<[Int: ToneTables]>([:])
     private let cubeTables = Mutex<[CubeTableKey: FusedCubeTable]>([:])
     private let scratch: Scratch
@@ -644,11 +650,22 @@ public final class PreparedEditPlan: @unchecked Sendable {
         storedGains = stored(gains)
         storedFloatGains = stored(floatGains)
         var matrices: [MatrixSchedule] = []
+        var positional: [any PreparedGains] = [], floatPositional: [any PreparedGains] = []
         let steps = plan.steps.indices.map { i -> FloatStep in
-            guard case .matrix(let m) = plan.steps[i] else { return .kernel(i) }
-            matrices.append(m.schedule)
-            return .matrix(matrices.count - 1)
+            switch plan.steps[i] {
+            case .matrix(let m):
+                matrices.append(m.schedule)
+                return .matrix(matrices.count - 1)
+            case .kernel(let k as any PositionalStage):
+                positional.append(k.preparedGains(imageWidth: width, imageHeight: height))
+                floatPositional.append(k.preparedFloatGains(imageWidth: width, imageHeight: height))
+                return .positional(positional.count - 1)
+            case .kernel:
+                return .kernel(i)
+            }
         }
+        stepGains = positional
+        floatStepGains = floatPositional
         floatSteps = .allocate(capacity: steps.count)
         _ = floatSteps.initialize(from: steps)
         floatMatrices = .allocate(capacity: matrices.count)
@@ -761,7 +778,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         image.withUnsafeMutablePixels { buffer in
             let base = SendablePointer(base: buffer.baseAddress!)
             let region = ImageRegion(x: 0, y: 0, width: width, height: height)
-            let holding = holdsRowGains(variant, in: region, floatBlockRuns: hasFloatBlock, floatResults: true)
+            let holding = holdsFloatImageRowGains(variant, in: region, floatBlockRuns: hasFloatBlock)
             forEachPiece(region, piece: Self.floatPiece, pairingRows: holding) { y, x0, count, slot in
                 let row = base.base + y * w + x0
                 self.runFloat(row, count: count, y: y, x0: x0, slot: slot, variant: variant, holdingGains: holding,
@@ -896,8 +913,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
             }
             return
         }
-        // A tone table applies the tones, and then the one-pass block does not run.
-        let holding = holdsRowGains(variant, in: region, floatBlockRuns: tables == nil && hasFloatBlock)
+        let holding = holdsRowGains(variant, in: region)
         forEachPiece(region, piece: Self.piece, pairingRows: holding) { y, x0, count, slot in
             let offset = (y - region.y) * region.width + (x0 - region.x)
             let s = source.value + offset * inChannels, d = destination.base + offset * outChannels
@@ -1098,32 +1114,39 @@ public final class PreparedEditPlan: @unchecked Sendable {
         gains.pointee.scale(row, count: count, y: y, x0: x0, by: held)
     }
 
-    /// Whether the `Float` row path over `region` scales by the slot's held row gains
-    /// (`pieceGains`, rows paired by `forEachPiece`) rather than letting the positional
-    /// stage compute them as it scales: so when the stage's own `scale` takes two passes
-    /// anyway (`scalesInOnePass` false, as for the vignette) and the
-    /// region's rows pair up (`rowsPair`). Then each row's gains are computed once for
-    /// the row and its mirror, and a vignette whose `2·cx` is an integer mirrors half of
-    /// each row too: a vignette centred in a 12 MP image took 0.75–0.82× the time of
-    /// the stage's own chunks, and an edit with exposure first (the `Float` block) 0.83×
-    /// the time of each piece's own gains (baseline x86-64 build, alternating runs).
-    /// Without the pairing, a row's gains computed all at once ahead of its pixels took
-    /// 1.13× the time of the stage's own chunks of gains and pixels.
-    ///
-    /// On a `FloatImage` in place (`floatResults`, the `Float` gains), unless the
-    /// one-pass block runs (`floatBlockRuns`), not where `pairsRowsToScale` is false.
-    /// Rows on their way to integer or half-precision samples always pair: their gains
-    /// (`Double`) cost about 3× as much, and computing each for every row instead took
-    /// a 12 MP grey `Float16` export 1.26× the time natively on a Zen 4.
-    func holdsRowGains(_ variant: KernelVariant, in region: ImageRegion, floatBlockRuns: Bool,
-                       floatResults: Bool = false) -> Bool {
-        guard variant == .simd4, (floatResults ? floatGains : gains).map({ !$0.scalesInOnePass }) == true else { return false }
-        guard Self.pairsRowsToScale || floatBlockRuns || !floatResults else { return false }
+    /// Whether the `Float` row path of a run to samples or a pixel buffer scales by the
+    /// slot's held row gains (`pieceGains`, rows paired by `forEachPiece`) rather than
+    /// letting the positional stage compute them as it scales: so when the stage's own
+    /// `scale` takes two passes anyway (`scalesInOnePass` false, as for the vignette)
+    /// and the region's rows pair up (`rowsPair`). Then each row's gains are computed
+    /// once for the row and its mirror, and a vignette whose `2·cx` is an integer
+    /// mirrors half of each row too, so a centred vignette computes a quarter of its
+    /// `Double` gains (`preparedGains`). Unlike a `FloatImage` run
+    /// (`holdsFloatImageRowGains`), on every processor: a `Double` gain costs about 3×
+    /// a `Float` one (0.70 against 0.24 ns natively on a Zen 4, a loop of gains alone),
+    /// where the `Float` gains saved less by pairing than the two streams of rows cost.
+    func holdsRowGains(_ variant: KernelVariant, in region: ImageRegion) -> Bool {
+        guard variant == .simd4, gains.map({ !$0.scalesInOnePass }) == true else { return false }
         return rowsPair(in: region)
     }
 
-    /// Whether the `Float` row path holds row gains for mirror-paired rows where the
-    /// one-pass block does not run (`holdsRowGains`): not where the build targets AVX2
+    /// `holdsRowGains` for a `FloatImage` in place, whose positional stage takes its
+    /// `Float` gains (`preparedFloatGains`): where the one-pass block runs
+    /// (`floatBlockRuns`), or elsewhere where `pairsRowsToScale` is true. With the
+    /// `Float` gains, a vignette centred in a 12 MP image took 0.75–0.82× the time of
+    /// the stage's own chunks, and an edit with exposure first (the `Float` block)
+    /// 0.83× the time of each piece's own gains (baseline x86-64 build, alternating
+    /// runs). Without the pairing, a row's gains computed all at once ahead of its
+    /// pixels took 1.13× the time of the stage's own chunks of gains and pixels.
+    func holdsFloatImageRowGains(_ variant: KernelVariant, in region: ImageRegion, floatBlockRuns: Bool) -> Bool {
+        guard variant == .simd4, floatGains.map({ !$0.scalesInOnePass }) == true else { return false }
+        guard Self.pairsRowsToScale || floatBlockRuns else { return false }
+        return rowsPair(in: region)
+    }
+
+    /// Whether a `FloatImage` run holds row gains for mirror-paired rows where the
+    /// one-pass block does not run (`holdsFloatImageRowGains`; runs to samples hold
+    /// them wherever the rows pair): not where the build targets AVX2
     /// and the processor walks memory in order (`MemoryStreams.interleaves` false, Zen
     /// cores). The pairs keep two streams of rows going, from both ends of the image,
     /// which such a core follows worse than one, and its AVX2 gains are cheap enough
@@ -1142,9 +1165,12 @@ public final class PreparedEditPlan: @unchecked Sendable {
 
     /// Whether the fused gains of `region`'s first and last rows are the same
     /// (`rowWithSameGains`, a vignette centred in the region), so that its rows can go
-    /// in mirror pairs.
+    /// in mirror pairs: for both kinds of gains, the samples' and a `FloatImage`'s,
+    /// so that a run pairs its rows only where the gains it holds pair them too.
     func rowsPair(in region: ImageRegion) -> Bool {
-        region.height > 1 && gains.map { $0.rowWithSameGains(as: region.y) == region.y + region.height - 1 } == true
+        let last = region.y + region.height - 1
+        return region.height > 1 && gains.map { $0.rowWithSameGains(as: region.y) == last } == true
+            && floatGains.map { $0.rowWithSameGains(as: region.y) == last } == true
     }
 
     /// The gains of one piece of the `Float` row path, computed for the piece alone in
@@ -1196,6 +1222,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
             for step in floatSteps {
                 switch step {
                 case .matrix(let index): MatrixSchedule.applySIMD4(floatMatrices.baseAddress.unsafelyUnwrapped + index, to: buffer)
+                case .positional(let index):
+                    (floatResults ? floatStepGains : stepGains)[index].scale(row, count: count, y: y, x0: x0, variant: .simd4)
                 case .kernel(let index):
                     guard case .kernel(let k) = plan.steps[index] else { preconditionFailure("a kernel step's index names a matrix") }
                     k.apply(buffer, at: location, variant: .simd4)

@@ -15,13 +15,18 @@ extension Vignette {
         var cx, cy, r0, intensity: Double
         /// `1/(r1 − r0)`; unused for the hard edge.
         var inverseWidth: Double
-        /// `r1 ≤ r0`: `t = (d ≥ r0) ? 1 : 0`.
+        /// `r1 ≤ r0`: `t = (d ≥ r0) ? 1 : 0`. Also a band too narrow for its
+        /// reciprocal (`r1 − r0` subnormal): SPEC §4's `u` is then 0 at `d = r0` and at
+        /// least 1 at any pixel's `d` above it (which differs from `r0` by far more than
+        /// such a band), so `t = (d > r0) ? 1 : 0`, the hard edge at the next `Double`
+        /// after `r0`. (Its `w` would be infinite, and `0·∞` NaN at `d = r0`.)
         var hardEdge: Bool
         /// Every pixel whose exact distance `d` is below `insideBelow` gets `t = 0`, and
         /// every pixel whose `d` is at least `outsideFrom` gets `t = 1`, with the
         /// formula's rounding: each lies a relative 2⁻⁴⁰ of its radius (and 2⁻²⁰ of the
         /// band's width) inside the true threshold, thousands of times the error of a
-        /// `Double` distance, a minute fraction of a pixel.
+        /// `Double` distance (and for radii below 10⁹ pixels under a thousandth of a
+        /// pixel: the spans lose no more than a pixel at each end).
         var insideBelow, outsideFrom: Double
         /// The gains `1 − i·0` and `1 − i·1`, rounded to `Float` as the formula rounds them.
         var insideGain, outsideGain: Float
@@ -31,8 +36,13 @@ extension Vignette {
             r0 = g.innerRadius
             intensity = g.intensity
             let r1 = g.outerRadius
-            hardEdge = !(r1 > r0)
+            // A NaN radius is no hard edge: the formula's NaN goes through, as in SPEC §4.
+            hardEdge = r1 <= r0
             inverseWidth = hardEdge ? 0 : 1 / (r1 - r0)
+            if !hardEdge, inverseWidth == .infinity {
+                hardEdge = true
+                r0 = r0.nextUp
+            }
             let width = hardEdge ? 0 : r1 - r0
             insideBelow = r0 - width * 0x1p-20 - r0.magnitude * 0x1p-40
             outsideFrom = (hardEdge ? r0 : r1) + width * 0x1p-20 + (hardEdge ? r0 : r1).magnitude * 0x1p-40
@@ -96,7 +106,10 @@ extension Vignette {
         /// - Complexity: O(1).
         func spans(count: Int, dy: Double) -> (a: Int, b: Int, c: Int, e: Int) {
             let dy2 = dy * dy
-            guard cx.isFinite, abs(cx) < 0x1p50, abs(dy) < 0x1p50, count <= 1 << 50 else { return (0, 0, 0, count) }
+            // A NaN threshold (a NaN radius, or −∞ + ∞) decides nothing: all band.
+            guard cx.isFinite, abs(cx) < 0x1p50, abs(dy) < 0x1p50, count <= 1 << 50, !outsideFrom.isNaN else {
+                return (0, 0, 0, count)
+            }
             // Every pixel has d ≥ |dy|.
             if outsideFrom <= dy.magnitude { return (count, count, count, count) }
             func clamp(_ x: Double) -> Int { Int(min(max(x, 0), Double(count))) }
@@ -187,14 +200,15 @@ extension Vignette {
             part(spans.e, imageWidth, geometry.outsideGain)
         }
 
-        /// The gains of pixels `x0 ..< x0 + count` (below 2⁵⁰) by the formula: four
-        /// lanes at a time for a smooth band, whose lanes `Double(x) + 0.5` are exact, the
-        /// last pixels and a hard edge's few band pixels one at a time.
+        /// The gains of pixels `x0 ..< x0 + count` by the formula: four lanes at a time
+        /// for a smooth band below 2⁵⁰, where the lanes' `Double(x) + 0.5` are exact, the
+        /// last pixels, a hard edge's few band pixels and columns from 2⁵⁰ on one at a
+        /// time.
         @inline(never)
         func bandGains(_ out: UnsafeMutablePointer<Float>, from x0: Int, count: Int, dy: Double) {
             let g = geometry
             var done = 0
-            if !g.hardEdge {
+            if !g.hardEdge, x0 >= 0, x0 &+ count <= 1 << 50 {
                 let raw = UnsafeMutableRawPointer(out)
                 var centres = SIMD4<Double>(0, 1, 2, 3) + (Double(x0) + 0.5)
                 while done &+ 4 <= count {

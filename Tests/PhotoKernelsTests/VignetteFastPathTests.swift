@@ -259,14 +259,19 @@ struct VignetteFastPathTests {
         #expect(floatBeyond > 100, "\(floatBeyond)")
     }
 
-    @Test("a plan's 16-bit output through narrow rings is SPEC §8-exact against the Double evaluation, both variants")
+    @Test("a plan's 16-bit output through narrow rings is SPEC §8-exact against the Double evaluation, both variants, the ring last or before a saturation")
     func planNarrowRingsSixteenBit() throws {
         var rng = SeededGenerator(seed: 211)
+        // The ring as the plan's trailing gain, and as a step before another stage.
+        let placements: [(String, (Vignette) -> [any RecipeOperation])] = [
+            ("last", { [$0] }), ("before a saturation", { [$0, Saturation(1.3)] }),
+        ]
         for (vignette, w, h) in Self.narrowRings {
+            for (placement, operations) in placements {
             // Rows where the ring crosses, at most 24 of them (the debug build is slow).
             let rows = min(h, 24), first = (h - rows) / 2
             let samples = (0..<(w * rows * 4)).map { _ in UInt16.random(in: 0...65535, using: &rng) }
-            let plan = try EditPlan(stages: [vignette.stage]).prepared(width: w, height: h, threads: 2)
+            let plan = try EditPlan(stages: operations(vignette).flatMap(\.stages)).prepared(width: w, height: h, threads: 2)
             let region = ImageRegion(x: 0, y: first, width: w, height: rows)
             for variant in KernelVariant.allCases {
                 var out = [UInt16](repeating: 0, count: samples.count)
@@ -276,10 +281,11 @@ struct VignetteFastPathTests {
                                      outputMaxval: 65535, region: region, variant: variant)
                     }
                 }
-                let report = TieAwareCheck.check(out, samples, width: w, height: rows, maxval: 65535) {
-                    vignette.evaluate($0, x: $1, y: $2 + first, width: w, height: h)
+                let report = TieAwareCheck.check(out, samples, width: w, height: rows, maxval: 65535) { c, x, y in
+                    operations(vignette).reduce(c) { $1.evaluate($0, x: x, y: y + first, width: w, height: h) }
                 }
-                #expect(report.failures == 0, "\(vignette.form) \(variant): \(report)")
+                #expect(report.failures == 0, "\(vignette.form), \(placement), \(variant): \(report)")
+            }
             }
         }
     }
@@ -698,9 +704,10 @@ struct VignetteFastPathTests {
                 // Held where the rows pair, except where the build and processor scale
                 // every row's own gains (`pairsRowsToScale`).
                 let held = paired && PreparedEditPlan.pairsRowsToScale
-                #expect(plan.holdsRowGains(.simd4, in: whole, floatBlockRuns: false, floatResults: true) == held)
-                #expect(plan.holdsRowGains(.simd4, in: whole, floatBlockRuns: true, floatResults: true) == paired)
-                #expect(!plan.holdsRowGains(.scalar, in: whole, floatBlockRuns: true, floatResults: true))
+                #expect(plan.holdsFloatImageRowGains(.simd4, in: whole, floatBlockRuns: false) == held)
+                #expect(plan.holdsFloatImageRowGains(.simd4, in: whole, floatBlockRuns: true) == paired)
+                #expect(!plan.holdsFloatImageRowGains(.scalar, in: whole, floatBlockRuns: true))
+                #expect(plan.holdsRowGains(.simd4, in: whole) == paired && !plan.holdsRowGains(.scalar, in: whole))
                 var reference = input, fused = input
                 try plan.run(&reference, variant: .scalar)
                 try plan.run(&fused, variant: .simd4)
@@ -713,7 +720,7 @@ struct VignetteFastPathTests {
                 // through the row path (16-bit R G B samples take no fused block).
                 let region = ImageRegion(x: 5, y: 1, width: w - 9, height: h - 2)
                 // Rows on their way to samples pair wherever they can.
-                #expect(plan.holdsRowGains(.simd4, in: region, floatBlockRuns: false) == paired)
+                #expect(plan.holdsRowGains(.simd4, in: region) == paired)
                 var part: [UInt16] = []
                 for y in region.y..<(region.y + region.height) {
                     let start = 3 * (y * w + region.x)

@@ -310,6 +310,48 @@ struct VignetteTests {
         #expect(try JSONDecoder().decode(Vignette.self, from: data) == v)
     }
 
+    @Test("non-finite and degenerate geometry: no trap; a plan's variants agree (NaN with NaN); a subnormal band keeps the centre pixel, as the Double formula does")
+    func degenerateGeometry() throws {
+        let vignettes: [Vignette] = [
+            .vignetteEffect(radius: .nan), .vignetteEffect(radius: -.infinity, falloff: 0), .vignetteEffect(radius: .infinity, falloff: 1),
+            .vignetteEffect(radius: 10, falloff: .nan), .vignette(intensity: 1, radius: .nan), .vignette(intensity: 1, radius: 1e-323),
+            .vignetteEffect(center: SIMD2(.nan, 2), radius: 3),
+        ]
+        let (w, h) = (5, 5)
+        let input = (0..<(4 * w * h)).map { UInt8(truncatingIfNeeded: 37 &* $0 &+ 11) }
+        for v in vignettes {
+            let plan = try EditPlan(kernels: [v]).prepared(width: w, height: h, threads: 1)
+            var outputs: [[UInt16]] = []
+            for variant in KernelVariant.allCases {
+                var out = [UInt16](repeating: 7, count: input.count)
+                try input.withUnsafeBufferPointer { i in
+                    try out.withUnsafeMutableBufferPointer { o in
+                        try plan.run(input: i, inputLayout: .rgba, inputMaxval: 255, output: o, outputLayout: .rgba,
+                                     outputMaxval: 65535, variant: variant)
+                    }
+                }
+                outputs.append(out)
+            }
+            #expect(outputs[0] == outputs[1], "\(v.form)")
+            let gains = v.preparedGains(imageWidth: w, imageHeight: h)
+            for y in 0..<h {
+                var scalar = [Float](repeating: 0, count: w), simd = scalar
+                gains.rowGains(y: y, x0: 0, count: w, variant: .scalar, into: &scalar)
+                gains.rowGains(y: y, x0: 0, count: w, variant: .simd4, into: &simd)
+                #expect(zip(scalar, simd).allSatisfy { $0.isNaN ? $1.isNaN : $0.bitPattern == $1.bitPattern }, "\(v.form) row \(y)")
+            }
+        }
+        // r1 = 1e-323·D: SPEC §4's u is 0 at the centre (d = r0 = 0), so its gain is 1;
+        // every other pixel lies beyond r1.
+        let tiny = Vignette.vignette(intensity: 1, radius: 1e-323), gains = tiny.preparedGains(imageWidth: 5, imageHeight: 5)
+        let geometry = tiny.geometry(width: 5, height: 5)
+        for variant in KernelVariant.allCases {
+            var row = [Float](repeating: .nan, count: 5)
+            gains.rowGains(y: 2, x0: 0, count: 5, variant: variant, into: &row)
+            #expect(row == [0, 0, 1, 0, 0] && (0..<5).allSatisfy { Double(row[$0]) == geometry.gain(x: $0, y: 2) }, "\(variant): \(row)")
+        }
+    }
+
     @Test("columns outside the image, rows and columns at the ends of Int: no trap, no pixel left unscaled, the reference's gains in both variants (columns wrapping); far from the centre of a small image, the Double reference's 1 or 1 − intensity")
     func extremePositions() {
         let forms: [Vignette] = [.vignette(intensity: 0.8, radius: 1), .vignette(intensity: 1, radius: 2),
@@ -319,7 +361,9 @@ struct VignetteTests {
                          (x0: Int.max - 7, width: 100, y: 4), (x0: Int.min + 3, width: 7, y: 4),
                          // Partly or wholly outside a 7-pixel row; rows far outside the image.
                          (x0: -5, width: 7, y: 4), (x0: 3, width: 7, y: 4), (x0: 9, width: 7, y: 4),
-                         (x0: 0, width: 300, y: Int.min), (x0: 0, width: 300, y: Int.max), (x0: 0, width: 300, y: 1 << 62)]
+                         (x0: 0, width: 300, y: Int.min), (x0: 0, width: 300, y: Int.max), (x0: 0, width: 300, y: 1 << 62),
+                         // Inside a row too wide for the lanes' exact columns (from 2^50).
+                         (x0: 1 << 53 + 1, width: 1 << 54, y: 4), (x0: 1 << 50 - 5, width: 1 << 51, y: 4)]
         for v in forms {
             for (x0, width, y) in locations {
                 for count in [1, 8, 64, 300] {
