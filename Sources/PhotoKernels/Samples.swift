@@ -159,8 +159,11 @@ public enum IntegerTolerance {
         case exact
         /// The other neighbour of a near-tie: allowed.
         case nearTie
-        /// Wrong; `beyond` is how far (in units of the sample, i.e. LSB) the exact value
-        /// lay outside the tie window.
+        /// Wrong; `beyond` is how far the values that round to the sample lay from the
+        /// window round the exact value, in units of the sample's step: for an integer
+        /// sample `|sample − x·m| − ½ − τ·m` LSB (so a near tie's wrong neighbour just
+        /// past the window is a small fraction, a sample 2 LSB off about 1), for a
+        /// `Float16` (`HalfTolerance`) the same in half steps.
         case wrong(beyond: Double)
     }
 
@@ -175,8 +178,7 @@ public enum IntegerTolerance {
         let tie = scaled.rounded(.down) + 0.5
         let distance = abs(scaled - tie)
         if distance <= tau * m, s == tie - 0.5 || s == tie + 0.5 { return .nearTie }
-        let off = abs(s - expected)
-        return .wrong(beyond: max(0, distance - tau * m) + (off > 1 ? off : 0))
+        return .wrong(beyond: max(0, abs(s - scaled) - 0.5 - tau * m))
     }
 }
 
@@ -192,8 +194,10 @@ public enum IntegerTolerance {
 /// Macs, which have no `Float16`.
 public enum HalfTolerance {
     /// Judges `sample` against the exact value `x`; `.wrong(beyond:)` gives how far the
-    /// sample lay outside the window, in units of the spacing of halves at `x` (that of
-    /// the largest finite half, 32, where `x` rounds to infinity), or ∞ for a NaN where
+    /// values that round to the sample lay from the window round `x`,
+    /// `(|sample − x| − window)/step − ½` in units of the spacing of halves at `x` (that
+    /// of the largest finite half, 32, where `x` rounds to infinity), as
+    /// `IntegerTolerance.verdict` does in LSB, or ∞ for a NaN where
     /// `x` is a number, a number where `x` is NaN, or an infinity where `x` is finite,
     /// and the other way round.
     public static func verdict(_ sample: Float16, exact x: Double) -> IntegerTolerance.Verdict {
@@ -203,7 +207,7 @@ public enum HalfTolerance {
         let window = IntegerTolerance.tau * max(1, x.magnitude)
         if Float16(x - window) <= sample && sample <= Float16(x + window) { return .nearTie }
         let step = expected.isFinite ? expected.ulp : Float16.greatestFiniteMagnitude.ulp
-        return .wrong(beyond: ((Double(sample) - x).magnitude - window) / Double(step))
+        return .wrong(beyond: max(0, ((Double(sample) - x).magnitude - window) / Double(step) - 0.5))
     }
 }
 #endif

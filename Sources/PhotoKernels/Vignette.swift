@@ -283,7 +283,7 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// schedule matches its scalar reference to the bit (SPEC §8's `Float` rule). Their
     /// error against the exact gain is a few 10⁻⁷ on a broad ring and grows as the ring
     /// narrows, the band's slope `1.5·i/(r1 − r0)` amplifying the distance's rounding
-    /// (about 4·10⁻⁴ for a band 0.2 pixels wide round x = 1229.1). An `EditPlan`
+    /// (10⁻⁴ to 10⁻³ on bands a few pixels wide or less). An `EditPlan`
     /// resolves the geometry once per image size instead, and for integer and
     /// half-precision samples computes each gain in `Double`
     /// (`preparedGains(imageWidth:imageHeight:)`); this entry point resolves it per call.

@@ -183,8 +183,13 @@ struct SamplesTests {
     func verdicts() {
         #expect(IntegerTolerance.verdict(128, exact: 0.5, maxval: 255) == .exact)
         #expect(IntegerTolerance.verdict(127, exact: 0.5, maxval: 255) == .nearTie)
-        #expect(IntegerTolerance.verdict(126, exact: 0.5, maxval: 255) == .wrong(beyond: 2))
-        #expect(IntegerTolerance.verdict(125, exact: 0.5, maxval: 255) == .wrong(beyond: 3))
+        // 126 rounds from [125.5, 126.5], 1 − τ·255 from the window round 127.5.
+        let tau = IntegerTolerance.tau
+        #expect(IntegerTolerance.verdict(126, exact: 0.5, maxval: 255) == .wrong(beyond: 1 - tau * 255))
+        #expect(IntegerTolerance.verdict(125, exact: 0.5, maxval: 255) == .wrong(beyond: 2 - tau * 255))
+        // At the exact tie either neighbour is right; one LSB past the upper one, 129 is
+        // 1 LSB (less the window) past, as 126 is below.
+        #expect(IntegerTolerance.verdict(129, exact: 0.5, maxval: 255) == .wrong(beyond: 1 - tau * 255))
         // 0.25 · 255 = 63.75 lies 0.25 from the tie 63.5: 63 is wrong by 0.25 − τ·255.
         #expect(IntegerTolerance.verdict(63, exact: 0.25, maxval: 255) == .wrong(beyond: 0.25 - IntegerTolerance.tau * 255))
         #expect(IntegerTolerance.verdict(0, exact: .nan, maxval: 65535) == .exact)
@@ -201,8 +206,8 @@ struct SamplesTests {
     func halfVerdicts() {
         let tau = IntegerTolerance.tau
         #expect(HalfTolerance.verdict(0.5, exact: 0.5) == .exact)
-        // One step (2⁻¹¹ at 0.5) off, far from a boundary: the step less the window.
-        #expect(HalfTolerance.verdict(Float16(0.5).nextUp, exact: 0.5) == .wrong(beyond: 1 - tau / 0x1p-11))
+        // One step (2⁻¹¹ at 0.5) off, far from a boundary: half a step less the window.
+        #expect(HalfTolerance.verdict(Float16(0.5).nextUp, exact: 0.5) == .wrong(beyond: 0.5 - tau / 0x1p-11))
         // 1 + 2⁻¹¹ is the tie between 1 and 1 + 2⁻¹⁰ (even: 1); either is right near it.
         let tie = 1 + 0x1p-11
         #expect(HalfTolerance.verdict(1, exact: tie) == .exact)
@@ -218,7 +223,7 @@ struct SamplesTests {
         #expect(HalfTolerance.verdict(.infinity, exact: 70_000) == .exact)
         #expect(HalfTolerance.verdict(.infinity, exact: 65_519) == .wrong(beyond: .infinity))
         // A finite half where x rounds to infinity: in steps of the largest half's (32).
-        #expect(HalfTolerance.verdict(65_504, exact: 65_600) == .wrong(beyond: (96 - tau * 65_600) / 32))
+        #expect(HalfTolerance.verdict(65_504, exact: 65_600) == .wrong(beyond: (96 - tau * 65_600) / 32 - 0.5))
         #expect(HalfTolerance.verdict(65_504, exact: .infinity) == .wrong(beyond: .infinity))
         #expect(HalfTolerance.verdict(.infinity, exact: .infinity) == .exact)
         #expect(HalfTolerance.verdict(.nan, exact: .nan) == .exact)
