@@ -138,7 +138,8 @@ enum Exactness {
                 let ok = result.wrong == 0
                 passed = passed && ok
                 try say("  \(ok ? "ok  " : "FAIL") \(path) \(c.name): \(result.wrong) wrong, \(result.nearTies) near-tie samples"
-                        + (ok ? "" : ", worst \(result.worstBeyond) LSB beyond the window; first \(result.first ?? "")"))
+                        + (ok ? "" : ", worst \(result.worstBeyond) \(path == "8→Float16" ? "half steps" : "LSB") beyond the window; "
+                                     + "first \(result.first ?? "")"))
             }
         }
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))

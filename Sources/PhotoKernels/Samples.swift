@@ -160,10 +160,11 @@ public enum IntegerTolerance {
         /// The other neighbour of a near-tie: allowed.
         case nearTie
         /// Wrong; `beyond` is how far the values that round to the sample lay from the
-        /// window round the exact value, in units of the sample's step: for an integer
-        /// sample `|sample − x·m| − ½ − τ·m` LSB (so a near tie's wrong neighbour just
-        /// past the window is a small fraction, a sample 2 LSB off about 1), for a
-        /// `Float16` (`HalfTolerance`) the same in half steps.
+        /// window round the exact value, in units of a step: for an integer sample
+        /// `|sample − x·m| − ½ − τ·m` LSB (a near tie's wrong neighbour just past the
+        /// window gives a small fraction, a sample 2 LSB from the correctly rounded one
+        /// 1 to 2), for a `Float16` (`HalfTolerance`) the same in half steps at `x`.
+        /// Above 0, but for a window whose edge falls exactly on a rounding midpoint.
         case wrong(beyond: Double)
     }
 
@@ -194,20 +195,27 @@ public enum IntegerTolerance {
 /// Macs, which have no `Float16`.
 public enum HalfTolerance {
     /// Judges `sample` against the exact value `x`; `.wrong(beyond:)` gives how far the
-    /// values that round to the sample lay from the window round `x`,
-    /// `(|sample − x| − window)/step − ½` in units of the spacing of halves at `x` (that
-    /// of the largest finite half, 32, where `x` rounds to infinity), as
+    /// values that round to the sample (up to the midpoints with its neighbours) lay
+    /// from the window round `x`, in units of the spacing of halves at `x` (that of the
+    /// largest finite half, 32, where `x` rounds to infinity), as
     /// `IntegerTolerance.verdict` does in LSB, or ∞ for a NaN where
     /// `x` is a number, a number where `x` is NaN, or an infinity where `x` is finite,
     /// and the other way round.
     public static func verdict(_ sample: Float16, exact x: Double) -> IntegerTolerance.Verdict {
         let expected = Float16(x)
         if sample == expected || (sample.isNaN && x.isNaN) { return .exact }
-        if sample.isNaN || x.isNaN || sample.isInfinite || x.isInfinite { return .wrong(beyond: .infinity) }
+        if sample.isNaN || x.isNaN || x.isInfinite { return .wrong(beyond: .infinity) }
         let window = IntegerTolerance.tau * max(1, x.magnitude)
         if Float16(x - window) <= sample && sample <= Float16(x + window) { return .nearTie }
+        if sample.isInfinite { return .wrong(beyond: .infinity) }
+        // The values that round to `sample`: to the midpoints with its neighbours, 65520
+        // past the largest half.
+        let s = Double(sample), largest = Double(Float16.greatestFiniteMagnitude)
+        let lower = s == -largest ? -65520 : (s + Double(sample.nextDown)) / 2
+        let upper = s == largest ? 65520 : (s + Double(sample.nextUp)) / 2
+        let gap = x < lower ? lower - x : x - upper
         let step = expected.isFinite ? expected.ulp : Float16.greatestFiniteMagnitude.ulp
-        return .wrong(beyond: max(0, ((Double(sample) - x).magnitude - window) / Double(step) - 0.5))
+        return .wrong(beyond: max(0, (gap - window) / Double(step)))
     }
 }
 #endif

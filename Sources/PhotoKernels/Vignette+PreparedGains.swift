@@ -12,24 +12,25 @@ extension Vignette {
     /// The geometry of one image size in `Double`, with the thresholds of the spans of
     /// constant gain.
     struct PlanGeometry {
-        var cx, cy, r0, intensity: Double
-        /// `1/(r1 − r0)`; unused for the hard edge.
-        var inverseWidth: Double
-        /// `r1 ≤ r0`: `t = (d ≥ r0) ? 1 : 0`. Also a band too narrow for its
-        /// reciprocal (`r1 − r0` subnormal): SPEC §4's `u` is then 0 at `d = r0` and at
-        /// least 1 at any pixel's `d` above it (which differs from `r0` by far more than
-        /// such a band), so `t = (d > r0) ? 1 : 0`, the hard edge at the next `Double`
-        /// after `r0`. (Its `w` would be infinite, and `0·∞` NaN at `d = r0`.)
-        var hardEdge: Bool
+        let cx, cy, r0, intensity: Double
+        /// `1/(r1 − r0)`; unused for the hard edge and a subnormal band.
+        let inverseWidth: Double
+        /// `r1 ≤ r0`: `t = (d ≥ r0) ? 1 : 0`.
+        let hardEdge: Bool
+        /// `r1 − r0` subnormal, too narrow for its reciprocal (∞, and `0·∞` NaN at
+        /// `d = r0`): `u = (d − r0)/(r1 − r0)` as SPEC §4 writes it, pixel by pixel.
+        let subnormalBand: Bool
+        /// `r1 − r0`.
+        let bandWidth: Double
         /// Every pixel whose exact distance `d` is below `insideBelow` gets `t = 0`, and
         /// every pixel whose `d` is at least `outsideFrom` gets `t = 1`, with the
         /// formula's rounding: each lies a relative 2⁻⁴⁰ of its radius (and 2⁻²⁰ of the
         /// band's width) inside the true threshold, thousands of times the error of a
         /// `Double` distance (and for radii below 10⁹ pixels under a thousandth of a
         /// pixel: the spans lose no more than a pixel at each end).
-        var insideBelow, outsideFrom: Double
+        let insideBelow, outsideFrom: Double
         /// The gains `1 − i·0` and `1 − i·1`, rounded to `Float` as the formula rounds them.
-        var insideGain, outsideGain: Float
+        let insideGain, outsideGain: Float
 
         init(_ g: Geometry) {
             cx = g.center.x; cy = g.center.y
@@ -38,12 +39,10 @@ extension Vignette {
             let r1 = g.outerRadius
             // A NaN radius is no hard edge: the formula's NaN goes through, as in SPEC §4.
             hardEdge = r1 <= r0
-            inverseWidth = hardEdge ? 0 : 1 / (r1 - r0)
-            if !hardEdge, inverseWidth == .infinity {
-                hardEdge = true
-                r0 = r0.nextUp
-            }
-            let width = hardEdge ? 0 : r1 - r0
+            bandWidth = r1 - r0
+            inverseWidth = hardEdge ? 0 : 1 / bandWidth
+            subnormalBand = !hardEdge && inverseWidth == .infinity
+            let width = hardEdge ? 0 : bandWidth
             insideBelow = r0 - width * 0x1p-20 - r0.magnitude * 0x1p-40
             outsideFrom = (hardEdge ? r0 : r1) + width * 0x1p-20 + (hardEdge ? r0 : r1).magnitude * 0x1p-40
             insideGain = Float(1 - intensity * 0)
@@ -61,7 +60,7 @@ extension Vignette {
             if hardEdge {
                 t = d >= r0 ? 1 : 0
             } else {
-                var u = (d - r0) * inverseWidth
+                var u = subnormalBand ? (d - r0) / bandWidth : (d - r0) * inverseWidth
                 if u < 0 { u = 0 }
                 if u > 1 { u = 1 }
                 t = u * u * (3 - 2 * u)
@@ -70,7 +69,8 @@ extension Vignette {
         }
 
         /// `gain(dx:dy2:)` on four neighbouring pixels whose column centres `x + 0.5` are
-        /// the lanes of `centres`, for a smooth band (not the hard edge). `dy` is squared
+        /// the lanes of `centres`, for a smooth band (not the hard edge, nor a subnormal
+        /// band). `dy` is squared
         /// here, beside the root, as `BandFormula` does, so that the compiler sees
         /// `d² ≥ 0` and emits one vector square root.
         @_transparent
@@ -202,13 +202,13 @@ extension Vignette {
 
         /// The gains of pixels `x0 ..< x0 + count` by the formula: four lanes at a time
         /// for a smooth band below 2⁵⁰, where the lanes' `Double(x) + 0.5` are exact, the
-        /// last pixels, a hard edge's few band pixels and columns from 2⁵⁰ on one at a
-        /// time.
+        /// last pixels, a hard edge's few band pixels (and a subnormal band's) and columns
+        /// from 2⁵⁰ on one at a time.
         @inline(never)
         func bandGains(_ out: UnsafeMutablePointer<Float>, from x0: Int, count: Int, dy: Double) {
             let g = geometry
             var done = 0
-            if !g.hardEdge, x0 >= 0, x0 &+ count <= 1 << 50 {
+            if !g.hardEdge, !g.subnormalBand, x0 >= 0, x0 &+ count <= 1 << 50 {
                 let raw = UnsafeMutableRawPointer(out)
                 var centres = SIMD4<Double>(0, 1, 2, 3) + (Double(x0) + 0.5)
                 while done &+ 4 <= count {

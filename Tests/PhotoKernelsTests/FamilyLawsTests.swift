@@ -434,8 +434,9 @@ enum TieAwareCheck {
         var failures = 0
         var nearTies = 0
         var first: String?
-        /// The largest distance, in LSB, by which a wrong sample's exact value lay beyond
-        /// the tie window (0 when every sample is right).
+        /// The largest `beyond` of a wrong sample (`IntegerTolerance.Verdict`): how far,
+        /// in LSB, the values that round to it lay past the window round the exact value.
+        /// `failures`, not this, says whether every sample is right.
         var worst = 0.0
         var description: String {
             "\(failures) wrong samples, \(nearTies) accepted near ties, worst \(worst) LSB" + (first.map { "; first: \($0)" } ?? "")

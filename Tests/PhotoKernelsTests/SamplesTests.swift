@@ -219,9 +219,16 @@ struct SamplesTests {
         // Below 2⁻¹⁰ the halves are closer than the window: any of them within it.
         #expect(HalfTolerance.verdict(Float16(1e-6 + 5e-7), exact: 1e-6) == .nearTie)
         #expect(HalfTolerance.verdict(Float16(1e-6 + 2e-6), exact: 1e-6) != .nearTie)
-        // Past the largest half: infinity, and never infinity for a value that rounds to 65504.
+        // Past the largest half: infinity, and never infinity for a value that rounds to
+        // 65504 unless its window reaches past 65520.
         #expect(HalfTolerance.verdict(.infinity, exact: 70_000) == .exact)
         #expect(HalfTolerance.verdict(.infinity, exact: 65_519) == .wrong(beyond: .infinity))
+        #expect(HalfTolerance.verdict(.infinity, exact: 65_519.99) == .nearTie)
+        // At a binade boundary the sample's own rounding interval counts: 2 − 2⁻¹⁰ rounds
+        // from below 2 − 2⁻¹¹, which x = 2 − 2⁻¹¹ + 2⁻¹⁵ passes by 2⁻¹⁵ (less the window
+        // τ·x), in steps of 2⁻⁹ (x rounds to 2).
+        let x = 2 - 0x1p-11 + 0x1p-15
+        #expect(HalfTolerance.verdict(Float16(2 - 0x1p-10), exact: x) == .wrong(beyond: (0x1p-15 - tau * x) / 0x1p-9))
         // A finite half where x rounds to infinity: in steps of the largest half's (32).
         #expect(HalfTolerance.verdict(65_504, exact: 65_600) == .wrong(beyond: (96 - tau * 65_600) / 32 - 0.5))
         #expect(HalfTolerance.verdict(65_504, exact: .infinity) == .wrong(beyond: .infinity))

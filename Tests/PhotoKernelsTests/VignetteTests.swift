@@ -315,7 +315,7 @@ struct VignetteTests {
         let vignettes: [Vignette] = [
             .vignetteEffect(radius: .nan), .vignetteEffect(radius: -.infinity, falloff: 0), .vignetteEffect(radius: .infinity, falloff: 1),
             .vignetteEffect(radius: 10, falloff: .nan), .vignette(intensity: 1, radius: .nan), .vignette(intensity: 1, radius: 1e-323),
-            .vignetteEffect(center: SIMD2(.nan, 2), radius: 3),
+            .vignetteEffect(center: SIMD2(.nan, 2), radius: 3), .vignetteEffect(radius: 0x1p-1074, falloff: 2),
         ]
         let (w, h) = (5, 5)
         let input = (0..<(4 * w * h)).map { UInt8(truncatingIfNeeded: 37 &* $0 &+ 11) }
@@ -349,6 +349,14 @@ struct VignetteTests {
             var row = [Float](repeating: .nan, count: 5)
             gains.rowGains(y: 2, x0: 0, count: 5, variant: variant, into: &row)
             #expect(row == [0, 0, 1, 0, 0] && (0..<5).allSatisfy { Double(row[$0]) == geometry.gain(x: $0, y: 2) }, "\(variant): \(row)")
+        }
+        // A subnormal band across 0 (r0 = −2⁻¹⁰⁷⁴, r1 = 3·2⁻¹⁰⁷⁴): the centre pixel has
+        // u = 1/4, g = 1 − (1/16)(5/2) = 0.84375.
+        let across = Vignette.vignetteEffect(radius: 0x1p-1074, falloff: 2), acrossGains = across.preparedGains(imageWidth: 5, imageHeight: 5)
+        for variant in KernelVariant.allCases {
+            var row = [Float](repeating: .nan, count: 5)
+            acrossGains.rowGains(y: 2, x0: 0, count: 5, variant: variant, into: &row)
+            #expect(row == [0, 0, 0.84375, 0, 0] && across.geometry(width: 5, height: 5).gain(x: 2, y: 2) == 0.84375, "\(variant): \(row)")
         }
     }
 
