@@ -5,8 +5,9 @@ import Foundation
 // §8's tie-aware rule, and a gain carried in `Float` is not precise enough for it: the
 // centre rounded to `Float` moves the ring by up to half an ulp of its coordinate
 // (3·10⁻⁵ pixels at x = 1229.1), and a narrow ring turns such an error into a gain error
-// of a few 10⁻⁶, several times the rule's window. The `Float` kernel (`apply`) keeps its
-// `Float` arithmetic: its outputs are `Float`, held to SPEC §8's 1e-5.
+// of a few 10⁻⁶, several times the rule's window. The `Float` kernel (`apply`, and a
+// plan's runs on a `FloatImage`) keeps its `Float` arithmetic: its outputs are `Float`,
+// which SPEC §8 holds to their scalar reference.
 
 extension Vignette {
     /// The geometry of one image size in `Double`, with the thresholds of the spans of
