@@ -163,8 +163,9 @@ public enum IntegerTolerance {
         /// window round the exact value, in units of a step: for an integer sample
         /// `|sample − x·m| − ½ − τ·m` LSB (a near tie's wrong neighbour just past the
         /// window gives a small fraction, a sample 2 LSB from the correctly rounded one
-        /// 1 to 2), for a `Float16` (`HalfTolerance`) the same in half steps at `x`.
-        /// Above 0, but for a window whose edge falls exactly on a rounding midpoint.
+        /// from 1 − τ·m to 2 − τ·m), for a `Float16` (`HalfTolerance`) the same in steps
+        /// of the correctly rounded half (`Float16(x).ulp`). Above 0, but for a window
+        /// whose edge falls exactly on a rounding midpoint.
         case wrong(beyond: Double)
     }
 
@@ -196,11 +197,12 @@ public enum IntegerTolerance {
 public enum HalfTolerance {
     /// Judges `sample` against the exact value `x`; `.wrong(beyond:)` gives how far the
     /// values that round to the sample (up to the midpoints with its neighbours) lay
-    /// from the window round `x`, in units of the spacing of halves at `x` (that of the
-    /// largest finite half, 32, where `x` rounds to infinity), as
-    /// `IntegerTolerance.verdict` does in LSB, or ∞ for a NaN where
-    /// `x` is a number, a number where `x` is NaN, or an infinity where `x` is finite,
-    /// and the other way round.
+    /// from the window round `x`, in steps of the correctly rounded half
+    /// (`Float16(x).ulp`; that of the largest finite half, 32, where `x` rounds to
+    /// infinity), as `IntegerTolerance.verdict` does in LSB, or ∞ for a NaN where
+    /// `x` is a number, a number where `x` is NaN, an infinity where `x` rounds to a
+    /// finite half and no value of its window rounds to infinity, or a finite half
+    /// where `x` is infinite.
     public static func verdict(_ sample: Float16, exact x: Double) -> IntegerTolerance.Verdict {
         let expected = Float16(x)
         if sample == expected || (sample.isNaN && x.isNaN) { return .exact }
