@@ -184,21 +184,10 @@ extension Vignette {
         func directGains(_ out: UnsafeMutablePointer<Float>, x0: Int, count: Int, dy: Double,
                          spans: (a: Int, b: Int, c: Int, e: Int)) {
             guard count > 0 else { return }
-            let end = x0 &+ count
-            @inline(__always) func part(_ lower: Int, _ upper: Int, _ gain: Float?) {
-                let l = max(lower, x0), u = min(upper, end)
-                guard l < u else { return }
-                if let gain {
-                    (out + (l - x0)).update(repeating: gain, count: u - l)
-                } else {
-                    bandGains(out + (l - x0), from: l, count: u - l, dy: dy)
-                }
-            }
-            part(0, spans.a, geometry.outsideGain)
-            part(spans.a, spans.b, nil)
-            part(spans.b, spans.c, geometry.insideGain)
-            part(spans.c, spans.e, nil)
-            part(spans.e, imageWidth, geometry.outsideGain)
+            Vignette.forEachSpan(spans, from: x0, to: x0 &+ count, imageWidth: imageWidth,
+                                 outsideGain: geometry.outsideGain, insideGain: geometry.insideGain,
+                                 constant: { l, u, gain in (out + (l - x0)).update(repeating: gain, count: u - l) },
+                                 band: { l, u in bandGains(out + (l - x0), from: l, count: u - l, dy: dy) })
         }
 
         /// The gains of pixels `x0 ..< x0 + count` by the formula: four lanes at a time
@@ -240,18 +229,12 @@ extension Vignette {
         @inline(__always)
         func scaleBySpans(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, x0: Int,
                           spans: (a: Int, b: Int, c: Int, e: Int), band: (Int, Int) -> Void) {
-            let end = x0 &+ count, keep = AlphaMasks()
-            @inline(__always) func span(_ lower: Int, _ upper: Int, _ gain: Float?) {
-                let l = max(lower, x0), u = min(upper, end)
-                guard l < u else { return }
-                guard let gain else { return band(l, u) }
+            let keep = AlphaMasks()
+            Vignette.forEachSpan(spans, from: x0, to: x0 &+ count, imageWidth: imageWidth,
+                                 outsideGain: geometry.outsideGain, insideGain: geometry.insideGain,
+                                 constant: { l, u, gain in
                 if gain != 1 { Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep) }
-            }
-            span(0, spans.a, geometry.outsideGain)
-            span(spans.a, spans.b, nil)
-            span(spans.b, spans.c, geometry.insideGain)
-            span(spans.c, spans.e, nil)
-            span(spans.e, imageWidth, geometry.outsideGain)
+            }, band: band)
         }
 
         /// Multiplies R, G, B of `count` pixels by `gains`, span by span: a constant span

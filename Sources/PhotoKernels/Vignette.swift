@@ -486,6 +486,26 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         }
     }
 
+    /// Walks a row's five spans in order — beyond `r1` `[0, a)`, the band `[a, b)`,
+    /// inside `r0` `[b, c)`, the band `[c, e)`, beyond `r1` `[e, imageWidth)` — each
+    /// clipped to columns `x0 ..< end`, skipping the empty ones: `constant(l, u, gain)`
+    /// for a span of constant gain, `band(l, u)` for a part of the band.
+    @inline(__always)
+    static func forEachSpan(_ spans: (a: Int, b: Int, c: Int, e: Int), from x0: Int, to end: Int, imageWidth: Int,
+                            outsideGain: Float, insideGain: Float,
+                            constant: (Int, Int, Float) -> Void, band: (Int, Int) -> Void) {
+        @inline(__always) func span(_ lower: Int, _ upper: Int, _ gain: Float?) {
+            let l = max(lower, x0), u = min(upper, end)
+            guard l < u else { return }
+            if let gain { constant(l, u, gain) } else { band(l, u) }
+        }
+        span(0, spans.a, outsideGain)
+        span(spans.a, spans.b, nil)
+        span(spans.b, spans.c, insideGain)
+        span(spans.c, spans.e, nil)
+        span(spans.e, imageWidth, outsideGain)
+    }
+
     /// Pixels per chunk of the band: their gains fill 1 KiB, which
     /// `withUnsafeTemporaryAllocation` places on the stack without a size check, and
     /// which stays in L1 between the two passes. A multiple of 8. Also the chunk of a
@@ -550,18 +570,12 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         @inline(__always)
         func scaleBySpans(_ p: UnsafeMutablePointer<SIMD4<Float>>, count: Int, x0: Int, dy: Float, _ keep: AlphaMasks,
                           spans: (a: Int, b: Int, c: Int, e: Int)? = nil, band: (Int, Int) -> Void) {
-            let spans = spans ?? Vignette.constantSpans(count: imageWidth, dy: dy, resolved), end = x0 &+ count
-            @inline(__always) func span(_ lower: Int, _ upper: Int, _ gain: Float?) {
-                let l = max(lower, x0), u = min(upper, end)
-                guard l < u else { return }
-                guard let gain else { return band(l, u) }
+            let spans = spans ?? Vignette.constantSpans(count: imageWidth, dy: dy, resolved)
+            Vignette.forEachSpan(spans, from: x0, to: x0 &+ count, imageWidth: imageWidth,
+                                 outsideGain: 1 - resolved.intensity * 1, insideGain: 1 - resolved.intensity * 0,
+                                 constant: { l, u, gain in
                 if gain != 1 { Vignette.scaleSpan(p + (l &- x0), count: u &- l, by: gain, keep) }
-            }
-            span(0, spans.a, 1 - resolved.intensity * 1)
-            span(spans.a, spans.b, nil)
-            span(spans.b, spans.c, 1 - resolved.intensity * 0)
-            span(spans.c, spans.e, nil)
-            span(spans.e, imageWidth, 1 - resolved.intensity * 1)
+            }, band: band)
         }
 
         /// `scale(_:count:y:x0:by:)` with the gains computed a chunk at a time (`chunk`)
