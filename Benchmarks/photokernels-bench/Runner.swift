@@ -511,7 +511,7 @@ final class Runner {
                 throw ToolError(Verification.message(report, workload: workload, width: buffers.width,
                                                      against: "the scalar reference"), status: .failure)
             }
-        case .rgba16:
+        case .rgba16, .rgba16Premultiplied:
             let report = Verification.compare(reference: reference, candidate: candidate)
             if !report.passed {
                 throw ToolError(Verification.message(report, workload: workload, width: buffers.width,

@@ -50,6 +50,9 @@ enum ExportFormat: String, Sendable, CaseIterable {
     case rgba8
     /// 16-bit words (vImage `RGBA16U`, a PNG export).
     case rgba16
+    /// 16-bit words, premultiplied alpha (a 16-bit CoreGraphics bitmap context,
+    /// `premultipliedLast`): the same block, its colour clamped and multiplied by alpha.
+    case rgba16Premultiplied = "rgba16-premultiplied"
     /// `Float16`s, straight alpha (vImage `RGBA16F`; Core Image's `RGBAh` with
     /// `outputPremultiplied` false): the widening block with a half-precision ending.
     case rgba16f
@@ -64,7 +67,7 @@ enum ExportFormat: String, Sendable, CaseIterable {
     /// The formats this platform has (no `Float16` on Intel Macs).
     static var available: [ExportFormat] {
         #if (os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64)
-        return [.rgba8, .rgba16]
+        return [.rgba8, .rgba16, .rgba16Premultiplied]
         #else
         return allCases
         #endif
@@ -74,7 +77,7 @@ enum ExportFormat: String, Sendable, CaseIterable {
     var bytesPerPixel: Int {
         switch self {
         case .rgba8: 4
-        case .rgba16, .rgba16f, .rgba16fPremultiplied: 8
+        case .rgba16, .rgba16Premultiplied, .rgba16f, .rgba16fPremultiplied: 8
         case .gray16f: 2
         }
     }
@@ -86,6 +89,7 @@ enum ExportFormat: String, Sendable, CaseIterable {
         switch self {
         case .rgba8: .rgba8
         case .rgba16: .rgba16
+        case .rgba16Premultiplied: .rgba16Premultiplied
         case .rgba16f: try PixelFormat(.rgba, alpha: .straight, sample: .float16)
         case .rgba16fPremultiplied: try PixelFormat(.rgba, alpha: .premultiplied, sample: .float16)
         case .gray16f: try PixelFormat(.gray, alpha: .none, sample: .float16)

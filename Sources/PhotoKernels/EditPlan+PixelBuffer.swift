@@ -245,8 +245,8 @@ extension PreparedEditPlan {
 
     /// The one-pass block on premultiplied 8-bit pixels (SPEC §10 inside the block), for
     /// the same four-channel format in and out, into a 16-bit one (a widening block,
-    /// `wideningPositions`: integers with straight alpha, `Float16`s with straight or
-    /// premultiplied alpha) or into another 8-bit one
+    /// `wideningPositions`: integers or `Float16`s, straight or premultiplied) or into
+    /// another 8-bit one
     /// (`conversionPositions`: straight or premultiplied, red and blue where the source
     /// has them or exchanged), and fused stages of the matrix block's shape; with tone
     /// stages, only with the plan's 2D premultiplied tables, built now when `building`
@@ -341,12 +341,11 @@ extension PreparedEditPlan {
     /// Where a widening block (`FusedBlock.runWidening`) writes R, G, B and alpha, if it
     /// runs this pair of formats: four 8-bit channels with alpha in, straight or
     /// premultiplied, and four 16-bit channels with alpha out, in any order: integers
-    /// with straight alpha, or `Float16`s with straight or premultiplied alpha.
+    /// or `Float16`s, straight or premultiplied.
     static func wideningPositions(_ source: PixelFormat, _ destination: PixelFormat) -> ChannelPositions? {
-        let alphaOut = destination.sampleType == .float16 ? destination.alphaMode != .none : destination.alphaMode == .straight
         guard source.sampleType == .uint8, destination.sampleType == .uint16 || destination.sampleType == .float16,
               source.alphaMode != .none, source.channelOrder.fourthIndex != nil,
-              alphaOut, let fourth = destination.channelOrder.fourthIndex else { return nil }
+              destination.alphaMode != .none, let fourth = destination.channelOrder.fourthIndex else { return nil }
         let (r, g, b) = destination.channelOrder.colorIndices
         return ChannelPositions(red: r, green: g, blue: b, fourth: fourth)
     }

@@ -212,8 +212,22 @@ enum StraightWords: BlockEnding {
 }
 
 /// Premultiplied 8-bit pixels in, straight 16-bit ones out.
+enum UnpremultipliedWords: BlockEnding {
+    static var premultiplied: Bool { true }
+    static var widening: Bool { true }
+}
+
+/// Premultiplied 8-bit pixels in, premultiplied 16-bit ones out (a display buffer
+/// into a 16-bit CoreGraphics context, whose alpha is premultiplied).
 enum PremultipliedWords: BlockEnding {
     static var premultiplied: Bool { true }
+    static var premultipliesResults: Bool { true }
+    static var widening: Bool { true }
+}
+
+/// Straight 8-bit pixels in, premultiplied 16-bit ones out.
+enum PremultiplyingWords: BlockEnding {
+    static var premultipliesResults: Bool { true }
     static var widening: Bool { true }
 }
 
@@ -470,8 +484,7 @@ struct FusedBlock: @unchecked Sendable {
     ///   - premultiplied: 8-bit premultiplied pixels; `tables`, if any, must be the 2D
     ///     tables (`ToneTables(premultiplied:)`).
     ///   - premultipliesResults: whether the results are premultiplied (by default as
-    ///     the source is); a widening block's only with `halfPrecision`, its 16-bit
-    ///     integer results are straight.
+    ///     the source is; a widening block's by default straight).
     ///   - largestGain: a bound on the magnitude of the gains the block will be given
     ///     (`PreparedGains.largestGainMagnitude`); 1 without gains.
     ///   - resultPositions: where the destination holds R, G, B and alpha, when its
@@ -483,8 +496,7 @@ struct FusedBlock: @unchecked Sendable {
     init(matrix k: ColorMatrixKernel, maxval: Int, tables: ToneTables?, positions: ChannelPositions,
          premultiplied: Bool = false, premultipliesResults: Bool? = nil, resultPositions: ChannelPositions? = nil,
          widening: Bool = false, halfPrecision: Bool = false, largestGain: Float) {
-        assert(!widening || (resultPositions != nil && (halfPrecision || premultipliesResults != true)),
-               "straight 16-bit integer results")
+        assert(!widening || resultPositions != nil, "a widening block's destination positions")
         assert(!halfPrecision || widening, "half-precision results widen")
         // Red after blue in memory (BGRA, ABGR): the block runs as RGBA or ARGB with red
         // and blue exchanged in the matrix and the tables, which gives the same results
@@ -550,7 +562,7 @@ struct FusedBlock: @unchecked Sendable {
         opaqueZero = 0
         self.positions = positions
         self.premultiplied = premultiplied
-        self.premultipliesResults = widening ? halfPrecision && premultipliesResults == true : premultipliesResults ?? premultiplied
+        self.premultipliesResults = widening ? premultipliesResults == true : premultipliesResults ?? premultiplied
         inverseMaxval = BlockFloats(repeating: Float(1 / Double(maxval)))
         // The block reads samples (at most maxval) or, with tables, their entries or
         // coordinates (which include the samples on a line); the packs must hold for
@@ -841,11 +853,12 @@ struct FusedBlock: @unchecked Sendable {
     // MARK: 8-bit in, 16-bit out
 
     /// Runs `count` 8-bit pixels from `source` into 16-bit ones (native byte order) at
-    /// `destination`, which must not overlap it: straight results on the 16-bit scale in
+    /// `destination`, which must not overlap it: integer results on the 16-bit scale in
     /// the destination's positions (`resultPositions`), alpha `257·A`, or with
-    /// `halfPrecision` the bits of `Float16` results, alpha `Float16(A/255)`: straight
-    /// ones unclamped, premultiplied ones (`premultipliesResults`) clamped to [0, 1] and
-    /// multiplied by `A/255`; premultiplied pixels are divided by their alpha as in
+    /// `halfPrecision` the bits of `Float16` results, alpha `Float16(A/255)`. Straight
+    /// integers are clamped as they round, straight halves left unclamped; premultiplied
+    /// results (`premultipliesResults`) are clamped to the scale (NaN to 0) and
+    /// multiplied by `A/255` before they round (SPEC §10); premultiplied pixels are divided by their alpha as in
     /// `run8`, and a transparent one is all zero. The last pixels short of a block, and
     /// where the build targets AVX2 those before the destination's first 64-byte
     /// boundary, go through the same block via a zero-padded copy (see `run8`).
@@ -885,8 +898,10 @@ struct FusedBlock: @unchecked Sendable {
                                   gains: UnsafePointer<Float>?) {
         let bytes = UnsafeMutableRawPointer(d).assumingMemoryBound(to: UInt8.self)
         switch (premultiplied, halfPrecision, premultipliesResults) {
-        case (false, false, _): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightWords.self)
-        case (true, false, _): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedWords.self)
+        case (false, false, false): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightWords.self)
+        case (true, false, false): dispatch8(s, bytes, blocks: blocks, gains: gains, UnpremultipliedWords.self)
+        case (true, false, true): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedWords.self)
+        case (false, false, true): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultiplyingWords.self)
         case (false, true, false): dispatch8(s, bytes, blocks: blocks, gains: gains, StraightHalves.self)
         case (true, true, false): dispatch8(s, bytes, blocks: blocks, gains: gains, UnpremultipliedHalves.self)
         case (true, true, true): dispatch8(s, bytes, blocks: blocks, gains: gains, PremultipliedHalves.self)
@@ -1000,8 +1015,8 @@ struct FusedBlock: @unchecked Sendable {
                     // 16-bit results; a transparent premultiplied pixel is all zero (SPEC
                     // §10), whatever its colour's quotient gave.
                     var (x, y, z) = scaled(r, g, b, relative: relative, gain: gain, greenBias: bias)
-                    // Premultiplied `Float16` results: the colour clamped to [0, 1] (NaN to
-                    // 0), times A/m (SPEC §10); at A = 0 all zero.
+                    // Premultiplied results: the colour clamped to the scale, [0, 1] or
+                    // [0, 65535] (NaN to 0), times A/m (SPEC §10); at A = 0 all zero.
                     if E.premultipliesResults, let alpha {
                         (x, y, z) = (clamped(x, upTo: maxval) * alpha, clamped(y, upTo: maxval) * alpha,
                                      clamped(z, upTo: maxval) * alpha)

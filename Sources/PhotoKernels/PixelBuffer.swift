@@ -163,6 +163,9 @@ public struct PixelFormat: Sendable, Hashable, CustomStringConvertible {
     public static let rgba8Premultiplied = PixelFormat(unchecked: .rgba, .premultiplied, .uint8)
     /// 16-bit RGBA, straight alpha, native byte order.
     public static let rgba16 = PixelFormat(unchecked: .rgba, .straight, .uint16)
+    /// 16-bit RGBA, premultiplied, native byte order: a 16-bit CoreGraphics bitmap
+    /// context (`premultipliedLast` + `byteOrder16Little`), which has no straight alpha.
+    public static let rgba16Premultiplied = PixelFormat(unchecked: .rgba, .premultiplied, .uint16)
     /// 32-bit float RGBA, straight alpha: the library's working format.
     public static let rgbaFloat = PixelFormat(unchecked: .rgba, .straight, .float32)
     #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))

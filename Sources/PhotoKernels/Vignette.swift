@@ -232,7 +232,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         var inverseWidth: Float
         /// The least `s ≥ 0` with `√s ≥ r0` (`Float` square root): `d < r0 ⟺ d² < s`.
         var inner2: Float
-        /// The same for `r1`; equals `inner2` for the hard edge (no band).
+        /// The same for `r1`; equals `inner2` for the hard edge (no band); NaN when a
+        /// radius is NaN (no pixel beyond r1).
         var outer2: Float
 
         init(_ g: Geometry) {
@@ -242,7 +243,10 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             let hardEdge = r1 <= r0
             inverseWidth = hardEdge ? 0 : 1 / (r1 - r0)
             inner2 = Resolved.squaredThreshold(r0)
-            outer2 = hardEdge ? inner2 : Resolved.squaredThreshold(r1)
+            // A NaN radius makes the reference's u, and every gain, NaN: with `outer2`
+            // NaN no pixel lies beyond r1 (nor inside r0, `inner2` being 0), so every
+            // lane takes the band formula, which gives that NaN too.
+            outer2 = r0.isNaN || r1.isNaN ? .nan : hardEdge ? inner2 : Resolved.squaredThreshold(r1)
         }
 
         /// `dx = (x + 0.5) − cx` of column `x`, as a lane of `BandFormula` computes it.

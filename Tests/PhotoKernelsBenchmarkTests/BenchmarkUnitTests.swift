@@ -190,14 +190,14 @@ struct AppBufferTests {
         #expect(preview.scalarKey == "preview/bgra8-premultiplied/recipe/1000x800")
     }
 
-    @Test("the exports are pipeline/bgra8-premultiplied-to-rgba8, -to-rgba16, -to-rgba16f, -to-rgba16f-premultiplied and -to-gray16f, recipe, every variant, 4 + 4 B/px against the 8-bit copy, 4 + 8 (4 + 2 grey) against the 16-bit copy")
+    @Test("the exports are pipeline/bgra8-premultiplied-to-rgba8, -to-rgba16, -to-rgba16-premultiplied, -to-rgba16f, -to-rgba16f-premultiplied and -to-gray16f, recipe, every variant, 4 + 4 B/px against the 8-bit copy, 4 + 8 (4 + 2 grey) against the 16-bit copy")
     func exports() throws {
         let all = try WorkloadPlan.make(sizes: [.mp12], filter: "^pipeline/bgra8-premultiplied-to-")
         let formats = ExportFormat.available.map(\.rawValue)
         #if (os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64)
-        #expect(formats == ["rgba8", "rgba16"])
+        #expect(formats == ["rgba8", "rgba16", "rgba16-premultiplied"])
         #else
-        #expect(formats == ["rgba8", "rgba16", "rgba16f", "rgba16f-premultiplied", "gray16f"])
+        #expect(formats == ["rgba8", "rgba16", "rgba16-premultiplied", "rgba16f", "rgba16f-premultiplied", "gray16f"])
         #endif
         let rows = formats.flatMap { format in
             KernelVariant.allCases.map { "pipeline/bgra8-premultiplied-to-\(format)/recipe/\($0.rawValue)/12MP" }
@@ -212,6 +212,7 @@ struct AppBufferTests {
         let half = Workload(kind: .export(.rgba16f, try #require(KernelCatalog.entry(named: "recipe")), .simd4), size: .mp12)
         #expect(half.scalarKey == "pipeline/bgra8-premultiplied-to-rgba16f/recipe/12MP" && half.variant == .simd4)
         #expect(try ExportFormat.rgba16fPremultiplied.pixelFormat() == PixelFormat(.rgba, alpha: .premultiplied, sample: .float16))
+        #expect(try ExportFormat.rgba16Premultiplied.pixelFormat() == PixelFormat(.rgba, alpha: .premultiplied, sample: .uint16))
     }
 
     @Test("the import is pipeline/rgba8-padded-to-bgra8-premultiplied, recipe, every variant, 4 + 4 B/px against the 8-bit copy")

@@ -692,7 +692,7 @@ struct PixelBufferTests {
         ]
     }
 
-    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in, straight out (and premultiplied Float16), integer and Float16 samples; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double (Float16: straight unclamped, premultiplied clamp(C′)·a, the nearest half but within 2⁻²⁰·max(1, |x|) of a rounding boundary), alpha 257·A or Float16(A/255), a transparent premultiplied pixel all zero")
+    @Test("8-bit pixels into 16-bit ones through the widening block: every order with alpha in and out, straight and premultiplied in and out, integer and Float16 samples; matrix forms, tone tables, their line, the late 2D tables and gains; widths 1…33 and rows that start off a 64-byte boundary; each sample within SPEC §8 of Double (premultiplied out: clamp(C′)·a; Float16: straight unclamped, the nearest half but within 2⁻²⁰·max(1, |x|) of a rounding boundary), alpha 257·A or Float16(A/255), a transparent premultiplied pixel all zero")
     func wideningBlock() throws {
         let (straightPool, premultipliedPool) = Self.conversionPools()
         let cases = Self.conversionCases()
@@ -703,6 +703,7 @@ struct PixelBufferTests {
         var destinations: [PixelFormat] = [.rgba16, try PixelFormat(.bgra, alpha: .straight, sample: .uint16),
                                            try PixelFormat(.argb, alpha: .straight, sample: .uint16),
                                            try PixelFormat(.abgr, alpha: .straight, sample: .uint16)]
+        destinations += try [ChannelOrder.rgba, .bgra, .argb].map { try PixelFormat($0, alpha: .premultiplied, sample: .uint16) }
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         destinations += try [ChannelOrder.rgba, .bgra, .argb, .abgr].map { try PixelFormat($0, alpha: .straight, sample: .float16) }
         destinations += try [ChannelOrder.rgba, .abgr].map { try PixelFormat($0, alpha: .premultiplied, sample: .float16) }
@@ -765,7 +766,8 @@ struct PixelBufferTests {
                                                 "\(where_) channel \(c): got \(HalfCheck.value(out[4 * i + word])), exact \(x)")
                                         continue
                                     }
-                                    let x = min(max(result[c], 0), 1)
+                                    // Premultiplied: the colour clamped, times alpha (SPEC §10).
+                                    let x = min(max(result[c], 0), 1) * (premultipliedOut ? a : 1)
                                     #expect(TieAwareCheck.accepts(Int(out[4 * i + word]), x, maxval: 65535).ok,
                                             "\(where_) channel \(c): got \(out[4 * i + word]), exact \(x * 65535)")
                                 }
@@ -789,6 +791,15 @@ struct PixelBufferTests {
         for i in 0..<40 {
             #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4)) == [65535, 65535, 0, i % 2 == 0 ? 257 : 514],
                     "pixel \(i)")
+        }
+        // Into premultiplied 16-bit words: clamped to 1, times alpha (257·A exactly).
+        let rgba16Premultiplied = try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint16)
+        #expect(steepPlan.premultipliedBlock(.bgra8Premultiplied, rgba16Premultiplied, variant: .simd4, building: false)?.widens == true)
+        try steepPlan.run(from: try Self.buffer(invalid, width: 40, height: 1, bytesPerRow: 160, .bgra8Premultiplied),
+                          to: try Self.buffer(steepOut, width: 40, height: 1, bytesPerRow: 320, rgba16Premultiplied))
+        for i in 0..<40 {
+            let a: UInt16 = i % 2 == 0 ? 257 : 514
+            #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4)) == [a, a, 0, a], "premultiplied, pixel \(i)")
         }
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         // The same pixels into Float16: straight, far past 1 and unclamped (250 · 255 and
@@ -842,9 +853,9 @@ struct PixelBufferTests {
         let half = try PixelFormat(.rgba, alpha: .straight, sample: .float16)
         #expect(steep.fusedBlock(.rgba8, half, inPlace: false, variant: .simd4) == nil)
         #expect(steep.fusedBlock(.rgba8, .rgba16, inPlace: false, variant: .simd4) == nil)
-        // Destinations the block does not write: a padding sample, premultiplied integers.
+        // Destinations the block does not write: a padding sample, as halves or integers.
         #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgbx, alpha: .none, sample: .float16)) == nil)
-        #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint16)) == nil)
+        #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgbx, alpha: .none, sample: .uint16)) == nil)
     }
     #endif
 

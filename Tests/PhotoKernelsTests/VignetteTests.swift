@@ -310,7 +310,7 @@ struct VignetteTests {
         #expect(try JSONDecoder().decode(Vignette.self, from: data) == v)
     }
 
-    @Test("non-finite and degenerate geometry: no trap; a plan's variants agree (NaN with NaN); a subnormal band keeps the centre pixel, as the Double formula does")
+    @Test("non-finite and degenerate geometry: no trap; a plan's variants agree, and so do the Float kernel's (NaN with NaN); a subnormal band keeps the centre pixel, as the Double formula does")
     func degenerateGeometry() throws {
         let vignettes: [Vignette] = [
             .vignetteEffect(radius: .nan), .vignetteEffect(radius: -.infinity, falloff: 0), .vignetteEffect(radius: .infinity, falloff: 1),
@@ -339,6 +339,25 @@ struct VignetteTests {
                 gains.rowGains(y: y, x0: 0, count: w, variant: .scalar, into: &scalar)
                 gains.rowGains(y: y, x0: 0, count: w, variant: .simd4, into: &simd)
                 #expect(zip(scalar, simd).allSatisfy { $0.isNaN ? $1.isNaN : $0.bitPattern == $1.bitPattern }, "\(v.form) row \(y)")
+            }
+            // The `Float` kernel too: its gains and `apply` on a row, variant against
+            // variant (a NaN radius gives NaN gains in both, not `1 − i` in one).
+            let floatGains = Vignette.FloatGains(v, imageWidth: w, imageHeight: h)
+            for y in 0..<h {
+                var scalar = [Float](repeating: 0, count: w), simd = scalar
+                floatGains.rowGains(y: y, x0: 0, count: w, variant: .scalar, into: &scalar)
+                floatGains.rowGains(y: y, x0: 0, count: w, variant: .simd4, into: &simd)
+                #expect(zip(scalar, simd).allSatisfy { $0.isNaN ? $1.isNaN : $0.bitPattern == $1.bitPattern },
+                        "\(v.form) Float gains row \(y): \(scalar) against \(simd)")
+                var rows = KernelVariant.allCases.map { _ in [SIMD4<Float>](repeating: SIMD4(0.25, 0.5, 0.75, 1), count: w) }
+                for (k, variant) in KernelVariant.allCases.enumerated() {
+                    rows[k].withUnsafeMutableBufferPointer {
+                        v.apply($0, at: RowLocation(y: y, x0: 0, imageWidth: w, imageHeight: h), variant: variant)
+                    }
+                }
+                #expect(zip(rows[0], rows[1]).allSatisfy { a, b in
+                    (0..<4).allSatisfy { a[$0].isNaN ? b[$0].isNaN : a[$0].bitPattern == b[$0].bitPattern }
+                }, "\(v.form) Float kernel row \(y)")
             }
         }
         // r1 = 1e-323·D: SPEC §4's u is 0 at the centre (d = r0 = 0), so its gain is 1;
