@@ -218,8 +218,9 @@ extension PreparedEditPlan {
     func fusedBlock(_ source: PixelFormat, _ destination: PixelFormat, inPlace: Bool,
                     variant: KernelVariant) -> (block: FusedRows, sampleBytes: Int)? {
         if variant == .simd4, let resultPositions = Self.wideningPositions(source, destination) {
-            // A premultiplied `Float16` destination takes premultiplied results from
-            // every block, so that its opaque pixels are the premultiplied block's, clamped.
+            // A premultiplied destination (16-bit integers or `Float16`s) takes
+            // premultiplied results from every block, so that its opaque pixels are the
+            // premultiplied block's, clamped.
             return fusedRows(maxval: 255, eightBit: true, tables: toneTables(maxval: 255, eightBit: true),
                              positions: Self.positions(source),
                              premultipliesResults: destination.alphaMode == .premultiplied,

@@ -1016,9 +1016,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// must be the 2D premultiplied tables. So too (8-bit only) with `resultPositions`,
     /// the destination's positions where its format is not the source's: 16-bit ones
     /// for a widening block (`FusedBlock.runWidening`; `Float16`s with `halfPrecision`),
-    /// or 8-bit ones with red and blue where the source has them or exchanged, and
-    /// alpha premultiplied or straight (`premultipliesResults`, by default as the
-    /// source's).
+    /// or 8-bit ones with red and blue where the source has them or exchanged; either
+    /// with alpha premultiplied or straight (`premultipliesResults`, by default as the
+    /// source's for 8-bit results, straight for a widening block's).
     func fusedRows(maxval: Int, eightBit: Bool, tables: ToneTables?, positions: ChannelPositions,
                    premultiplied: Bool = false, premultipliesResults: Bool? = nil,
                    resultPositions: ChannelPositions? = nil, widening: Bool = false,

@@ -157,9 +157,9 @@ enum PositionsOfTheBlock: BlockLayout {
 }
 
 /// What the 8-bit loops read and write besides their shared decoding, tables and
-/// matrix: straight or premultiplied pixels in; 8-bit pixels out, straight or
-/// premultiplied, straight 16-bit ones, or `Float16` ones, straight or premultiplied
-/// (a widening block, `FusedBlock.runWidening`). Compile-time constants, so that each
+/// matrix: straight or premultiplied pixels in; 8-bit pixels out, or 16-bit integers
+/// or `Float16`s (a widening block, `FusedBlock.runWidening`), each straight or
+/// premultiplied. Compile-time constants, so that each
 /// loop is its own code, with no flag tested per block; each ending states the flags
 /// it sets, the others are false.
 protocol BlockEnding {

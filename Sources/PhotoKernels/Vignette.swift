@@ -230,7 +230,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
         var cx, cy, r0, r1, intensity: Float
         /// `1/(r1 − r0)`, or 0 for the hard edge.
         var inverseWidth: Float
-        /// The least `s ≥ 0` with `√s ≥ r0` (`Float` square root): `d < r0 ⟺ d² < s`.
+        /// The least `s ≥ 0` with `√s ≥ r0` (`Float` square root): `d < r0 ⟺ d² < s`;
+        /// 0 when a radius is NaN.
         var inner2: Float
         /// The same for `r1`; equals `inner2` for the hard edge (no band); NaN when a
         /// radius is NaN (no pixel beyond r1).
@@ -242,11 +243,13 @@ public struct Vignette: PositionalStage, Codable, Hashable {
             intensity = Float(g.intensity)
             let hardEdge = r1 <= r0
             inverseWidth = hardEdge ? 0 : 1 / (r1 - r0)
-            inner2 = Resolved.squaredThreshold(r0)
-            // A NaN radius makes the reference's u, and every gain, NaN: with `outer2`
-            // NaN no pixel lies beyond r1 (nor inside r0, `inner2` being 0), so every
-            // lane takes the band formula, which gives that NaN too.
-            outer2 = r0.isNaN || r1.isNaN ? .nan : hardEdge ? inner2 : Resolved.squaredThreshold(r1)
+            // A NaN radius makes the reference's u, and every gain, NaN: with `inner2`
+            // 0 and `outer2` NaN no pixel lies inside r0 or beyond r1, so every lane
+            // takes the band formula, which gives that NaN too (r0 = +∞ beside a NaN r1
+            // included).
+            let nanRadius = r0.isNaN || r1.isNaN
+            inner2 = nanRadius ? 0 : Resolved.squaredThreshold(r0)
+            outer2 = nanRadius ? .nan : hardEdge ? inner2 : Resolved.squaredThreshold(r1)
         }
 
         /// `dx = (x + 0.5) − cx` of column `x`, as a lane of `BandFormula` computes it.
@@ -661,7 +664,8 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     /// `[0, a)` and `[e, count)` has `d² ≥ outer2` and every pixel of `[b, c)` has
     /// `d² < inner2`, with `d²` computed exactly as the lanes of `bandGains` compute it.
     /// The spans may be shorter than the true ones (the band formula decides the rest
-    /// the same way); they are never longer.
+    /// the same way); they are never longer. A hard edge whose centre or row gives a
+    /// NaN distance is inside r0 on the whole row, as the reference decides it.
     ///
     /// Why checking a span's ends suffices: `dx = (x + 0.5) − cx` is non-decreasing in
     /// `x` and `d² = dx² + dy²` is non-decreasing in `|dx|` (rounding is monotone), so
@@ -672,6 +676,9 @@ public struct Vignette: PositionalStage, Codable, Hashable {
     ///
     /// - Complexity: O(1).
     static func constantSpans(count: Int, dy: Float, _ g: Resolved) -> (a: Int, b: Int, c: Int, e: Int) {
+        // A NaN distance fails the reference's hard-edge test `d ≥ r0`: t = 0, the
+        // gain inside r0, on the whole row (the band formula would give NaN).
+        if g.r1 <= g.r0, g.cx.isNaN || dy.isNaN { return (0, 0, count, count) }
         let dy2 = dy * dy
         // Beyond 2^24, `Float(x)` of one pixel no longer equals the lanes' `x`.
         guard count <= 1 << 24, g.cx.isFinite, abs(g.cx) < 0x1p30 else { return (0, 0, 0, count) }

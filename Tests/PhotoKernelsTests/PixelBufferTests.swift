@@ -35,6 +35,7 @@ struct PixelBufferTests {
             (.rgba8, try PixelFormat(.rgba, alpha: .straight, sample: .uint8), 4),
             (.rgba8Premultiplied, try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint8), 4),
             (.rgba16, try PixelFormat(.rgba, alpha: .straight, sample: .uint16), 8),
+            (.rgba16Premultiplied, try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint16), 8),
             (.rgbaFloat, try PixelFormat(.rgba, alpha: .straight, sample: .float32), 16),
         ]
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
@@ -703,7 +704,7 @@ struct PixelBufferTests {
         var destinations: [PixelFormat] = [.rgba16, try PixelFormat(.bgra, alpha: .straight, sample: .uint16),
                                            try PixelFormat(.argb, alpha: .straight, sample: .uint16),
                                            try PixelFormat(.abgr, alpha: .straight, sample: .uint16)]
-        destinations += try [ChannelOrder.rgba, .bgra, .argb].map { try PixelFormat($0, alpha: .premultiplied, sample: .uint16) }
+        destinations += try [ChannelOrder.rgba, .bgra, .abgr].map { try PixelFormat($0, alpha: .premultiplied, sample: .uint16) }
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         destinations += try [ChannelOrder.rgba, .bgra, .argb, .abgr].map { try PixelFormat($0, alpha: .straight, sample: .float16) }
         destinations += try [ChannelOrder.rgba, .abgr].map { try PixelFormat($0, alpha: .premultiplied, sample: .float16) }
@@ -792,14 +793,30 @@ struct PixelBufferTests {
             #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4)) == [65535, 65535, 0, i % 2 == 0 ? 257 : 514],
                     "pixel \(i)")
         }
-        // Into premultiplied 16-bit words: clamped to 1, times alpha (257·A exactly).
-        let rgba16Premultiplied = try PixelFormat(.rgba, alpha: .premultiplied, sample: .uint16)
-        #expect(steepPlan.premultipliedBlock(.bgra8Premultiplied, rgba16Premultiplied, variant: .simd4, building: false)?.widens == true)
-        try steepPlan.run(from: try Self.buffer(invalid, width: 40, height: 1, bytesPerRow: 160, .bgra8Premultiplied),
-                          to: try Self.buffer(steepOut, width: 40, height: 1, bytesPerRow: 320, rgba16Premultiplied))
-        for i in 0..<40 {
+        // Into premultiplied 16-bit words: clamped to 1, times alpha (257·A exactly);
+        // a third kind of invalid pixel, (B, G, R, A) = (1, 255, 0, 3), whose blue
+        // 1/3 stays within the scale: straight 21845, premultiplied 257.
+        for i in stride(from: 2, to: 40, by: 4) {
+            invalid.bytes.storeBytes(of: 0x03_00_FF_01 as UInt32, toByteOffset: 4 * i, as: UInt32.self)
+        }
+        func expected(_ i: Int, premultiplied: Bool) -> [UInt16] {
+            guard i % 4 != 2 else { return premultiplied ? [771, 771, 257, 771] : [65535, 65535, 21845, 771] }
             let a: UInt16 = i % 2 == 0 ? 257 : 514
-            #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4)) == [a, a, 0, a], "premultiplied, pixel \(i)")
+            return premultiplied ? [a, a, 0, a] : [65535, 65535, 0, a]
+        }
+        for destination in [PixelFormat.rgba16, .rgba16Premultiplied] {
+            #expect(steepPlan.premultipliedBlock(.bgra8Premultiplied, destination, variant: .simd4, building: false)?.widens == true)
+            try steepPlan.run(from: try Self.buffer(invalid, width: 40, height: 1, bytesPerRow: 160, .bgra8Premultiplied),
+                              to: try Self.buffer(steepOut, width: 40, height: 1, bytesPerRow: 320, destination))
+            for i in 0..<40 {
+                #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4))
+                        == expected(i, premultiplied: destination.alphaMode == .premultiplied), "\(destination), pixel \(i)")
+            }
+        }
+        // Destinations the block does not write: a padding sample.
+        #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgbx, alpha: .none, sample: .uint16)) == nil)
+        for i in stride(from: 2, to: 40, by: 4) {
+            invalid.bytes.storeBytes(of: 0x01_00_FF_00 as UInt32, toByteOffset: 4 * i, as: UInt32.self)
         }
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         // The same pixels into Float16: straight, far past 1 and unclamped (250 · 255 and
@@ -853,9 +870,8 @@ struct PixelBufferTests {
         let half = try PixelFormat(.rgba, alpha: .straight, sample: .float16)
         #expect(steep.fusedBlock(.rgba8, half, inPlace: false, variant: .simd4) == nil)
         #expect(steep.fusedBlock(.rgba8, .rgba16, inPlace: false, variant: .simd4) == nil)
-        // Destinations the block does not write: a padding sample, as halves or integers.
+        // Destinations the block does not write: a padding sample.
         #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgbx, alpha: .none, sample: .float16)) == nil)
-        #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgbx, alpha: .none, sample: .uint16)) == nil)
     }
     #endif
 

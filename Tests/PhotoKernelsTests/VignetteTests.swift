@@ -316,6 +316,10 @@ struct VignetteTests {
             .vignetteEffect(radius: .nan), .vignetteEffect(radius: -.infinity, falloff: 0), .vignetteEffect(radius: .infinity, falloff: 1),
             .vignetteEffect(radius: 10, falloff: .nan), .vignette(intensity: 1, radius: .nan), .vignette(intensity: 1, radius: 1e-323),
             .vignetteEffect(center: SIMD2(.nan, 2), radius: 3), .vignetteEffect(radius: 0x1p-1074, falloff: 2),
+            // r0 = +∞ beside r1 = NaN; a hard edge round a NaN centre, and a NaN row.
+            .vignetteEffect(radius: .infinity, falloff: -1), .relativeVignetteEffect(radius: .infinity, falloff: -1),
+            .vignetteEffect(center: SIMD2(.nan, 2), radius: 3, falloff: 0),
+            .vignetteEffect(center: SIMD2(2, .nan), radius: 3, intensity: 0.5, falloff: 0),
         ]
         let (w, h) = (5, 5)
         let input = (0..<(4 * w * h)).map { UInt8(truncatingIfNeeded: 37 &* $0 &+ 11) }
