@@ -159,9 +159,8 @@ enum PositionsOfTheBlock: BlockLayout {
 /// What the 8-bit loops read and write besides their shared decoding, tables and
 /// matrix: straight or premultiplied pixels in; 8-bit pixels out, or 16-bit integers
 /// or `Float16`s (a widening block, `FusedBlock.runWidening`), each straight or
-/// premultiplied. Compile-time constants, so that each
-/// loop is its own code, with no flag tested per block; each ending states the flags
-/// it sets, the others are false.
+/// premultiplied. Compile-time constants, so that each loop is its own code, with no
+/// flag tested per block; each ending states the flags it sets, the others are false.
 protocol BlockEnding {
     /// Whether the source pixels are premultiplied (divided by alpha as they decode).
     static var premultiplied: Bool { get }
@@ -858,8 +857,10 @@ struct FusedBlock: @unchecked Sendable {
     /// `halfPrecision` the bits of `Float16` results, alpha `Float16(A/255)`. Straight
     /// integers are clamped as they round, straight halves left unclamped; premultiplied
     /// results (`premultipliesResults`) are clamped to the scale (NaN to 0) and
-    /// multiplied by `A/255` before they round (SPEC §10); premultiplied pixels are divided by their alpha as in
-    /// `run8`, and a transparent one is all zero. The last pixels short of a block, and
+    /// multiplied by `A/255` before they round (SPEC §10). Premultiplied pixels are
+    /// divided by their alpha as in `run8`, and a transparent one is all zero (in any
+    /// destination: straight results are cleared, premultiplied ones multiplied by
+    /// alpha 0). The last pixels short of a block, and
     /// where the build targets AVX2 those before the destination's first 64-byte
     /// boundary, go through the same block via a zero-padded copy (see `run8`).
     func runWidening(_ source: UnsafePointer<UInt8>, _ destination: UnsafeMutablePointer<UInt16>, count: Int,
