@@ -794,10 +794,12 @@ struct PixelBufferTests {
                     "pixel \(i)")
         }
         // Into premultiplied 16-bit words: clamped to 1, times alpha (257·A exactly);
-        // a third kind of invalid pixel, (B, G, R, A) = (1, 255, 0, 3), whose blue
-        // 1/3 stays within the scale: straight 21845, premultiplied 257.
+        // with every fourth pixel a third kind of invalid one, (B, G, R, A) = (1, 255,
+        // 0, 3), whose blue 1/3 stays within the scale: straight 21845, premultiplied 257.
+        let mixed = Storage(count: 160)
+        mixed.bytes.copyMemory(from: invalid.bytes, byteCount: 160)
         for i in stride(from: 2, to: 40, by: 4) {
-            invalid.bytes.storeBytes(of: 0x03_00_FF_01 as UInt32, toByteOffset: 4 * i, as: UInt32.self)
+            mixed.bytes.storeBytes(of: 0x03_00_FF_01 as UInt32, toByteOffset: 4 * i, as: UInt32.self)
         }
         func expected(_ i: Int, premultiplied: Bool) -> [UInt16] {
             guard i % 4 != 2 else { return premultiplied ? [771, 771, 257, 771] : [65535, 65535, 21845, 771] }
@@ -806,7 +808,7 @@ struct PixelBufferTests {
         }
         for destination in [PixelFormat.rgba16, .rgba16Premultiplied] {
             #expect(steepPlan.premultipliedBlock(.bgra8Premultiplied, destination, variant: .simd4, building: false)?.widens == true)
-            try steepPlan.run(from: try Self.buffer(invalid, width: 40, height: 1, bytesPerRow: 160, .bgra8Premultiplied),
+            try steepPlan.run(from: try Self.buffer(mixed, width: 40, height: 1, bytesPerRow: 160, .bgra8Premultiplied),
                               to: try Self.buffer(steepOut, width: 40, height: 1, bytesPerRow: 320, destination))
             for i in 0..<40 {
                 #expect(Array(UnsafeBufferPointer(start: words + 4 * i, count: 4))
@@ -815,9 +817,6 @@ struct PixelBufferTests {
         }
         // Destinations the block does not write: a padding sample.
         #expect(PreparedEditPlan.wideningPositions(.rgba8, try PixelFormat(.rgbx, alpha: .none, sample: .uint16)) == nil)
-        for i in stride(from: 2, to: 40, by: 4) {
-            invalid.bytes.storeBytes(of: 0x01_00_FF_00 as UInt32, toByteOffset: 4 * i, as: UInt32.self)
-        }
         #if !((os(macOS) || targetEnvironment(macCatalyst)) && arch(x86_64))
         // The same pixels into Float16: straight, far past 1 and unclamped (250 · 255 and
         // 250 · 0.5); premultiplied, clamped to 1 and multiplied by alpha.

@@ -345,7 +345,7 @@ struct VignetteTests {
                 #expect(zip(scalar, simd).allSatisfy { $0.isNaN ? $1.isNaN : $0.bitPattern == $1.bitPattern }, "\(v.form) row \(y)")
             }
             // The `Float` kernel too: its gains and `apply` on a row, variant against
-            // variant (a NaN radius gives NaN gains in both, not `1 − i` in one).
+            // variant (a NaN radius gives NaN gains in both).
             let floatGains = Vignette.FloatGains(v, imageWidth: w, imageHeight: h)
             for y in 0..<h {
                 var scalar = [Float](repeating: 0, count: w), simd = scalar
