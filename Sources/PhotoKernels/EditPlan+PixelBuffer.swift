@@ -86,6 +86,9 @@ extension PreparedEditPlan {
         // the premultiplied block), it does so a scratch's length at a time. With a late
         // block that is only where the block cannot be made.
         let blocksOnly = premultipliedBlock != nil || (block != nil && !premultiplied) || lateBlock != nil
+        // The row path takes an integer source's leading tones from the tables, as the
+        // blocks and `.scalar` do (`toneSamples`).
+        let sourceTables = source.format.sampleType.maxval.flatMap { toneTables(maxval: $0, eightBit: $0 == 255) }
         let holding = holdsRowGains(variant, in: region)
         // The blocks share their gains between mirror rows; the row path only where it
         // holds them.
@@ -115,7 +118,12 @@ extension PreparedEditPlan {
                     (start, n) = (start + Self.piece, n - Self.piece)
                 }
                 decoder.decode(UnsafeRawPointer(s + start * pixelBytes), count: n, into: slot.pixels)
-                self.runFloat(slot.pixels, count: n, y: y, x0: x0 + start, slot: slot, variant: variant, holdingGains: holding)
+                if let sourceTables {
+                    self.toneSamples(UnsafeRawPointer(s + start * pixelBytes), source.format, tables: sourceTables,
+                                     into: slot.pixels, count: n)
+                }
+                self.runFloat(slot.pixels, count: n, y: y, x0: x0 + start, slot: slot, variant: variant,
+                              tonesDone: sourceTables != nil, holdingGains: holding)
                 if clearsTransparent {
                     Self.clearTransparent(slot.pixels, count: n, source: s + start * pixelBytes, alphaByte: alphaByte)
                 }
@@ -291,6 +299,58 @@ extension PreparedEditPlan {
         case 1: if case .matrix = plan.steps[0] { return true } else { return false }
         default: return false
         }
+    }
+
+    /// Replaces the colour of `count` decoded pixels of an integer `format` with the
+    /// leading tones of their source samples, as the blocks and `.scalar` take them
+    /// (`ToneTables`): a straight sample `v` (or an opaque pixel's) is entry `v` of
+    /// `tables`; a translucent premultiplied pixel's colour `c` under alpha `A` is, for
+    /// 8-bit samples, entry `A·256 + c` of the 2D tables (`premultipliedToneTables`,
+    /// built at the first such pixel), and for 16-bit ones the tones of `c/A` in
+    /// `Double` (`ToneStage.evaluate`), rounded once; A = 0 takes the tones of 0. Alpha
+    /// and padding lanes are kept.
+    ///
+    /// - Complexity: O(count) lookups, and for 16-bit premultiplied pixels one
+    ///   evaluation of the tones per colour sample of a translucent pixel.
+    func toneSamples(_ source: UnsafeRawPointer, _ format: PixelFormat, tables: ToneTables,
+                     into pixels: UnsafeMutablePointer<SIMD4<Float>>, count: Int) {
+        let order = format.channelOrder, channels = order.channelCount
+        let (r, g, b) = order.colorIndices
+        let entries = (tables.red, tables.green, tables.blue)
+        let alpha = format.alphaMode == .premultiplied ? order.alphaIndex : nil
+        func run<Sample: FixedWidthInteger & UnsignedInteger>(_: Sample.Type) {
+            @inline(__always) func sample(_ i: Int, _ k: Int) -> Int {
+                Int(source.loadUnaligned(fromByteOffset: (channels &* i &+ k) &* MemoryLayout<Sample>.stride, as: Sample.self))
+            }
+            guard let alpha else {
+                for i in 0..<count {
+                    pixels[i].x = entries.0[sample(i, r)]
+                    pixels[i].y = entries.1[sample(i, g)]
+                    pixels[i].z = entries.2[sample(i, b)]
+                }
+                return
+            }
+            let opaque = Int(Sample.max)
+            var plane: ToneTables?
+            for i in 0..<count {
+                let a = sample(i, alpha)
+                let (cr, cg, cb) = (sample(i, r), sample(i, g), sample(i, b))
+                if a == opaque {
+                    (pixels[i].x, pixels[i].y, pixels[i].z) = (entries.0[cr], entries.1[cg], entries.2[cb])
+                } else if Sample.self == UInt8.self, let t = plane ?? premultipliedToneTables(building: true) {
+                    plane = t
+                    let row = a << 8
+                    (pixels[i].x, pixels[i].y, pixels[i].z) = (t.red[row | cr], t.green[row | cg], t.blue[row | cb])
+                } else {
+                    @inline(__always) func toned(_ c: Int, _ channel: Int) -> Float {
+                        let x = a == 0 ? 0 : Double(c) / Double(a)
+                        return Float(plan.tones.reduce(x) { x, t in t.evaluate(x, channel: channel) })
+                    }
+                    (pixels[i].x, pixels[i].y, pixels[i].z) = (toned(cr, 0), toned(cg, 1), toned(cb, 2))
+                }
+            }
+        }
+        if format.sampleType == .uint8 { run(UInt8.self) } else { run(UInt16.self) }
     }
 
     /// Sets every one of `count` decoded pixels whose alpha is 0 to all zero, testing

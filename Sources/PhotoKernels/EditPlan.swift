@@ -211,8 +211,11 @@ public struct ImageRegion: Sendable, Hashable {
 }
 
 /// The tone tables of one input maxval: entry `v` of channel `c` is the leading tone
-/// stages' scalar reference of `v / maxval`, so a lookup decodes and tones at once;
-/// where the tones are one line (`ToneLine`), the entry is the line's value instead.
+/// stages of `v / maxval` in `Double` (`ToneStage.evaluate`), rounded to `Float` once,
+/// so a lookup decodes and tones at once; where the tones are one line (`ToneLine`),
+/// the entry is the line's value instead. Every integer path reads its tones here, the
+/// `.scalar` reference included, so no two paths differ by the tones: a steep tone
+/// curve would multiply the few ulps of a `Float` evaluation before it by its slope.
 final class ToneTables: @unchecked Sendable {
     let red, green, blue: UnsafePointer<Float>
     /// With a line, the same entries as coordinates on it, for the fused matrix blocks,
@@ -244,21 +247,22 @@ final class ToneTables: @unchecked Sendable {
     /// Tables over `0…maxval`, or over every byte for 8-bit samples (entries above
     /// maxval decode above 1, as the plain decoding does).
     convenience init(_ tones: [any ToneStage], maxval: Int, eightBit: Bool) {
-        let m = Float(maxval)
+        let m = Double(maxval)
         let line = ToneLine(tones, maxval: maxval, eightBit: eightBit)
         self.init(tones, count: eightBit ? 256 : maxval + 1, maxval: maxval, line: line) { i in
-            if let line, i >= line.from, i <= line.last { return (line.value(i), i) }
-            return (SampleCoding.decode(UInt16(truncatingIfNeeded: i), maxval: m), nil)
+            if let line, i >= line.from, i <= line.last { return .toned(line.value(i), sample: i) }
+            return .sample(Double(i) / m)
         }
     }
 
     /// 2D tables for 8-bit premultiplied samples: entry `A·256 + c` holds the tones of
     /// the straight colour `c/A` (0 where A = 0, whose result is 0 in any case); row
-    /// A = 255, the opaque pixels, follows the line as the 1D table does.
+    /// A = 255, the opaque pixels, follows the line as the 1D table does, and holds the
+    /// 1D table's entries everywhere.
     ///
     /// Entries whose straight colours are equal share one evaluation: `c/A` is the
-    /// correctly rounded quotient, so `Float(k·c)/Float(k·A)` has the bits of
-    /// `Float(c)/Float(A)`, and each fraction in lowest terms is evaluated once and
+    /// correctly rounded quotient, so `Double(k·c)/Double(k·A)` has the bits of
+    /// `Double(c)/Double(A)`, and each fraction in lowest terms is evaluated once and
     /// copied to its multiples (39 641 evaluations instead of 65 536, A = 0 one of them).
     convenience init(premultiplied tones: [any ToneStage]) {
         let line = ToneLine(tones, maxval: 255, eightBit: true)
@@ -268,8 +272,8 @@ final class ToneTables: @unchecked Sendable {
         self.init(tones, count: 65_536, maxval: 255, line: line, bounding: { ($0 & 0xFF) <= $0 >> 8 },
                   source: source) { index in
             let a = index >> 8, c = index & 0xFF
-            if a == 255, let line, c >= line.from { return (line.value(c), c) }
-            return (a == 0 ? 0 : Float(c) / Float(a), nil)
+            if a == 255, let line, c >= line.from { return .toned(line.value(c), sample: c) }
+            return .sample(a == 0 ? 0 : Double(c) / Double(a))
         }
     }
 
@@ -294,15 +298,22 @@ final class ToneTables: @unchecked Sendable {
         return source
     }()
 
-    /// Entry `i` of channel `c` is the tones of `value(i).x` on channel `c`, or that value
-    /// itself where it is the line's value at sample `value(i).lineSample` (already
-    /// toned); one table for all three channels when every tone stage treats them alike.
+    /// What one entry holds before its channel's tones: a sample on the `[0, 1]` scale,
+    /// to be toned, or the line's value at an integer sample, already toned.
+    private enum Entry {
+        case sample(Double)
+        case toned(Float, sample: Int)
+    }
+
+    /// Entry `i` of channel `c` is the tones of `value(i)` on channel `c` in `Double`,
+    /// rounded once, or the line's value where `value(i)` is one; one table for all
+    /// three channels when every tone stage treats them alike.
     ///
     /// `source[i]`, where given, names an earlier entry with the same value: entry `i`
     /// is then a copy of it.
     private init(_ tones: [any ToneStage], count: Int, maxval: Int, line: ToneLine?,
                  bounding counts: (Int) -> Bool = { _ in true }, source: [Int32]? = nil,
-                 value: (Int) -> (x: Float, lineSample: Int?)) {
+                 value: (Int) -> Entry) {
         let uniform = tones.allSatisfy(\.isChannelUniform)
         let channels = uniform ? 1 : 3
         let tables = line == nil ? 1 : 2
@@ -316,9 +327,13 @@ final class ToneTables: @unchecked Sendable {
                     if line != nil { coordinates[c * count + i] = coordinates[j] }
                     continue
                 }
-                var (x, lineSample) = value(i)
-                if lineSample == nil {
-                    for t in tones { x = t.map(x, channel: c) }
+                let x: Float, lineSample: Int?
+                switch value(i) {
+                case .sample(let v):
+                    x = Float(tones.reduce(v) { v, t in t.evaluate(v, channel: c) })
+                    lineSample = nil
+                case .toned(let y, let sample):
+                    (x, lineSample) = (y, sample)
                 }
                 storage[c * count + i] = x
                 if let segment = line?.segment {
@@ -886,7 +901,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let source = UncheckedBox(input.baseAddress!), destination = SendablePointer(base: output.baseAddress!)
         let inChannels = inputLayout.channelCount, outChannels = outputLayout.channelCount
         let eightBit = In.self == UInt8.self
-        let tables = variant == .simd4 ? toneTables(maxval: inputMaxval, eightBit: eightBit) : nil
+        // Both variants read the leading tones from the tables (`ToneTables`).
+        let tables = toneTables(maxval: inputMaxval, eightBit: eightBit)
         let block = fusedBlock(in: In.self, out: Out.self, inputLayout, outputLayout, inputMaxval, outputMaxval,
                                tables: tables, variant: variant)
         // The block is unwrapped once per run: unwrapped in the piece closure, its
@@ -1186,9 +1202,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
         return UnsafePointer(slot.pieceGains)
     }
 
-    /// The plan on one row piece of Float pixels in place: the fused steps for `.simd4`
-    /// (tone stages skipped when a table already applied them), the unfused stages with
-    /// scalar loops for `.scalar`. With `holdingGains` (`holdsRowGains`), the trailing
+    /// The plan on one row piece of Float pixels in place: the fused steps for `.simd4`,
+    /// the unfused stages with scalar loops for `.scalar`; either without the leading
+    /// tone stages with `tonesDone` (a table already applied them). With `holdingGains` (`holdsRowGains`), the trailing
     /// gains come from the slot's held rows (`pieceGains`). With `floatResults` (a
     /// `FloatImage` in place) the positional stages take their `Float` results' gains
     /// (`floatGains`, `floatReferenceGains`); rows on their way to integer or
@@ -1199,7 +1215,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let location = RowLocation(y: y, x0: x0, imageWidth: width, imageHeight: height)
         switch variant {
         case .scalar:
-            for (i, stage) in plan.stages.enumerated() {
+            for (i, stage) in plan.stages.enumerated() where !tonesDone || i >= plan.tones.count {
                 if let g = floatResults ? floatReferenceGains[i] : referenceGains[i] {
                     assert(count <= Self.floatPiece, "a piece longer than the slot's piece gains")
                     let gains = slot.pieceGains

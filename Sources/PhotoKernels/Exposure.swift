@@ -139,6 +139,8 @@ public struct Exposure: ToneStage, Hashable {
     struct Resolved {
         /// `2^ev`, the linear-light gain (both schedules multiply by this `Float`).
         var scale: Float
+        /// `2^ev` in `Double`, for the `Double` form (`evaluate(_:channel:)`).
+        var exactScale: Double
         /// `2^(ev/2.4)`: the gain of the fused power segments (SIMD4 fast path).
         var encodedGain: Float
         /// The encoded input at which the scaled linear value crosses 0.0031308,
@@ -149,8 +151,8 @@ public struct Exposure: ToneStage, Hashable {
 
     /// Resolves `ev` into the constants of `Resolved`; O(1).
     static func resolve(_ ev: Double) -> Resolved {
-        Resolved(scale: Float(Foundation.exp2(ev)), encodedGain: Float(Foundation.exp2(ev / 2.4)),
-                 encodeSwitch: Float(encodeSwitch(ev)))
+        Resolved(scale: Float(Foundation.exp2(ev)), exactScale: Foundation.exp2(ev),
+                 encodedGain: Float(Foundation.exp2(ev / 2.4)), encodeSwitch: Float(encodeSwitch(ev)))
     }
 
     /// `encode(0.0031308 / 2^ev)` in `Double`: the encoded input whose scaled linear
@@ -458,6 +460,19 @@ extension Exposure: NumberOperation {
 
     /// SPEC §3 and §7 in `Double`, sign mirrored; alpha kept.
     public func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> {
+        let scale = Foundation.exp2(ev)
+        return SIMD4(Self.exact(color.x, scale: scale), Self.exact(color.y, scale: scale),
+                     Self.exact(color.z, scale: scale), color.w)
+    }
+
+    /// SPEC §3 and §7 in `Double` on one sample, the same on every channel, and `x`
+    /// itself when `ev == 0` (as `map`): what integer samples' tone tables hold.
+    public func evaluate(_ x: Double, channel: Int) -> Double {
+        ev == 0 ? x : Self.exact(x, scale: resolved.exactScale)
+    }
+
+    /// `encode(decode(v) · scale)` in `Double`, sign mirrored (SPEC §3, §7).
+    static func exact(_ v: Double, scale: Double) -> Double {
         func decode(_ v: Double) -> Double {
             let a = abs(v)
             let l = a <= 0.04045 ? a / 12.92 : Foundation.pow((a + 0.055) / 1.055, 2.4)
@@ -468,7 +483,6 @@ extension Exposure: NumberOperation {
             let v = a <= 0.0031308 ? 12.92 * a : 1.055 * Foundation.pow(a, 1 / 2.4) - 0.055
             return l < 0 ? -v : v
         }
-        let scale = Foundation.exp2(ev)
-        return SIMD4(encode(decode(color.x) * scale), encode(decode(color.y) * scale), encode(decode(color.z) * scale), color.w)
+        return encode(decode(v) * scale)
     }
 }

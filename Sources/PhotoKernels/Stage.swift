@@ -38,13 +38,19 @@ public enum Stage: Sendable {
 /// A per-sample tone function (SPEC §3, §11): each output colour channel depends only
 /// on the same input channel; alpha is never touched.
 ///
-/// The row kernel (`PixelKernel.apply`) is the vector schedule for `Float` pixels;
-/// `map` is the scalar reference and fills the lookup tables of integer pipelines, so
-/// a table lookup is the reference itself.
+/// The row kernel (`PixelKernel.apply`) is the vector schedule for `Float` pixels and
+/// `map` its scalar reference. Integer samples take neither: every path on them (the
+/// fused blocks, the row paths, `.scalar`) reads the leading tones from lookup tables
+/// filled with `evaluate`, the stage in `Double` rounded to `Float` once, so a steep
+/// tone curve does not multiply the `Float` error of the tones before it (SPEC §8).
 public protocol ToneStage: PixelKernel {
     /// The stage's value for one colour sample `x` of channel `channel` (0 red,
-    /// 1 green, 2 blue): the scalar reference.
+    /// 1 green, 2 blue) in `Float`: the scalar reference of the row kernel.
     func map(_ x: Float, channel: Int) -> Float
+    /// The stage's value for one colour sample `x` of channel `channel` in `Double`:
+    /// the formula as written, what integer samples' tone tables hold. The default
+    /// widens `map`, so a stage without a `Double` form tabulates its `Float` reference.
+    func evaluate(_ x: Double, channel: Int) -> Double
     /// Whether `map` is the same function on all three channels (the plan then keeps
     /// one table instead of three).
     var isChannelUniform: Bool { get }
@@ -58,6 +64,10 @@ public protocol ToneStage: PixelKernel {
 extension ToneStage {
     /// `nil`: no affine segment is declared.
     public var affineSegment: AffineToneSegment? { nil }
+
+    /// `map` on `Float(x)`, widened: the `Float` reference where a stage declares no
+    /// `Double` form.
+    public func evaluate(_ x: Double, channel: Int) -> Double { Double(map(Float(x), channel: channel)) }
 }
 
 /// A part of a tone curve that is a straight line: `f(x) = gain·x + offset` for every

@@ -1003,6 +1003,12 @@ extension ToneCurve: ToneStage, RecipeOperation {
         value(at: x, channel: channel == 0 ? .red : channel == 1 ? .green : .blue)
     }
 
+    /// The reference in `Double` on one sample: `channel(master(x))`, as
+    /// `value(at:channel:)`; what integer samples' tone tables hold.
+    public func evaluate(_ x: Double, channel: Int) -> Double {
+        value(at: x, channel: channel == 0 ? .red : channel == 1 ? .green : .blue)
+    }
+
     /// Whether only the master curve bends (the plan then keeps one table).
     public var isChannelUniform: Bool {
         [red, green, blue].allSatisfy { $0?.isIdentity ?? true }

@@ -516,4 +516,109 @@ struct ToneCurveTests {
         #expect("\(curve)" == "ToneCurve(master: (0.0, 0.0) (0.3, 0.2) (1.0, 1.0); blue: (0.0, 0.1) (1.0, 0.9))")
         #expect("\(ToneCurve())" == "ToneCurve()")
     }
+
+    /// Tones whose curve is steep where the exposure before it lands: a `Float`
+    /// evaluation's few ulps there, times the slope, would move integer samples past
+    /// SPEC §8's window. With the band of 16-bit samples (as fractions of maxval) that
+    /// reach the steep part.
+    static let steepTones: [(name: String, tones: [any RecipeOperation], band: ClosedRange<Double>)] = [
+        ("exposure 0.3, a master curve of slope 19 above 0.95",
+         [Exposure(ev: 0.3), ToneCurve(master: points([(0, 0), (0.95, 0.05), (1, 1)]))], 0.86...0.94),
+        ("exposure −0.4, a master curve of slope 400 at 0.6",
+         [Exposure(ev: -0.4), ToneCurve(master: points([(0, 0), (0.6, 0.1), (0.602, 0.9), (1, 1)]))], 0.66...0.72),
+        ("exposure 0.7, a steep red curve at 0.7",
+         [Exposure(ev: 0.7), ToneCurve(red: points([(0, 0), (0.7, 0.05), (0.71, 0.95), (1, 1)]))], 0.56...0.64),
+    ]
+
+    @Test("steep tone curves after exposure on integer samples: every path takes the tones in Double, so every sample is within SPEC §8 of Double — 8- and 16-bit samples, .simd4 and .scalar, the fused block (a matrix after the tones) and the row path (vibrance after them), straight and premultiplied buffers into their own format and 8-bit ones into 16-bit",
+          arguments: 0..<3)
+    func steepCurvesOnIntegerSamples(_ index: Int) throws {
+        let (name, tones, band) = Self.steepTones[index]
+        let afterTones: [(String, [any RecipeOperation])] = [
+            ("tones alone", []), ("vivid (the block)", Recipe(preset: .vivid).operationsInOrder),
+            ("vibrance (the row path)", [Vibrance(amount: 0.4)]),
+        ]
+        // Colour fractions: every 8-bit level; 16-bit, the band every sample and the
+        // whole range in steps.
+        func fractions(_ maxval: Int) -> [Int] {
+            if maxval == 255 { return Array(0...255) }
+            let lower = Int(band.lowerBound * 65535), upper = Int(band.upperBound * 65535)
+            return Array(stride(from: lower, through: upper, by: max(1, (upper - lower) / 2400))) + Array(stride(from: 0, through: 65535, by: 97))
+        }
+        for (after, rest) in afterTones {
+            let operations = tones + rest
+            let stages = operations.flatMap(\.stages)
+            func exact(_ straight: SIMD4<Double>, _ x: Int, _ y: Int, _ w: Int, _ h: Int) -> SIMD4<Double> {
+                operations.reduce(straight) { $1.evaluate($0, x: x, y: y, width: w, height: h) }
+            }
+            for maxval in [255, 65535] {
+                let levels = fractions(maxval)
+                // Opaque RGBA pixels: each level in each channel, the others spread.
+                var samples: [UInt16] = []
+                for (k, v) in levels.enumerated() {
+                    samples += [UInt16(v), UInt16(levels[(k * 7 + 3) % levels.count]), UInt16(levels[(k * 13 + 5) % levels.count]),
+                                UInt16(maxval)]
+                }
+                let w = 64, h = (levels.count + w - 1) / w
+                samples += [UInt16](repeating: UInt16(maxval), count: (w * h - levels.count) * 4)
+                let plan = try EditPlan(stages: stages).prepared(width: w, height: h, threads: 1)
+                for variant in [KernelVariant.simd4, .scalar] {
+                    let out = try runRGBA(plan, samples, maxval: maxval, variant: variant)
+                    let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: maxval) { c, x, y in exact(c, x, y, w, h) }
+                    #expect(report.failures == 0, "\(name), \(after), samples of maxval \(maxval), \(variant): \(report)")
+                }
+                // Buffers, RGBA order: straight and premultiplied (colour c ≤ A, its
+                // straight value c/A in the steep band), into their own format and, from
+                // 8-bit, into straight and premultiplied RGBA16.
+                let sampleType: SampleType = maxval == 255 ? .uint8 : .uint16
+                for alpha in [AlphaMode.straight, .premultiplied] {
+                    var pixels: [Int] = []
+                    for (k, v) in levels.enumerated() {
+                        let a = alpha == .straight || k % 3 == 0 ? maxval : maxval - (k * 37) % (maxval / 2)
+                        let scaled = { (c: Int) in alpha == .straight ? c : Int((Double(c) * Double(a) / Double(maxval)).rounded()) }
+                        pixels += [scaled(v), scaled(levels[(k * 7 + 3) % levels.count]), scaled(levels[(k * 13 + 5) % levels.count]), a]
+                    }
+                    let count = pixels.count / 4
+                    let format = try PixelFormat(.rgba, alpha: alpha, sample: sampleType)
+                    var destinations = [format]
+                    if maxval == 255 { destinations += [.rgba16, .rgba16Premultiplied] }
+                    for destination in destinations {
+                        for variant in [KernelVariant.simd4, .scalar] {
+                            let bufferPlan = try EditPlan(stages: stages).prepared(width: count, height: 1, threads: 1)
+                            let size = maxval == 255 ? 1 : 2, resultSize = destination.sampleType == .uint8 ? 1 : 2
+                            let source = PixelBufferTests.Storage(count: pixels.count * size)
+                            let result = PixelBufferTests.Storage(count: pixels.count * resultSize)
+                            for (i, v) in pixels.enumerated() {
+                                if size == 1 { source.bytes.storeBytes(of: UInt8(v), toByteOffset: i, as: UInt8.self) }
+                                else { source.bytes.storeBytes(of: UInt16(v), toByteOffset: 2 * i, as: UInt16.self) }
+                            }
+                            try bufferPlan.run(from: PixelBuffer(baseAddress: source.bytes, width: count, height: 1,
+                                                                 bytesPerRow: count * 4 * size, format: format),
+                                               to: PixelBuffer(baseAddress: result.bytes, width: count, height: 1,
+                                                               bytesPerRow: count * 4 * resultSize, format: destination),
+                                               variant: variant)
+                            let outMaxval = resultSize == 1 ? 255 : 65535
+                            var wrong = 0, first = ""
+                            for i in 0..<count {
+                                let a = Double(pixels[4 * i + 3]) / Double(maxval)
+                                let colour = (0..<3).map { Double(pixels[4 * i + $0]) / Double(maxval) / (alpha == .premultiplied ? a : 1) }
+                                let value = exact(SIMD4(colour[0], colour[1], colour[2], a), i, 0, count, 1)
+                                for c in 0..<3 {
+                                    let clamped = min(max(value[c], 0), 1)
+                                    let x = destination.alphaMode == .premultiplied ? clamped * a : clamped
+                                    let got = resultSize == 1 ? Int(result.bytes.load(fromByteOffset: 4 * i + c, as: UInt8.self))
+                                        : Int(result.bytes.load(fromByteOffset: 2 * (4 * i + c), as: UInt16.self))
+                                    if !TieAwareCheck.accepts(got, x, maxval: outMaxval).ok {
+                                        wrong += 1
+                                        if first.isEmpty { first = "pixel \(i) channel \(c): got \(got), exact \(x * Double(outMaxval))" }
+                                    }
+                                }
+                            }
+                            #expect(wrong == 0, "\(name), \(after), \(format) into \(destination), \(variant): \(wrong) wrong; \(first)")
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
