@@ -85,7 +85,9 @@ public enum SRGBTransfer {
 ///   ≤ 2.4e-6). From +128 EV, where `2^ev` is ∞ in `Float`, it runs the reference.
 ///
 /// For integer input, `makeLookupTable(maxval:)` tabulates the scalar result for
-/// every sample value, so an integer pipeline can be exact and cheap.
+/// every sample value; an edit plan's tone tables hold the formula in `Double` instead
+/// (`evaluate(_:channel:)`), rounded once, which a tone curve after it cannot scale
+/// past SPEC §8's window.
 ///
 /// Complexity: O(n) per row of n pixels — about 15 vector operations per pixel on
 /// the shortcut, about 200 in the dark band; no allocation.
@@ -129,9 +131,8 @@ public struct Exposure: ToneStage, Hashable {
     /// identity line everywhere.
     public var affineSegment: AffineToneSegment? {
         guard ev != 0 else { return .identity }
-        let gain = Foundation.exp2(ev / 2.4)
-        return AffineToneSegment(lowerBound: max(0.04045, Exposure.encodeSwitch(ev)), gain: gain,
-                                 offset: 0.055 * (gain - 1))
+        let gain = resolved.lineGain
+        return AffineToneSegment(lowerBound: resolved.lineBound, gain: gain, offset: 0.055 * (gain - 1))
     }
 
     /// The constants of both schedules, resolved once in `Double`
@@ -141,6 +142,9 @@ public struct Exposure: ToneStage, Hashable {
         var scale: Float
         /// `2^ev` in `Double`, for the `Double` form (`evaluate(_:channel:)`).
         var exactScale: Double
+        /// `2^(ev/2.4)` and the least input of the power segments' line, in `Double`
+        /// (`affineSegment`), for the `Double` form.
+        var lineGain: Double, lineBound: Double
         /// `2^(ev/2.4)`: the gain of the fused power segments (SIMD4 fast path).
         var encodedGain: Float
         /// The encoded input at which the scaled linear value crosses 0.0031308,
@@ -152,6 +156,7 @@ public struct Exposure: ToneStage, Hashable {
     /// Resolves `ev` into the constants of `Resolved`; O(1).
     static func resolve(_ ev: Double) -> Resolved {
         Resolved(scale: Float(Foundation.exp2(ev)), exactScale: Foundation.exp2(ev),
+                 lineGain: Foundation.exp2(ev / 2.4), lineBound: max(0.04045, encodeSwitch(ev)),
                  encodedGain: Float(Foundation.exp2(ev / 2.4)), encodeSwitch: Float(encodeSwitch(ev)))
     }
 
@@ -303,7 +308,8 @@ public struct Exposure: ToneStage, Hashable {
     /// `encode(decode(Float(v) / Float(maxval)) · 2^ev)` for `v = 0 … maxval`.
     ///
     /// An integer pipeline can look a sample up instead of running the kernel: the
-    /// table is the scalar reference itself, so the fast path is exact.
+    /// table is the scalar reference itself, to the bit. (An edit plan's tables hold
+    /// the `Double` form, `evaluate(_:channel:)`, rounded once.)
     ///
     /// - Parameter maxval: the raster's maximum sample value, 1…65535.
     /// - Returns: `maxval + 1` values (unclamped: encode to integers afterwards).
@@ -466,9 +472,16 @@ extension Exposure: NumberOperation {
     }
 
     /// SPEC §3 and §7 in `Double` on one sample, the same on every channel, and `x`
-    /// itself when `ev == 0` (as `map`): what integer samples' tone tables hold.
+    /// itself when `ev == 0` (as `map`): what integer samples' tone tables hold. Where
+    /// decoding and encoding both take their power segments it is their line
+    /// (`affineSegment`, equal to the formula in real arithmetic), a multiply and two
+    /// adds instead of two `pow`s: the plan evaluates it per sample for translucent
+    /// premultiplied 16-bit pixels.
     public func evaluate(_ x: Double, channel: Int) -> Double {
-        ev == 0 ? x : Self.exact(x, scale: resolved.exactScale)
+        guard ev != 0 else { return x }
+        // A margin far above rounding keeps the line clear of the segments' switch points.
+        if x > resolved.lineBound + 1e-6 && x.isFinite { return resolved.lineGain * (x + 0.055) - 0.055 }
+        return Self.exact(x, scale: resolved.exactScale)
     }
 
     /// `encode(decode(v) · scale)` in `Double`, sign mirrored (SPEC §3, §7).

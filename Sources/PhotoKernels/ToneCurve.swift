@@ -164,7 +164,8 @@ public struct ToneCurve: PixelKernel, Hashable {
     /// `v = 0 … maxval`, and so on.
     ///
     /// An integer pipeline can look samples up instead of running the kernel: the
-    /// tables are the `.scalar` schedule itself, so the fast path is exact. A channel
+    /// tables are the `.scalar` schedule itself, to the bit (an edit plan's tables hold
+    /// the `Double` curve, `evaluate(_:channel:)`, rounded once). A channel
     /// whose curves are all identities gets the decoded samples `v / maxval` unchanged.
     ///
     /// - Parameter maxval: the raster's maximum sample value, 1…65535.
