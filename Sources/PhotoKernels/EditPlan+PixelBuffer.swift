@@ -318,15 +318,19 @@ extension PreparedEditPlan {
         let (r, g, b) = order.colorIndices
         let entries = (tables.red, tables.green, tables.blue)
         let alpha = format.alphaMode == .premultiplied ? order.alphaIndex : nil
+        let tones = plan.tones
         func run<Sample: FixedWidthInteger & UnsignedInteger>(_: Sample.Type) {
             @inline(__always) func sample(_ i: Int, _ k: Int) -> Int {
                 Int(source.loadUnaligned(fromByteOffset: (channels &* i &+ k) &* MemoryLayout<Sample>.stride, as: Sample.self))
             }
+            // Each pixel is stored whole: lanes written one by one, then loaded as vectors
+            // by the stages, would stall on store forwarding.
+            @inline(__always) func store(_ i: Int, _ x: Float, _ y: Float, _ z: Float) {
+                pixels[i] = SIMD4(x, y, z, pixels[i].w)
+            }
             guard let alpha else {
                 for i in 0..<count {
-                    pixels[i].x = entries.0[sample(i, r)]
-                    pixels[i].y = entries.1[sample(i, g)]
-                    pixels[i].z = entries.2[sample(i, b)]
+                    store(i, entries.0[sample(i, r)], entries.1[sample(i, g)], entries.2[sample(i, b)])
                 }
                 return
             }
@@ -336,17 +340,16 @@ extension PreparedEditPlan {
                 let a = sample(i, alpha)
                 let (cr, cg, cb) = (sample(i, r), sample(i, g), sample(i, b))
                 if a == opaque {
-                    (pixels[i].x, pixels[i].y, pixels[i].z) = (entries.0[cr], entries.1[cg], entries.2[cb])
+                    store(i, entries.0[cr], entries.1[cg], entries.2[cb])
                 } else if Sample.self == UInt8.self, let t = plane ?? premultipliedToneTables(building: true) {
                     plane = t
                     let row = a << 8
-                    (pixels[i].x, pixels[i].y, pixels[i].z) = (t.red[row | cr], t.green[row | cg], t.blue[row | cb])
+                    store(i, t.red[row | cr], t.green[row | cg], t.blue[row | cb])
                 } else {
-                    @inline(__always) func toned(_ c: Int, _ channel: Int) -> Float {
-                        let x = a == 0 ? 0 : Double(c) / Double(a)
-                        return Float(plan.tones.reduce(x) { x, t in t.evaluate(x, channel: channel) })
-                    }
-                    (pixels[i].x, pixels[i].y, pixels[i].z) = (toned(cr, 0), toned(cg, 1), toned(cb, 2))
+                    let d = Double(a)
+                    var (x, y, z) = a == 0 ? (0, 0, 0) : (Double(cr) / d, Double(cg) / d, Double(cb) / d)
+                    for t in tones { (x, y, z) = (t.evaluate(x, channel: 0), t.evaluate(y, channel: 1), t.evaluate(z, channel: 2)) }
+                    store(i, Float(x), Float(y), Float(z))
                 }
             }
         }

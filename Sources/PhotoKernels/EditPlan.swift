@@ -45,6 +45,9 @@ public struct EditPlan: Sendable {
     /// The one-pass `Float` schedule, when the fused stages are tones with a common
     /// segment, at most one matrix and the gains.
     let floatBlock: FusedFloatBlock?
+    /// The one-pass `Float` schedule of what follows the tones, when that is at most one
+    /// matrix and the gains: for rows whose tones a table has applied.
+    let floatBlockAfterTones: FusedFloatBlock?
 
     enum FusedStep: Sendable {
         case matrix(ColorMatrixKernel)
@@ -99,9 +102,17 @@ public struct EditPlan: Sendable {
         flush()
         self.tones = tones
         switch steps.count {
-        case 0: floatBlock = FusedFloatBlock(tones: tones, matrix: nil)
-        case 1: if case .matrix(let m) = steps[0] { floatBlock = FusedFloatBlock(tones: tones, matrix: m) } else { floatBlock = nil }
-        default: floatBlock = nil
+        case 0:
+            floatBlock = FusedFloatBlock(tones: tones, matrix: nil)
+            floatBlockAfterTones = tones.isEmpty ? nil : FusedFloatBlock(afterTonesWith: nil)
+        case 1:
+            if case .matrix(let m) = steps[0] {
+                floatBlock = FusedFloatBlock(tones: tones, matrix: m)
+                floatBlockAfterTones = tones.isEmpty ? nil : FusedFloatBlock(afterTonesWith: m)
+            } else {
+                (floatBlock, floatBlockAfterTones) = (nil, nil)
+            }
+        default: (floatBlock, floatBlockAfterTones) = (nil, nil)
         }
         self.steps = steps
         self.gain = gain
@@ -560,9 +571,9 @@ public final class PreparedEditPlan: @unchecked Sendable {
     private let floatSteps: UnsafeMutableBufferPointer<FloatStep>
     /// The schedules of the fused matrices, in the order of `plan.steps`.
     private let floatMatrices: UnsafeMutableBufferPointer<MatrixSchedule>
-    /// Whether `plan.floatBlock` is there: asked first, so that a plan without one
-    /// does not copy the optional for every row.
-    let hasFloatBlock: Bool
+    /// Whether `plan.floatBlock` and `plan.floatBlockAfterTones` are there: asked
+    /// first, so that a plan without one does not copy the optional for every row.
+    let hasFloatBlock: Bool, hasFloatBlockAfterTones: Bool
     /// `gains` and `floatGains` in the plan's own memory, called in place (see
     /// `floatSteps`).
     private let storedGains: UnsafeMutablePointer<any PreparedGains>?
@@ -655,6 +666,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         // Last, after everything that can throw (a class that fails to initialise does
         // not deinitialise).
         hasFloatBlock = plan.floatBlock != nil
+        hasFloatBlockAfterTones = plan.floatBlockAfterTones != nil
         func stored(_ gains: (any PreparedGains)?) -> UnsafeMutablePointer<any PreparedGains>? {
             gains.map { gains in
                 let storage = UnsafeMutablePointer<any PreparedGains>.allocate(capacity: 1)
@@ -1202,9 +1214,11 @@ public final class PreparedEditPlan: @unchecked Sendable {
         return UnsafePointer(slot.pieceGains)
     }
 
-    /// The plan on one row piece of Float pixels in place: the fused steps for `.simd4`,
-    /// the unfused stages with scalar loops for `.scalar`; either without the leading
-    /// tone stages with `tonesDone` (a table already applied them). With `holdingGains` (`holdsRowGains`), the trailing
+    /// The plan on one row piece of Float pixels in place: the fused steps for `.simd4`
+    /// (the one-pass `Float` block where the plan has one), the unfused stages with
+    /// scalar loops for `.scalar`; either without the leading tone stages with
+    /// `tonesDone` (a table already applied them; `.simd4` then takes
+    /// `floatBlockAfterTones`). With `holdingGains` (`holdsRowGains`), the trailing
     /// gains come from the slot's held rows (`pieceGains`). With `floatResults` (a
     /// `FloatImage` in place) the positional stages take their `Float` results' gains
     /// (`floatGains`, `floatReferenceGains`); rows on their way to integer or
@@ -1230,7 +1244,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
                 }
             }
         case .simd4:
-            if !tonesDone, hasFloatBlock, let block = plan.floatBlock {
+            if tonesDone ? hasFloatBlockAfterTones : hasFloatBlock,
+               let block = tonesDone ? plan.floatBlockAfterTones : plan.floatBlock {
                 let gains = holdingGains ? pieceGains(y: y, x0: x0, count: count, slot: slot, floatResults: floatResults)
                                          : floatPieceGains(y: y, x0: x0, count: count, slot: slot, floatResults: floatResults)
                 return block.run(row, count: count, gains: gains)

@@ -1483,6 +1483,19 @@ struct FusedFloatBlock: Sendable {
         guard !tones.isEmpty, let segment = AffineToneSegment.composed(tones), segment.lowerBound.isFinite else { return nil }
         // Composed only where every stage is the same on all channels: one will do.
         guard tones.reduce(Float(1), { x, t in t.map(x, channel: 0) }).isFinite else { return nil }
+        self.init(tones: tones, segment: segment, matrix: matrix)
+    }
+
+    /// The block for `matrix` (identity for none) and the gains alone, for pixels whose
+    /// tones a table has applied (`EditPlan.floatBlockAfterTones`): the identity line
+    /// from 0, so every colour lane from +0 to 1e30 takes the folded form, the rest
+    /// the matrix's SIMD4 form (`general`); `nil` where the matrix is not finite as
+    /// `Float`.
+    init?(afterTonesWith matrix: ColorMatrixKernel?) {
+        self.init(tones: [], segment: AffineToneSegment(lowerBound: -1, gain: 1, offset: 0), matrix: matrix)
+    }
+
+    private init?(tones: [any ToneStage], segment: AffineToneSegment, matrix: ColorMatrixKernel?) {
         let k = matrix ?? ColorMatrixKernel(.identity, name: "identity")
         self.tones = tones
         hasMatrix = matrix != nil

@@ -642,8 +642,9 @@ extension ToneCurve {
         public var count: Int { points.count }
 
         /// Whether every point lies on `y = x` (exactly, in `Double`); such a curve
-        /// is the identity and the kernels skip it.
-        public var isIdentity: Bool { points.allSatisfy { $0.x == $0.y } }
+        /// is the identity and the kernels skip it. Stored: the `Double` curve asks it
+        /// per sample.
+        public let isIdentity: Bool
 
         /// Validates `points` and computes the tangents.
         ///
@@ -712,6 +713,7 @@ extension ToneCurve {
         /// Computes tangents and coefficients of points already known to be valid.
         init(validated points: [SIMD2<Double>]) {
             self.points = points
+            isIdentity = points.allSatisfy { $0.x == $0.y }
             let m = Points.tangents(points)
             tangents = m
             let n = points.count

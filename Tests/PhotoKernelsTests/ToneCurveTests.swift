@@ -562,6 +562,9 @@ struct ToneCurveTests {
                 let w = 64, h = (levels.count + w - 1) / w
                 samples += [UInt16](repeating: UInt16(maxval), count: (w * h - levels.count) * 4)
                 let plan = try EditPlan(stages: stages).prepared(width: w, height: h, threads: 1)
+                // Rows whose tones came from the table take the one-pass Float block for
+                // a matrix and the gains after them (the row paths), not for vibrance.
+                #expect((plan.plan.floatBlockAfterTones != nil) == !(rest.first is Vibrance), "\(name), \(after)")
                 for variant in [KernelVariant.simd4, .scalar] {
                     let out = try runRGBA(plan, samples, maxval: maxval, variant: variant)
                     let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: maxval) { c, x, y in exact(c, x, y, w, h) }
