@@ -19,10 +19,11 @@ extension PreparedEditPlan {
     ///   - origin: the buffer's place in the prepared image.
     ///   - variant: `.simd4` (fused) or `.scalar` (the reference).
     /// - Throws: `EditPlanError.regionOutside` when the tile does not fit the image.
-    /// - Complexity: O(pixels × stages); no pixel memory allocated, except once per plan for
-    ///   premultiplied 8-bit pixels with tone stages: the 2D tone tables (256 KiB a
-    ///   channel) at the first translucent pixel, unless a plan with equal tone stages
-    ///   built them (`SharedToneTables`).
+    /// - Complexity: O(pixels × stages); no pixel memory allocated, except once per plan
+    ///   with tone stages: the tone tables of the source's sample type (256 entries a
+    ///   channel for 8-bit samples, 65 536 for 16-bit ones), and for premultiplied 8-bit
+    ///   pixels the 2D tone tables (256 KiB a channel) at the first translucent pixel,
+    ///   unless a plan with equal tone stages built them (`SharedToneTables`).
     public func run(_ buffer: PixelBuffer, origin: (x: Int, y: Int) = (0, 0),
                     variant: KernelVariant = .simd4) throws(EditPlanError) {
         guard plan.orientation == .up else { throw .orientationNeedsDestination }
@@ -288,7 +289,8 @@ extension PreparedEditPlan {
     /// same out, a 16-bit one (`wideningPositions`) or another 8-bit one
     /// (`conversionPositions`), and fused stages of its shape (tones, then at most one
     /// matrix; a LUT or a per-pixel stage has none). A run makes a `LateBlock` only
-    /// then, so that a plan without the block never builds its 2D tables.
+    /// then; the row path builds the 2D tables itself at its first translucent pixel
+    /// (`toneSamples`).
     func premultipliedBlockApplies(_ source: PixelFormat, _ destination: PixelFormat, variant: KernelVariant) -> Bool {
         guard variant == .simd4, source == destination || Self.wideningPositions(source, destination) != nil
                 || Self.conversionPositions(source, destination) != nil,

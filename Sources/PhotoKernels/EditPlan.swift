@@ -38,6 +38,9 @@ public struct EditPlan: Sendable {
     public let orientation: Orientation
     /// Leading tone stages.
     let tones: [any ToneStage]
+    /// How many of `stages` the leading tones stand for: up to the last of them, with
+    /// any identity affine stages among or before them (which change nothing).
+    let toneStageCount: Int
     /// The fused middle: composed matrices and other row kernels, in order.
     let steps: [FusedStep]
     /// The trailing positional stage, if any.
@@ -71,6 +74,7 @@ public struct EditPlan: Sendable {
         self.stages = stages
         self.orientation = orientation
         var tones: [any ToneStage] = []
+        var toneStageCount = 0
         var steps: [FusedStep] = []
         var gain: (any PositionalStage)?
         var matrix: ColorMatrix?
@@ -82,8 +86,12 @@ public struct EditPlan: Sendable {
         }
         for (index, stage) in stages.enumerated() {
             switch stage {
-            case .tone(let t) where steps.isEmpty && matrix == nil:
+            case .tone(let t) where steps.isEmpty && (matrix?.isIdentity ?? true):
+                // Identity affine stages before it are dropped in any case (`flush`):
+                // the tone still leads, and takes the tables on integer samples.
+                (matrix, names) = (nil, [])
                 tones.append(t)
+                toneStageCount = index + 1
             case .affine(let a):
                 // Stages whose product `Float` cannot hold (a saturation of 10¹⁰, then a
                 // contrast of 10³⁰) stay apart, each its own matrix, as the reference
@@ -101,10 +109,12 @@ public struct EditPlan: Sendable {
         }
         flush()
         self.tones = tones
+        self.toneStageCount = toneStageCount
         switch steps.count {
         case 0:
             floatBlock = FusedFloatBlock(tones: tones, matrix: nil)
-            floatBlockAfterTones = tones.isEmpty ? nil : FusedFloatBlock(afterTonesWith: nil)
+            // After table tones, nothing but a gain may be left to do.
+            floatBlockAfterTones = tones.isEmpty || gain == nil ? nil : FusedFloatBlock(afterTonesWith: nil)
         case 1:
             if case .matrix(let m) = steps[0] {
                 floatBlock = FusedFloatBlock(tones: tones, matrix: m)
@@ -225,7 +235,8 @@ public struct ImageRegion: Sendable, Hashable {
 /// stages of `v / maxval` in `Double` (`ToneStage.evaluate`), rounded to `Float` once,
 /// so a lookup decodes and tones at once; where the tones are one line (`ToneLine`),
 /// the entry is the line's value instead. Every integer path reads its tones here, the
-/// `.scalar` reference included, so no two paths differ by the tones: a steep tone
+/// `.scalar` reference included (translucent premultiplied 16-bit pixels evaluate the
+/// same `Double` form per sample), so no two paths differ by the tones: a steep tone
 /// curve would multiply the few ulps of a `Float` evaluation before it by its slope.
 final class ToneTables: @unchecked Sendable {
     let red, green, blue: UnsafePointer<Float>
@@ -821,7 +832,8 @@ public final class PreparedEditPlan: @unchecked Sendable {
     /// - Parameters:
     ///   - input: `region.width × region.height × inputLayout.channelCount` samples,
     ///     interleaved, rows top to bottom, no padding, each ≤ `inputMaxval` (larger
-    ///     values decode above 1; they never trap).
+    ///     values decode above 1; they never trap. With tone stages, a 16-bit sample
+    ///     above maxval takes maxval's tones: the tone tables end there).
     ///   - inputLayout, inputMaxval: how to read them (maxval 1…255).
     ///   - output: room for the same pixels in `outputLayout`; may be the same memory as
     ///     `input` when the layouts have the same channel count and sample width, and
@@ -1231,7 +1243,7 @@ public final class PreparedEditPlan: @unchecked Sendable {
         let location = RowLocation(y: y, x0: x0, imageWidth: width, imageHeight: height)
         switch variant {
         case .scalar:
-            for (i, stage) in plan.stages.enumerated() where !tonesDone || i >= plan.tones.count {
+            for (i, stage) in plan.stages.enumerated() where !tonesDone || i >= plan.toneStageCount {
                 if let g = floatResults ? floatReferenceGains[i] : referenceGains[i] {
                     assert(count <= Self.floatPiece, "a piece longer than the slot's piece gains")
                     let gains = slot.pieceGains

@@ -39,10 +39,13 @@ public enum Stage: Sendable {
 /// on the same input channel; alpha is never touched.
 ///
 /// The row kernel (`PixelKernel.apply`) is the vector schedule for `Float` pixels and
-/// `map` its scalar reference. Integer samples take neither: every path on them (the
-/// fused blocks, the row paths, `.scalar`) reads the leading tones from lookup tables
-/// filled with `evaluate`, the stage in `Double` rounded to `Float` once, so a steep
-/// tone curve does not multiply the `Float` error of the tones before it (SPEC §8).
+/// `map` its scalar reference. Leading tone stages on integer samples take neither:
+/// every path (the fused blocks, the row paths, `.scalar`) reads them from lookup
+/// tables filled with `evaluate`, the stage in `Double` rounded to `Float` once (a
+/// translucent premultiplied 16-bit pixel: `evaluate` on `c/A` itself), so a steep
+/// tone curve does not multiply the `Float` error of the tones before it (SPEC §8). A
+/// tone stage after another kind of stage runs as a row kernel on that stage's `Float`
+/// results.
 public protocol ToneStage: PixelKernel {
     /// The stage's value for one colour sample `x` of channel `channel` (0 red,
     /// 1 green, 2 blue) in `Float`: the scalar reference of the row kernel.

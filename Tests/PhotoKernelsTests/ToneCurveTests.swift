@@ -564,11 +564,17 @@ struct ToneCurveTests {
                 let plan = try EditPlan(stages: stages).prepared(width: w, height: h, threads: 1)
                 // Rows whose tones came from the table take the one-pass Float block for
                 // a matrix and the gains after them (the row paths), not for vibrance.
-                #expect((plan.plan.floatBlockAfterTones != nil) == !(rest.first is Vibrance), "\(name), \(after)")
+                #expect((plan.plan.floatBlockAfterTones != nil) == !(rest.first is Vibrance || rest.isEmpty), "\(name), \(after)")
+                // Identity stages before the tones change nothing: the tones still lead.
+                let padded = try EditPlan(stages: Brightness(0).stages + stages)
+                    .prepared(width: w, height: h, threads: 1)
+                #expect(padded.plan.tones.count == plan.plan.tones.count && padded.plan.toneStageCount == tones.count + 1)
                 for variant in [KernelVariant.simd4, .scalar] {
                     let out = try runRGBA(plan, samples, maxval: maxval, variant: variant)
                     let report = TieAwareCheck.check(out, samples, width: w, height: h, maxval: maxval) { c, x, y in exact(c, x, y, w, h) }
                     #expect(report.failures == 0, "\(name), \(after), samples of maxval \(maxval), \(variant): \(report)")
+                    #expect(try runRGBA(padded, samples, maxval: maxval, variant: variant) == out,
+                            "\(name), \(after), identity stages first, \(variant)")
                 }
                 // Buffers, RGBA order: straight and premultiplied (colour c ≤ A, its
                 // straight value c/A in the steep band), into their own format and, from
