@@ -155,9 +155,10 @@ public struct Exposure: ToneStage, Hashable {
 
     /// Resolves `ev` into the constants of `Resolved`; O(1).
     static func resolve(_ ev: Double) -> Resolved {
-        Resolved(scale: Float(Foundation.exp2(ev)), exactScale: Foundation.exp2(ev),
-                 lineGain: Foundation.exp2(ev / 2.4), lineBound: max(0.04045, encodeSwitch(ev)),
-                 encodedGain: Float(Foundation.exp2(ev / 2.4)), encodeSwitch: Float(encodeSwitch(ev)))
+        let scale = Foundation.exp2(ev), lineGain = Foundation.exp2(ev / 2.4), switchPoint = encodeSwitch(ev)
+        return Resolved(scale: Float(scale), exactScale: scale, lineGain: lineGain,
+                        lineBound: max(0.04045, switchPoint), encodedGain: Float(lineGain),
+                        encodeSwitch: Float(switchPoint))
     }
 
     /// `encode(0.0031308 / 2^ev)` in `Double`: the encoded input whose scaled linear
@@ -466,7 +467,7 @@ extension Exposure: NumberOperation {
 
     /// SPEC §3 and §7 in `Double`, sign mirrored; alpha kept.
     public func evaluate(_ color: SIMD4<Double>, x: Int, y: Int, width: Int, height: Int) -> SIMD4<Double> {
-        let scale = Foundation.exp2(ev)
+        let scale = resolved.exactScale
         return SIMD4(Self.exact(color.x, scale: scale), Self.exact(color.y, scale: scale),
                      Self.exact(color.z, scale: scale), color.w)
     }
